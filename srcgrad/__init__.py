@@ -1,0 +1,19 @@
+"""srcgrad: automatic differentiation for Python.
+
+Today srcgrad offers the eager mode: tensors with ``requires_grad``, ``grad_fn`` and
+``backward()``, with PyTorch's names and semantics, so that ``import srcgrad as torch`` runs
+PyTorch autograd tutorials. The source-transforming compiler (``srcgrad.grad``, ``jit``,
+``vjp``, ``jvp``) is being built (see README).
+
+Example:
+    >>> import srcgrad as torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([2., 2.])
+"""
+from . import autograd, nn, viz  # noqa: F401
+from .eager import *  # noqa: F401,F403  the PyTorch-compatible eager names
+from .errors import SrcGradError, TypingError, UnsupportedSyntaxError  # noqa: F401
+
+__version__ = "0.1.0"

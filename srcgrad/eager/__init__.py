@@ -1,0 +1,68 @@
+"""The eager mode: PyTorch-style tensors that record a grad_fn graph (``import srcgrad as torch``).
+
+Example:
+    >>> import srcgrad as torch
+    >>> x = torch.ones(2, 2, requires_grad=True)
+    >>> ((x + 2) * (x + 2) * 3).mean()
+    tensor(27., grad_fn=<MeanBackward0>)
+"""
+from . import methods as _methods  # noqa: F401  binds the Tensor methods
+from .creation import (BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+                       arange, as_tensor, cpu, device, empty, empty_like, eye, from_numpy, full, full_like,
+                       linspace, logspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
+                       randn_like, randperm, seed, tensor, zeros, zeros_like)
+from .dtypes import (bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,
+                     int64, promote_types, set_default_dtype, uint8)
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, \
+    set_grad_enabled
+from .ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
+from .ops.pointwise import (abs, acos, add, allclose, asin, atan, ceil, clamp, clamp_max, clamp_min, cos, cosh, div,
+                            eq, equal, erf, exp, expm1, floor, ge, gt, isfinite, isinf, isnan, le, lerp, log, log1p,
+                            log2, log10, logical_not, lt, maximum, minimum, mul, ne, neg, pow, reciprocal, relu,
+                            remainder, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, sub, tan, tanh, trunc,
+                            where, xlogy)
+from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumsum, gather, logsumexp, max, mean, min, norm,
+                         prod, std, sum, var)
+from .ops.shape import (cat, chunk, clone, flatten, flip, narrow, permute, reshape, select, split, squeeze, stack,
+                        t, transpose, unbind, unsqueeze)
+from .functional import log_softmax, softmax
+from .tensor import Size, Tensor
+from .tensor_str import set_printoptions
+
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+concat = cat
+concatenate = cat
+multiply = mul
+subtract = sub
+divide = div
+true_divide = div
+absolute = abs
+clip = clamp
+greater = gt
+less = lt
+
+
+def is_tensor(obj):
+    """True for srcgrad tensors."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(t):
+    return t.dtype.is_floating_point
+
+
+def numel(t):
+    return t.numel()
+
+
+def typename(t):
+    return t.type()
+
+
+def detach(t):
+    return t.detach()

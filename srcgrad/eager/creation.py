@@ -1,0 +1,283 @@
+"""Creating tensors: ``tensor``, ``ones``, ``randn``, ... and the random generator.
+
+Example:
+    >>> import srcgrad as torch
+    >>> torch.tensor([[1, 2], [3, 4]], dtype=torch.float32)
+    tensor([[1., 2.],
+            [3., 4.]])
+"""
+import numbers
+
+import numpy as np
+
+from . import dtypes
+from .tensor import Tensor, _wrap
+
+
+class device:
+    """The only device of the eager mode: ``device(type='cpu')``."""
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, device):
+            type = type.type
+        if str(type).split(":")[0] != "cpu":
+            raise RuntimeError(f"srcgrad's eager tensors live on the CPU; device '{type}' is not available")
+        self.type, self.index = "cpu", None
+
+    def __repr__(self):
+        return "device(type='cpu')"
+
+    def __str__(self):
+        return "cpu"
+
+    def __eq__(self, other):
+        return str(other) == "cpu"
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+cpu = device("cpu")
+
+_rng = [np.random.default_rng()]
+
+
+def manual_seed(seed):
+    """Seed the generator behind ``rand``, ``randn`` and friends (numbers differ from PyTorch's)."""
+    _rng[0] = np.random.default_rng(int(seed))
+    return _Generator()
+
+
+def seed():
+    s = int(np.random.SeedSequence().entropy % (2 ** 63))
+    manual_seed(s)
+    return s
+
+
+class _Generator:
+    def __repr__(self):
+        return "<torch._C.Generator object>"
+
+
+def _infer_dtype(data, arr):
+    """PyTorch's dtype for ``tensor(data)``: numpy arrays keep theirs, Python floats use the default."""
+    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
+        return dtypes.from_numpy_dtype(arr.dtype)
+    kind = arr.dtype.kind
+    if kind == "f":
+        return dtypes.get_default_dtype()
+    if kind == "b":
+        return dtypes.bool_
+    if kind in "iu":
+        return dtypes.int64
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _to_array(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        if any(isinstance(d, Tensor) for d in data):
+            if any(d._data.size != 1 for d in data if isinstance(d, Tensor)):
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            data = [d.item() if isinstance(d, Tensor) else _to_array(d) for d in data]
+    try:
+        arr = np.asarray(data)
+    except ValueError:
+        raise ValueError(f"expected sequence of equal-length lists, got a ragged list") from None
+    if arr.dtype == object:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return arr
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of ``data`` (a number, nested lists, a numpy array or a Tensor).
+
+    >>> tensor([1.0, 2.0], requires_grad=True)
+    tensor([1., 2.], requires_grad=True)
+    """
+    _check_device(device)
+    arr = _to_array(data)
+    d = dtypes.to_dtype(dtype) if dtype is not None else (
+        data.dtype if isinstance(data, Tensor) else _infer_dtype(data, arr))
+    t = _wrap(np.array(arr, dtype=d.np, copy=True))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor) and (dtype is None or dtypes.to_dtype(dtype) is data.dtype):
+        return data
+    if isinstance(data, np.ndarray) and (dtype is None or dtypes.to_dtype(dtype).np == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(arr):
+    """A tensor sharing memory with the numpy array ``arr``."""
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    dtypes.from_numpy_dtype(arr.dtype)
+    return _wrap(arr)
+
+
+def legacy_data(args, kwargs, dtype):
+    """The array behind ``Tensor(...)``/``FloatTensor(...)``: sizes make an uninitialised tensor
+    (zeros here), a sequence is copied."""
+    if kwargs:
+        raise TypeError(f"new() received an invalid combination of arguments - got unexpected keyword "
+                        f"{sorted(kwargs)}")
+    if not args:
+        return np.zeros((0,), dtype=dtype.np)
+    if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
+        return np.zeros(tuple(args), dtype=dtype.np)
+    if len(args) == 1:
+        if isinstance(args[0], Tensor):
+            return args[0]._data
+        return np.array(_to_array(args[0]), dtype=dtype.np)
+    raise TypeError(f"new(): invalid combination of arguments")
+
+
+def _legacy(d):
+    def make(*args, **kwargs):
+        return _wrap(legacy_data(args, kwargs, d))
+    make.__name__ = d._legacy
+    make.__doc__ = f"Legacy constructor of {d!r} tensors, as ``torch.{d._legacy}``."
+    return make
+
+
+FloatTensor = _legacy(dtypes.float32)
+DoubleTensor = _legacy(dtypes.float64)
+LongTensor = _legacy(dtypes.int64)
+IntTensor = _legacy(dtypes.int32)
+BoolTensor = _legacy(dtypes.bool_)
+ByteTensor = _legacy(dtypes.uint8)
+HalfTensor = _legacy(dtypes.float16)
+
+
+def _check_device(device):
+    if device is not None and str(device).split(":")[0] != "cpu":
+        raise RuntimeError(f"srcgrad's eager tensors live on the CPU; device '{device}' is not available")
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    for s in size:
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"size must be a sequence of ints, got {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _finish(arr, requires_grad, device):
+    _check_device(device)
+    t = _wrap(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _float_dtype(dtype):
+    return dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.zeros(_size(size), dtype=_float_dtype(dtype).np), requires_grad, device)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor of ones: ``ones(2, 3)`` or ``ones((2, 3))``."""
+    return _finish(np.ones(_size(size), dtype=_float_dtype(dtype).np), requires_grad, device)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    return _finish(np.zeros(_size(size), dtype=_float_dtype(dtype).np), requires_grad, device)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = dtypes.scalar_dtype(fill_value)
+    return _finish(np.full(_size((size,)), fill_value, dtype=dtypes.to_dtype(dtype).np), requires_grad, device)
+
+
+def _like(x, dtype):
+    return dtypes.to_dtype(dtype).np if dtype is not None else x._data.dtype
+
+
+def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(np.zeros(x._data.shape, dtype=_like(x, dtype)), requires_grad, device)
+
+
+def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(np.ones(x._data.shape, dtype=_like(x, dtype)), requires_grad, device)
+
+
+def empty_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return zeros_like(x, dtype, device, requires_grad)
+
+
+def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(np.full(x._data.shape, fill_value, dtype=_like(x, dtype)), requires_grad, device)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Uniform samples in [0, 1)."""
+    d = _float_dtype(dtype).np
+    return _finish(_rng[0].random(_size(size)).astype(d), requires_grad, device)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples."""
+    d = _float_dtype(dtype).np
+    return _finish(_rng[0].standard_normal(_size(size)).astype(d), requires_grad, device)
+
+
+def rand_like(x, dtype=None, requires_grad=False):
+    return rand(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+def randn_like(x, dtype=None, requires_grad=False):
+    return randn(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    d = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
+    return _finish(_rng[0].integers(low, high, size=_size((size,))).astype(d.np), requires_grad, device)
+
+
+def randperm(n, dtype=None, device=None, requires_grad=False):
+    d = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
+    return _finish(_rng[0].permutation(n).astype(d.np), requires_grad, device)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    """The identity matrix."""
+    return _finish(np.eye(n, m, dtype=_float_dtype(dtype).np), requires_grad, device)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    """``arange(5)`` -> int64 0..4; a float bound makes a default-dtype float tensor."""
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in (start, end, step))
+        dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
+    d = dtypes.to_dtype(dtype)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    n = int(np.ceil((end - start) / step))
+    return _finish((start + step * np.arange(max(n, 0), dtype=np.float64)).astype(d.np), requires_grad, device)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(_float_dtype(dtype).np),
+                   requires_grad, device)
+
+
+def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
+    return _finish(np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype).np), requires_grad, device)

@@ -1,0 +1,349 @@
+"""``srcgrad.nn.functional``: losses and activations with PyTorch's grad_fn names.
+
+Each loss is one node whose backward is the textbook formula, written with Tensor ops so
+that it can itself be differentiated.
+
+Example:
+    >>> import srcgrad as torch
+    >>> z = torch.zeros(3, requires_grad=True)
+    >>> torch.nn.functional.binary_cross_entropy_with_logits(z, torch.ones(3))
+    tensor(0.6931, grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)
+"""
+import numpy as np
+
+from . import dtypes
+from .graph import Node
+from .ops import linalg, pointwise, reduce, shape
+from .ops._core import needs_grad, record
+from .tensor import Tensor, _dim, _wrap
+
+relu = pointwise.relu
+sigmoid = pointwise.sigmoid
+tanh = pointwise.tanh
+
+
+def _reduction_arg(reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        return "none" if not reduce else ("mean" if size_average else "sum")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _check_same_size(input, target, name):
+    if input.shape != target.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+
+
+def _softplus_neg(x):
+    """log(1 + exp(-x)) without overflow."""
+    return np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    __slots__ = ("reduction", "has_weight", "has_pos_weight")
+
+    def apply(self, g):
+        x, t, w, pw = self.saved()
+        g = _expand_reduced(g, x, self.reduction)
+        gx = gt = None
+        if self.needs_input_grad(0):
+            if pw is not None:
+                lw = (pw - 1) * t + 1
+                gx = g * (lw * x.sigmoid() - pw * t)
+            else:
+                gx = g * (x.sigmoid() - t)
+            if w is not None:
+                gx = gx * w
+        if self.needs_input_grad(1):
+            gt = g * -x if pw is None else g * ((pw - 1) * _wrap(_softplus_neg(x._data)) - x)
+            if w is not None:
+                gt = gt * w
+        return gx, gt
+
+
+def _expand_reduced(g, x, reduction):
+    n = x._data.size
+    if reduction == "mean":
+        return g.expand(x.shape) / n
+    if reduction == "sum":
+        return g.expand(x.shape)
+    return g
+
+
+def _loss_out(loss, reduction, dtype):
+    if reduction == "mean":
+        return np.asarray(loss.mean(), dtype=dtype)
+    if reduction == "sum":
+        return np.asarray(loss.sum(), dtype=dtype)
+    return loss.astype(dtype, copy=False)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """Sigmoid and binary cross-entropy in one numerically stable op.
+
+    >>> import srcgrad as torch
+    >>> binary_cross_entropy_with_logits(torch.zeros(2), torch.ones(2))
+    tensor(0.6931)
+    """
+    reduction = _reduction_arg(reduction, size_average, reduce)
+    _check_same_size(input, target, "binary_cross_entropy_with_logits")
+    x, t = input._data, target._data.astype(input._data.dtype, copy=False)
+    sp = _softplus_neg(x)
+    if pos_weight is not None:
+        lw = 1 + (pos_weight._data - 1) * t
+        loss = (1 - t) * x + lw * sp
+    else:
+        loss = (1 - t) * x + sp
+    if weight is not None:
+        loss = loss * weight._data
+    out = _loss_out(loss, reduction, x.dtype)
+    r = record(out, BinaryCrossEntropyWithLogitsBackward0, (input, target),
+               saved=(input, target, weight, pos_weight))
+    if r.grad_fn is not None:
+        r.grad_fn.reduction = reduction
+    return r
+
+
+class BinaryCrossEntropyBackward0(Node):
+    __slots__ = ("reduction",)
+
+    def apply(self, g):
+        x, t, w = self.saved()
+        g = _expand_reduced(g, x, self.reduction)
+        gx = gt = None
+        if self.needs_input_grad(0):
+            gx = g * (x - t) / ((1 - x) * x).clamp(min=1e-12)
+            if w is not None:
+                gx = gx * w
+        if self.needs_input_grad(1):
+            gt = g * ((1 - x).log() - x.log())
+            if w is not None:
+                gt = gt * w
+        return gx, gt
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Binary cross-entropy of probabilities ``input`` in [0, 1]; logs are clamped at -100 as in PyTorch."""
+    reduction = _reduction_arg(reduction, size_average, reduce)
+    if input.shape != target.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    x, t = input._data, target._data
+    if ((x < 0) | (x > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
+    if weight is not None:
+        loss = loss * weight._data
+    r = record(_loss_out(loss, reduction, x.dtype), BinaryCrossEntropyBackward0, (input, target),
+               saved=(input, target, weight))
+    if r.grad_fn is not None:
+        r.grad_fn.reduction = reduction
+    return r
+
+
+class MseLossBackward0(Node):
+    __slots__ = ("reduction",)
+
+    def apply(self, g):
+        x, t = self.saved()
+        diff = x - t
+        gd = _expand_reduced(g, diff, self.reduction) * 2 * diff
+        from .ops._core import sum_to
+        return (sum_to(gd, x._data.shape) if self.needs_input_grad(0) else None,
+                sum_to(-gd, t._data.shape) if self.needs_input_grad(1) else None)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Mean squared error."""
+    import warnings
+    reduction = _reduction_arg(reduction, size_average, reduce)
+    if input.shape != target.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", UserWarning, stacklevel=2)
+    d = input._data - target._data
+    r = record(_loss_out(d * d, reduction, np.result_type(input._data, target._data)), MseLossBackward0,
+               (input, target), saved=(input, target))
+    if r.grad_fn is not None:
+        r.grad_fn.reduction = reduction
+    return r
+
+
+class LogSoftmaxBackward0(Node):
+    __slots__ = ("dim",)
+
+    def apply(self, g):
+        (y,) = self.saved()
+        return g - y.exp() * g.sum(self.dim, keepdim=True)
+
+
+class SoftmaxBackward0(Node):
+    __slots__ = ("dim",)
+
+    def apply(self, g):
+        (y,) = self.saved()
+        return y * (g - (g * y).sum(self.dim, keepdim=True))
+
+
+def _softmax_dim(x, dim):
+    if dim is None:
+        import warnings
+        warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include "
+                      "dim=X as an argument.", UserWarning, stacklevel=3)
+        dim = 0 if x._data.ndim in (0, 1, 3) else 1
+    return _dim(dim, x._data.ndim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(x)) computed stably along ``dim``."""
+    x = input.to(dtype) if dtype is not None else input
+    dm = _softmax_dim(x, dim)
+    d = x._data if x._data.dtype.kind == "f" else x._data.astype(dtypes.get_default_dtype().np)
+    m = np.max(d, axis=dm, keepdims=True) if d.ndim else d
+    s = d - m
+    out = s - np.log(np.sum(np.exp(s), axis=dm, keepdims=True))
+    from .ops._core import OUT
+    r = record(out.astype(d.dtype, copy=False), LogSoftmaxBackward0, (x,), saved=(OUT,))
+    if r.grad_fn is not None:
+        r.grad_fn.dim = dm
+    return r
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along ``dim``."""
+    x = input.to(dtype) if dtype is not None else input
+    dm = _softmax_dim(x, dim)
+    d = x._data if x._data.dtype.kind == "f" else x._data.astype(dtypes.get_default_dtype().np)
+    e = np.exp(d - (np.max(d, axis=dm, keepdims=True) if d.ndim else d))
+    out = e / np.sum(e, axis=dm, keepdims=True)
+    from .ops._core import OUT
+    r = record(out.astype(d.dtype, copy=False), SoftmaxBackward0, (x,), saved=(OUT,))
+    if r.grad_fn is not None:
+        r.grad_fn.dim = dm
+    return r
+
+
+class NllLossBackward0(Node):
+    __slots__ = ("target", "weight", "reduction", "ignore_index", "total_weight", "_x_meta")
+
+    def apply(self, g):
+        x_shape, dtype = self._x_meta
+        t, w = self.target, self.weight
+        n = t.shape[0] if t.ndim else 1
+        rows = np.arange(n) if t.ndim else 0
+        valid = t != self.ignore_index
+        tt = np.where(valid, t, 0)
+        coef = np.zeros(x_shape, dtype=dtype)
+        wt = (w[tt] if w is not None else np.ones(np.shape(tt), dtype=dtype)) * valid
+        if self.reduction == "mean":
+            wt = wt / self.total_weight if self.total_weight else wt * 0
+        if x_shape and len(x_shape) > 1:
+            coef[rows, tt] = -wt
+        else:
+            coef[tt] = -wt
+        coef_t = _wrap(coef)
+        if self.reduction == "none":
+            gg = g.unsqueeze(1) if len(x_shape) > 1 else g
+            return gg * coef_t
+        return g * coef_t
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log-likelihood of log-probabilities ``input`` (N, C) at class indices ``target`` (N,)."""
+    reduction = _reduction_arg(reduction, size_average, reduce)
+    x = input._data
+    t = target._data
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
+    if x.ndim not in (1, 2):
+        raise NotImplementedError("srcgrad: nll_loss supports input of shape (N, C) or (C,); reshape K-dim "
+                                  "input to (N*d1*..., C) first")
+    if x.ndim == 2 and x.shape[0] != t.shape[0]:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({t.shape[0]}).")
+    c = x.shape[-1]
+    valid = t != ignore_index
+    tt = np.where(valid, t, 0)
+    if ((tt < 0) | (tt >= c)).any():
+        bad = int(tt[(tt < 0) | (tt >= c)].reshape(-1)[0])
+        raise IndexError(f"Target {bad} is out of bounds.")
+    picked = x[np.arange(x.shape[0]), tt] if x.ndim == 2 else x[tt]
+    w = weight._data if weight is not None else None
+    wt = (w[tt] if w is not None else np.ones(tt.shape, dtype=x.dtype)) * valid
+    losses = -picked * wt
+    total = float(np.sum(wt))
+    if reduction == "mean":
+        out = np.asarray(np.sum(losses) / total if total else np.nan, dtype=x.dtype)
+    elif reduction == "sum":
+        out = np.asarray(np.sum(losses), dtype=x.dtype)
+    else:
+        out = losses.astype(x.dtype)
+    r = record(out, NllLossBackward0, (input,))
+    if r.grad_fn is not None:
+        node = r.grad_fn
+        node.target, node.weight, node.reduction = t, w, reduction
+        node.ignore_index, node.total_weight = ignore_index, total
+        node._x_meta = (x.shape, x.dtype)
+    return r
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """log_softmax then nll_loss, as PyTorch records it."""
+    if label_smoothing:
+        raise NotImplementedError("srcgrad: cross_entropy(label_smoothing=...) is not supported yet")
+    if target.dtype.is_floating_point:
+        # class probabilities instead of indices
+        lsm = log_softmax(input, 1 if input.dim() > 1 else 0)
+        return _reduce(-(lsm * target).sum(1 if input.dim() > 1 else 0), reduction)
+    return nll_loss(log_softmax(input, 1 if input.dim() > 1 else 0), target, weight, None, ignore_index, None,
+                    _reduction_arg(reduction, size_average, reduce))
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``: addmm for a 2-D input, as PyTorch records it."""
+    if input.dim() == 2 and bias is not None:
+        return linalg.addmm(bias, input, weight.t())
+    if input.dim() == 1 and bias is not None:
+        return linalg.addmm(bias, input.view(1, -1), weight.t()).view(-1)
+    out = linalg.matmul(input, weight.t())
+    return out + bias if bias is not None else out
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return pointwise.where(input > 0, input, input * negative_slope)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return pointwise.where(input * beta > threshold, input, (1 + (input * beta).exp()).log() / beta)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _reduce((input - target).abs(), _reduction_arg(reduction, size_average, reduce))
+
+
+def one_hot(tensor, num_classes=-1):
+    t = tensor._data
+    n = int(t.max()) + 1 if num_classes == -1 else num_classes
+    return _wrap(np.eye(n, dtype=np.int64)[t])
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if not training or p == 0:
+        return input
+    from .creation import _rng
+    mask = (_rng[0].random(input.shape) >= p).astype(input._data.dtype) / (1 - p)
+    return input * _wrap(mask)

@@ -1,0 +1,110 @@
+"""What every eager op shares: turning operands into arrays, recording a node, broadcasting back.
+
+Example (inside an op):
+    >>> out = record(np.exp(x._data), ExpBackward0, (x,), saved=(OUT,))
+"""
+import numpy as np
+
+from .. import dtypes, grad_mode
+from ..graph import _SavedOutput
+from ..tensor import Tensor, _wrap
+
+OUT = object()   # in ``saved``: stands for the op's own result
+_state = grad_mode.state
+
+
+def record(data, node_cls, inputs, saved=()):
+    """Wrap ``data`` as the result of an op; when grad mode is on and an input requires grad,
+    attach a ``node_cls`` node saving ``saved`` (``OUT`` saves the result itself)."""
+    out = _wrap(data)
+    if _state.enabled:
+        for t in inputs:
+            if t is not None and t._rg:
+                break
+        else:
+            return out
+        if OUT in saved:
+            saved = tuple(_SavedOutput(out) if s is OUT else s for s in saved)
+        node = node_cls(inputs, saved)
+        out.grad_fn = node
+        out._rg = True
+    return out
+
+
+def needs_grad(*inputs):
+    if not _state.enabled:
+        return False
+    for t in inputs:
+        if t is not None and t._rg:
+            return True
+    return False
+
+
+def as_tensor(x, like=None):
+    """``x`` as a Tensor (Python scalars take ``like``'s dtype when it is a float tensor)."""
+    if isinstance(x, Tensor):
+        return x
+    if like is not None and isinstance(x, (int, float, bool)):
+        d = dtypes.result_type((like,), (x,))
+        return _wrap(np.asarray(x, dtype=d.np))
+    from ..creation import tensor
+    return tensor(x)
+
+
+def operands(a, b):
+    """The numpy operands of a binary op, cast to PyTorch's result dtype."""
+    ad = a._data
+    if isinstance(b, Tensor):
+        bd = b._data
+        if ad.dtype is bd.dtype:
+            return ad, bd, None
+        d = dtypes.result_type((a, b))
+        return ad.astype(d.np, copy=False), bd.astype(d.np, copy=False), d
+    if type(b) is float and ad.dtype.kind == "f":
+        return ad, b, None    # numpy keeps the array's float dtype for a Python float (NEP 50)
+    if isinstance(b, (int, float, bool, np.generic)):
+        d = dtypes.result_type((a,), (b,))
+        return ad.astype(d.np, copy=False), np.asarray(b, dtype=d.np), d
+    return NotImplemented, None, None
+
+
+def broadcast_error(a_shape, b_shape):
+    """PyTorch's message for shapes that do not broadcast."""
+    na, nb = len(a_shape), len(b_shape)
+    n = max(na, nb)
+    for i in range(1, n + 1):
+        da = a_shape[-i] if i <= na else 1
+        db = b_shape[-i] if i <= nb else 1
+        if da != db and da != 1 and db != 1:
+            return RuntimeError(f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                                f"non-singleton dimension {n - i}")
+    return RuntimeError(f"shapes {list(a_shape)} and {list(b_shape)} cannot be broadcast together")
+
+
+def shape_of(x):
+    return x._data.shape if isinstance(x, Tensor) else ()
+
+
+def sum_to(g, shape):
+    """Reduce a broadcast gradient ``g`` back to ``shape`` (the input's shape)."""
+    gshape = g._data.shape
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
+
+
+def float_dtype_of(x):
+    """The dtype a floating-point op on ``x`` computes in (ints and bools become the default)."""
+    d = x.dtype
+    return d if d.is_floating_point else dtypes.get_default_dtype()
+
+
+def to_float(x):
+    d = x._data
+    return d if d.dtype.kind == "f" else d.astype(dtypes.get_default_dtype().np)

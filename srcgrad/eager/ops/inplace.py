@@ -1,0 +1,109 @@
+"""In-place ops (``add_``, ``mul_``, ``zero_``, ...): the result of the out-of-place op is written
+back into the tensor, the version counter goes up, and the tensor takes the new grad_fn.
+
+Example:
+    >>> import srcgrad as torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> y = x * 1
+    >>> y.add_(1).grad_fn
+    <AddBackward0 object at 0x...>
+"""
+import numpy as np
+
+from .. import grad_mode
+from ..graph import Node
+from ..tensor import Tensor
+
+
+def check_inplace(x, view_of_leaf=False):
+    """PyTorch refuses in-place changes to leaves that require grad while grad mode is on."""
+    if not grad_mode.state.enabled:
+        return
+    if x.grad_fn is None and x._rg:
+        if view_of_leaf or x._base is not None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = x._base
+    if base is not None and base.grad_fn is None and base._rg:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def check_view_graph(x):
+    base = x._base
+    if base is not None and (base._rg or x._rg):
+        raise RuntimeError("srcgrad: an in-place change of a view of a tensor that requires grad is not supported "
+                           "(PyTorch rewrites the base's history here). Change the base tensor itself, or use "
+                           "out-of-place ops: y = torch.cat(...) or y = x.clone(); y[idx] = value")
+
+
+def _write_back(x, r):
+    if r._data.dtype != x._data.dtype and not np.can_cast(r._data.dtype, x._data.dtype, "same_kind"):
+        raise RuntimeError(f"result type {_type_word(r)} can't be cast to the desired output type {_type_word(x)}")
+    try:
+        np.copyto(x._data, r._data, casting="unsafe")
+    except ValueError:
+        raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape "
+                           f"{list(np.broadcast_shapes(x._data.shape, r._data.shape))}") from None
+    x._vc.v += 1
+
+
+def _type_word(t):
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool", "int32": "Int",
+            "float16": "Half", "uint8": "Byte", "int8": "Char", "int16": "Short"}[t.dtype.name]
+
+
+def inplace(op):
+    """Make ``op_`` from the out-of-place ``op``."""
+    def op_(x, *args, **kwargs):
+        check_inplace(x)
+        r = op(x, *args, **kwargs)
+        _write_back(x, r)
+        if r.grad_fn is not None:
+            check_view_graph(x)
+            x.grad_fn, x._rg, x._output_nr = r.grad_fn, True, 0
+        return x
+    op_.__name__ = op.__name__ + "_"
+    op_.__doc__ = f"In-place ``{op.__name__}``; returns the tensor itself."
+    return op_
+
+
+class FillBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, g):
+        return g * 0.0
+
+
+def fill_(x, value):
+    check_inplace(x)
+    x._data[...] = value._data if isinstance(value, Tensor) else value
+    x._vc.v += 1
+    if x.grad_fn is not None and grad_mode.state.enabled:
+        check_view_graph(x)
+        x.grad_fn, x._output_nr = FillBackward0((x,)), 0
+    return x
+
+
+def zero_(x):
+    """Set every element to 0 in place (``w.grad.zero_()``)."""
+    return fill_(x, 0)
+
+
+def copy_(x, src, non_blocking=False):
+    from .shape import expand
+    check_inplace(x)
+    r = expand(src.to(x.dtype), x.shape) if isinstance(src, Tensor) else None
+    x._data[...] = r._data if r is not None else src
+    x._vc.v += 1
+    if r is not None and r._rg and grad_mode.state.enabled:
+        check_view_graph(x)
+        x.grad_fn, x._rg, x._output_nr = CopyBackwards((r,)), True, 0
+    return x
+
+
+class CopyBackwards(Node):
+    __slots__ = ()
+
+    def apply(self, g):
+        return g

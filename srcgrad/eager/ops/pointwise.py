@@ -1,0 +1,536 @@
+"""Elementwise ops, each with its backward node right beside it.
+
+The backward rules use Tensor ops, so with ``create_graph=True`` they are recorded too and
+higher-order gradients work.
+
+Example:
+    >>> import srcgrad as torch
+    >>> x = torch.tensor([0.5], requires_grad=True)
+    >>> torch.tanh(x).backward(torch.ones(1)); x.grad
+    tensor([0.7864])
+"""
+import numpy as np
+
+from .. import dtypes
+from ..graph import Node
+from ..tensor import Tensor, _wrap
+from ._core import OUT, broadcast_error, needs_grad, operands, record, sum_to, to_float
+
+# ------------------------------------------------------------------------------- binary ops
+
+
+class AddBackward0(Node):
+    __slots__ = ("shapes", "alpha")
+
+    def apply(self, g):
+        sa, sb = self.shapes
+        gb = g if self.alpha == 1 else g * self.alpha
+        return (sum_to(g, sa) if self.needs_input_grad(0) else None,
+                sum_to(gb, sb) if self.needs_input_grad(1) else None)
+
+
+class SubBackward0(Node):
+    __slots__ = ("shapes", "alpha")
+
+    def apply(self, g):
+        sa, sb = self.shapes
+        return (sum_to(g, sa) if self.needs_input_grad(0) else None,
+                sum_to(-g if self.alpha == 1 else g * -self.alpha, sb) if self.needs_input_grad(1) else None)
+
+
+class RsubBackward1(Node):     # scalar - tensor
+    __slots__ = ()
+
+    def apply(self, g):
+        return -g
+
+
+class MulBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, g):
+        a, b = self.saved()
+        ga = gb = None
+        if self.needs_input_grad(0):
+            ga = sum_to(g * b, a._data.shape)
+        if self.needs_input_grad(1):
+            gb = sum_to(g * a, b._data.shape)
+        return ga, gb
+
+
+class DivBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, g):
+        a, b = self.saved()
+        ga = gb = None
+        if self.needs_input_grad(0):
+            ga = sum_to(g / b, a._data.shape)
+        if self.needs_input_grad(1):
+            gb = sum_to(-g * a / (b * b), b._data.shape)
+        return ga, gb
+
+
+def _binary(a, b, np_fn, node_cls, save):
+    ad, bd, d = operands(a, b)
+    if ad is NotImplemented:
+        return NotImplemented
+    try:
+        out = np_fn(ad, bd)
+    except ValueError:
+        raise broadcast_error(ad.shape, np.shape(bd)) from None
+    bt = b if isinstance(b, Tensor) else None
+    if not needs_grad(a, bt):
+        return _wrap(out)
+    if d is not None and not d.is_floating_point:
+        return _wrap(out)
+    return record(out, node_cls, (a, bt), saved=(a, b) if save else ())
+
+
+def add(a, b, alpha=1):
+    """``a + alpha * b`` with broadcasting."""
+    if alpha != 1:
+        b = b * alpha
+    if not isinstance(a, Tensor):
+        a, b = b, a
+    out = _binary(a, b, np.add, AddBackward0, False)
+    if out is not NotImplemented and out.grad_fn is not None:
+        out.grad_fn.shapes = (a._data.shape, np.shape(b._data) if isinstance(b, Tensor) else ())
+        out.grad_fn.alpha = 1
+    return out
+
+
+def sub(a, b, alpha=1):
+    if alpha != 1:
+        b = b * alpha
+    out = _binary(a, b, np.subtract, SubBackward0, False)
+    if out is not NotImplemented and out.grad_fn is not None:
+        out.grad_fn.shapes = (a._data.shape, np.shape(b._data) if isinstance(b, Tensor) else ())
+        out.grad_fn.alpha = 1
+    return out
+
+
+def rsub(a, b):
+    """``b - a`` for a Python scalar ``b``."""
+    if isinstance(b, Tensor):
+        return sub(b, a)
+    ad, bd, d = operands(a, b)
+    if ad is NotImplemented:
+        return NotImplemented
+    return record(np.subtract(bd, ad), RsubBackward1, (a,))
+
+
+def mul(a, b):
+    if not isinstance(a, Tensor):
+        a, b = b, a
+    return _binary(a, b, np.multiply, MulBackward0, True)
+
+
+def div(a, b, rounding_mode=None):
+    if rounding_mode == "floor":
+        return floor_divide(a, b)
+    if rounding_mode == "trunc":
+        return _wrap(np.trunc(div(a, b)._data))
+    ad, bd, d = operands(a, b)
+    if ad is NotImplemented:
+        return NotImplemented
+    if ad.dtype.kind != "f":                       # true division of integers gives floats
+        fd = dtypes.get_default_dtype().np
+        ad, bd = ad.astype(fd), np.asarray(bd).astype(fd)
+    try:
+        out = np.true_divide(ad, bd)
+    except ValueError:
+        raise broadcast_error(ad.shape, np.shape(bd)) from None
+    bt = b if isinstance(b, Tensor) else None
+    return record(out, DivBackward0, (a, bt), saved=(a, b))
+
+
+def rdiv(a, b):
+    """``b / a`` for a Python scalar ``b``: PyTorch records it as reciprocal, then multiply."""
+    if isinstance(b, Tensor):
+        return div(b, a)
+    return mul(reciprocal(a), b)
+
+
+def floor_divide(a, b):
+    ad, bd, d = operands(a, b)
+    if ad is NotImplemented:
+        return NotImplemented
+    return _wrap(np.floor_divide(ad, bd))
+
+
+def remainder(a, b):
+    ad, bd, d = operands(a, b)
+    if ad is NotImplemented:
+        return NotImplemented
+    out = np.remainder(ad, bd)
+    return record(out, RemainderBackward0, (a,)) if ad.dtype.kind == "f" else _wrap(out)
+
+
+class RemainderBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, g):
+        return g
+
+
+# ----------------------------------------------------------------------------------- pow
+
+
+class PowBackward0(Node):     # tensor ** scalar
+    __slots__ = ("exponent",)
+
+    def apply(self, g):
+        (x,) = self.saved()
+        e = self.exponent
+        if e == 0:
+            return g * 0.0
+        return g * e * x ** (e - 1)
+
+
+class PowBackward1(Node):     # tensor ** tensor
+    __slots__ = ()
+
+    def apply(self, g):
+        x, y, out = self.saved()
+        gx = gy = None
+        if self.needs_input_grad(0):
+            gx = sum_to(g * y * x ** (y - 1), x._data.shape)
+        if self.needs_input_grad(1):
+            safe_log = where(x == 0, 0.0, log(where(x == 0, 1.0, x)))
+            gy = sum_to(g * out * safe_log, y._data.shape)
+        return gx, gy
+
+
+class PowBackward2(Node):     # scalar ** tensor
+    __slots__ = ("base",)
+
+    def apply(self, g):
+        (out,) = self.saved()
+        return g * out * float(np.log(self.base))
+
+
+def pow(x, exponent):
+    """``x ** exponent`` for tensors and Python numbers on either side."""
+    if not isinstance(x, Tensor):
+        return rpow(exponent, x)
+    if isinstance(exponent, Tensor):
+        xd, ed, d = operands(x, exponent)
+        if xd.dtype.kind in "iu" and ed.dtype.kind in "iu" and (ed < 0).any():
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        try:
+            out = np.power(xd, ed)
+        except ValueError:
+            raise broadcast_error(xd.shape, ed.shape) from None
+        if not needs_grad(x, exponent) or out.dtype.kind != "f":
+            return _wrap(out)
+        return record(out, PowBackward1, (x, exponent), saved=(x, exponent, OUT))
+    xd, ed, d = operands(x, exponent)
+    if xd is NotImplemented:
+        return NotImplemented
+    if xd.dtype.kind in "iu" and np.ndim(ed) == 0 and ed < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    out = np.power(xd, ed)
+    if not needs_grad(x) or out.dtype.kind != "f":
+        return _wrap(out)
+    t = record(out, PowBackward0, (x,), saved=(x,))
+    t.grad_fn.exponent = exponent
+    return t
+
+
+def rpow(x, base):
+    """``base ** x`` for a Python number ``base``."""
+    xd, bd, d = operands(x, base)
+    if xd is NotImplemented:
+        return NotImplemented
+    out = np.power(bd, xd)
+    if not needs_grad(x) or out.dtype.kind != "f":
+        return _wrap(out)
+    t = record(out, PowBackward2, (x,), saved=(OUT,))
+    t.grad_fn.base = base
+    return t
+
+
+def square(x):
+    return pow(x, 2)
+
+
+# ---------------------------------------------------------------------------- unary ops
+
+
+def _unary_node(name, rule, saves):
+    """A Node class whose ``apply`` is ``rule(g, *saved)``."""
+    def apply(self, g):
+        return rule(g, *self.saved())
+    cls = type(name, (Node,), {"__slots__": (), "apply": apply, "__doc__": f"Backward of {name}."})
+    cls.saves = saves
+    return cls
+
+
+def _unary(np_fn, node_cls, x, float_only=True):
+    xd = to_float(x) if float_only else x._data
+    out = np_fn(xd)
+    if not needs_grad(x):
+        return _wrap(out)
+    saved = tuple(OUT if s == "out" else x for s in node_cls.saves)
+    return record(out, node_cls, (x,), saved=saved)
+
+
+NegBackward0 = _unary_node("NegBackward0", lambda g: -g, ())
+ExpBackward0 = _unary_node("ExpBackward0", lambda g, y: g * y, ("out",))
+LogBackward0 = _unary_node("LogBackward0", lambda g, x: g / x, ("x",))
+Log2Backward0 = _unary_node("Log2Backward0", lambda g, x: g / (x * float(np.log(2.0))), ("x",))
+Log10Backward0 = _unary_node("Log10Backward0", lambda g, x: g / (x * float(np.log(10.0))), ("x",))
+Log1PBackward0 = _unary_node("Log1PBackward0", lambda g, x: g / (x + 1), ("x",))
+Expm1Backward0 = _unary_node("Expm1Backward0", lambda g, y: g * (y + 1), ("out",))
+SinBackward0 = _unary_node("SinBackward0", lambda g, x: g * cos(x), ("x",))
+CosBackward0 = _unary_node("CosBackward0", lambda g, x: g * -sin(x), ("x",))
+TanBackward0 = _unary_node("TanBackward0", lambda g, y: g * (y * y + 1), ("out",))
+AsinBackward0 = _unary_node("AsinBackward0", lambda g, x: g * rsqrt(1 - x * x), ("x",))
+AcosBackward0 = _unary_node("AcosBackward0", lambda g, x: -g * rsqrt(1 - x * x), ("x",))
+AtanBackward0 = _unary_node("AtanBackward0", lambda g, x: g / (x * x + 1), ("x",))
+SinhBackward0 = _unary_node("SinhBackward0", lambda g, x: g * cosh(x), ("x",))
+CoshBackward0 = _unary_node("CoshBackward0", lambda g, x: g * sinh(x), ("x",))
+TanhBackward0 = _unary_node("TanhBackward0", lambda g, y: g * (1 - y * y), ("out",))
+SigmoidBackward0 = _unary_node("SigmoidBackward0", lambda g, y: g * (y * (1 - y)), ("out",))
+SqrtBackward0 = _unary_node("SqrtBackward0", lambda g, y: g / (2 * y), ("out",))
+RsqrtBackward0 = _unary_node("RsqrtBackward0", lambda g, y: g * (-0.5 * y * y * y), ("out",))
+ReciprocalBackward0 = _unary_node("ReciprocalBackward0", lambda g, y: g * -(y * y), ("out",))
+AbsBackward0 = _unary_node("AbsBackward0", lambda g, x: g * sign(x), ("x",))
+ReluBackward0 = _unary_node("ReluBackward0", lambda g, y: g * (y > 0), ("out",))
+ErfBackward0 = _unary_node("ErfBackward0",
+                           lambda g, x: g * (2.0 / float(np.sqrt(np.pi))) * exp(-(x * x)), ("x",))
+
+
+def _sigmoid(d):
+    # exp(-|x|) never overflows; the two branches meet at 0
+    e = np.exp(-np.abs(d))
+    return np.where(d >= 0, 1 / (1 + e), e / (1 + e)).astype(d.dtype, copy=False)
+
+
+def _erf(d):
+    import math
+    return np.vectorize(math.erf, otypes=[d.dtype])(d) if d.size else d.copy()
+
+
+def neg(x):
+    if x.dtype is dtypes.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return _unary(np.negative, NegBackward0, x, float_only=False)
+
+
+def exp(x): return _unary(np.exp, ExpBackward0, x)
+def log(x): return _unary(np.log, LogBackward0, x)
+def log2(x): return _unary(np.log2, Log2Backward0, x)
+def log10(x): return _unary(np.log10, Log10Backward0, x)
+def log1p(x): return _unary(np.log1p, Log1PBackward0, x)
+def expm1(x): return _unary(np.expm1, Expm1Backward0, x)
+def sin(x): return _unary(np.sin, SinBackward0, x)
+def cos(x): return _unary(np.cos, CosBackward0, x)
+def tan(x): return _unary(np.tan, TanBackward0, x)
+def asin(x): return _unary(np.arcsin, AsinBackward0, x)
+def acos(x): return _unary(np.arccos, AcosBackward0, x)
+def atan(x): return _unary(np.arctan, AtanBackward0, x)
+def sinh(x): return _unary(np.sinh, SinhBackward0, x)
+def cosh(x): return _unary(np.cosh, CoshBackward0, x)
+def tanh(x): return _unary(np.tanh, TanhBackward0, x)
+def sigmoid(x): return _unary(_sigmoid, SigmoidBackward0, x)
+def sqrt(x): return _unary(np.sqrt, SqrtBackward0, x)
+def rsqrt(x): return _unary(lambda d: 1 / np.sqrt(d), RsqrtBackward0, x)
+def reciprocal(x): return _unary(np.reciprocal, ReciprocalBackward0, x)
+def erf(x): return _unary(_erf, ErfBackward0, x)
+def abs(x): return _unary(np.abs, AbsBackward0, x, float_only=False)
+def relu(x): return _unary(lambda d: np.maximum(d, 0).astype(d.dtype, copy=False), ReluBackward0, x,
+                           float_only=False)
+
+
+def sign(x):
+    return _wrap(np.sign(x._data))
+
+
+def _no_grad_unary(np_fn):
+    def op(x):
+        out = np_fn(x._data)
+        if not needs_grad(x):
+            return _wrap(out)
+        # floor, ceil, round: zero gradient almost everywhere, as in PyTorch
+        return record(out, ZeroGradBackward, (x,))
+    return op
+
+
+class ZeroGradBackward(Node):
+    __slots__ = ()
+
+    def apply(self, g):
+        return g * 0.0
+
+
+floor = _no_grad_unary(np.floor)
+ceil = _no_grad_unary(np.ceil)
+round = _no_grad_unary(np.round)
+trunc = _no_grad_unary(np.trunc)
+
+
+# --------------------------------------------------------------------------- comparisons
+
+
+def _compare(np_fn):
+    def op(a, b):
+        ad, bd, d = operands(a, b)
+        if ad is NotImplemented:
+            return NotImplemented
+        try:
+            return _wrap(np_fn(ad, bd))
+        except ValueError:
+            raise broadcast_error(ad.shape, np.shape(bd)) from None
+    return op
+
+
+eq = _compare(np.equal)
+ne = _compare(np.not_equal)
+lt = _compare(np.less)
+le = _compare(np.less_equal)
+gt = _compare(np.greater)
+ge = _compare(np.greater_equal)
+
+
+def logical_not(x):
+    return _wrap(np.logical_not(x._data))
+
+
+def bitwise_and(a, b):
+    return _wrap(np.bitwise_and(a._data, b._data if isinstance(b, Tensor) else b))
+
+
+def bitwise_or(a, b):
+    return _wrap(np.bitwise_or(a._data, b._data if isinstance(b, Tensor) else b))
+
+
+def bitwise_xor(a, b):
+    return _wrap(np.bitwise_xor(a._data, b._data if isinstance(b, Tensor) else b))
+
+
+def invert(x):
+    return _wrap(np.invert(x._data))
+
+
+def isnan(x): return _wrap(np.isnan(x._data))
+def isinf(x): return _wrap(np.isinf(x._data))
+def isfinite(x): return _wrap(np.isfinite(x._data))
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(a._data, b._data if isinstance(b, Tensor) else b, rtol, atol, equal_nan))
+
+
+def equal(a, b):
+    return a.shape == b.shape and bool(np.array_equal(a._data, b._data))
+
+
+# -------------------------------------------------------------------- where, max, clamp
+
+
+class WhereBackward0(Node):
+    __slots__ = ("cond", "shapes")
+
+    def apply(self, g):
+        c = _wrap(self.cond)
+        sa, sb = self.shapes
+        return (sum_to(where(c, g, 0.0), sa) if self.needs_input_grad(0) else None,
+                sum_to(where(c, 0.0, g), sb) if self.needs_input_grad(1) else None)
+
+
+def where(cond, a, b):
+    """Elementwise ``a if cond else b``."""
+    c = cond._data if isinstance(cond, Tensor) else np.asarray(cond)
+    at = a if isinstance(a, Tensor) else None
+    bt = b if isinstance(b, Tensor) else None
+    ts = [t for t in (at, bt) if t is not None]
+    d = dtypes.result_type(ts, [s for s in (a, b) if not isinstance(s, Tensor)])
+    ad = np.asarray(a._data if at is not None else a, dtype=d.np)
+    bd = np.asarray(b._data if bt is not None else b, dtype=d.np)
+    out = np.where(c, ad, bd)
+    if not needs_grad(at, bt):
+        return _wrap(out)
+    t = record(out, WhereBackward0, (at, bt))
+    t.grad_fn.cond = c
+    t.grad_fn.shapes = (ad.shape, bd.shape)
+    return t
+
+
+class MaximumBackward0(Node):
+    __slots__ = ("sign",)
+
+    def apply(self, g):
+        a, b = self.saved()
+        # ties share the gradient half and half, as in PyTorch
+        ad, bd = a._data, b._data
+        wa = _wrap(np.where(ad == bd, 0.5, (ad > bd) if self.sign > 0 else (ad < bd)).astype(g._data.dtype))
+        return (sum_to(g * wa, ad.shape) if self.needs_input_grad(0) else None,
+                sum_to(g * (1 - wa), bd.shape) if self.needs_input_grad(1) else None)
+
+
+class MinimumBackward0(MaximumBackward0):
+    __slots__ = ()
+
+
+def _extremum(a, b, np_fn, cls, sign):
+    b = b if isinstance(b, Tensor) else _wrap(np.asarray(b, dtype=a._data.dtype))
+    ad, bd, d = operands(a, b)
+    try:
+        out = np_fn(ad, bd)
+    except ValueError:
+        raise broadcast_error(ad.shape, bd.shape) from None
+    if not needs_grad(a, b):
+        return _wrap(out)
+    t = record(out, cls, (a, b), saved=(a, b))
+    t.grad_fn.sign = sign
+    return t
+
+
+def maximum(a, b): return _extremum(a, b, np.maximum, MaximumBackward0, 1)
+def minimum(a, b): return _extremum(a, b, np.minimum, MinimumBackward0, -1)
+
+
+class ClampBackward1(Node):
+    __slots__ = ("mask",)
+
+    def apply(self, g):
+        return g * _wrap(self.mask)
+
+
+def clamp(x, min=None, max=None):
+    """Limit every element to [min, max]; the gradient is 0 where it was clipped."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    d = x._data
+    lo = min._data if isinstance(min, Tensor) else min
+    hi = max._data if isinstance(max, Tensor) else max
+    out = np.clip(d, lo, hi).astype(d.dtype, copy=False)
+    if not needs_grad(x):
+        return _wrap(out)
+    mask = np.ones(d.shape, dtype=d.dtype)
+    if lo is not None:
+        mask = mask * (d >= lo)
+    if hi is not None:
+        mask = mask * (d <= hi)
+    t = record(out, ClampBackward1, (x,))
+    t.grad_fn.mask = mask.astype(d.dtype, copy=False)
+    return t
+
+
+def clamp_min(x, m): return clamp(x, min=m)
+def clamp_max(x, m): return clamp(x, max=m)
+
+
+def float_power(x, e):
+    return pow(x.double(), e)
+
+
+def lerp(a, b, w):
+    return a + (b - a) * w
+
+
+def xlogy(x, y):
+    return where(x == 0, 0.0, x * log(y))

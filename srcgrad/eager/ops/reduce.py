@@ -1,0 +1,381 @@
+"""Reductions: sum, mean, max/min, norm, prod, var/std, and the non-differentiable ones.
+
+Example:
+    >>> import srcgrad as torch
+    >>> x = torch.ones(2, 3, requires_grad=True)
+    >>> x.sum(dim=1).grad_fn
+    <SumBackward1 object at 0x...>
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from .. import dtypes
+from ..graph import Node
+from ..tensor import Tensor, _dim, _wrap
+from ._core import OUT, needs_grad, record
+
+_max_result = namedtuple("max", ["values", "indices"])
+_min_result = namedtuple("min", ["values", "indices"])
+
+
+def _dims(dim, ndim):
+    """A tuple of normalised dims, or None for 'all dims'."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        return tuple(sorted(_dim(d, ndim) for d in dim))
+    return (_dim(dim, ndim),)
+
+
+def _unsqueeze_to(g, shape, dims, keepdim):
+    """Put back the reduced dims of ``g`` as size 1, ready to broadcast against ``shape``."""
+    if dims is None or keepdim:
+        return g if keepdim or g._data.ndim == len(shape) else g.reshape([1] * len(shape))
+    kept = [1 if i in dims else s for i, s in enumerate(shape)]
+    return g.reshape(kept)
+
+
+class SumBackward0(Node):
+    __slots__ = ("shape",)
+
+    def apply(self, g):
+        return g.expand(self.shape)
+
+
+class SumBackward1(Node):
+    __slots__ = ("shape", "dims", "keepdim")
+
+    def apply(self, g):
+        return _unsqueeze_to(g, self.shape, self.dims, self.keepdim).expand(self.shape)
+
+
+def _acc_dtype(x, dtype):
+    if dtype is not None:
+        return dtypes.to_dtype(dtype).np
+    return np.int64 if x._data.dtype.kind in "biu" else None
+
+
+def sum(x, dim=None, keepdim=False, dtype=None):
+    """Sum of all elements, or over ``dim`` (an int or a tuple of ints)."""
+    d = x._data
+    dims = _dims(dim, d.ndim)
+    out = np.sum(d, axis=dims, keepdims=keepdim, dtype=_acc_dtype(x, dtype))
+    if not needs_grad(x):
+        return _wrap(out)
+    if dim is None:
+        t = record(out, SumBackward0, (x,))
+        t.grad_fn.shape = d.shape
+        return t
+    t = record(out, SumBackward1, (x,))
+    t.grad_fn.shape, t.grad_fn.dims, t.grad_fn.keepdim = d.shape, dims, keepdim
+    return t
+
+
+def sum_to_size(x, *size):
+    from ._core import sum_to
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    return sum_to(x, tuple(size))
+
+
+class MeanBackward0(Node):
+    __slots__ = ("shape", "n")
+
+    def apply(self, g):
+        return g.expand(self.shape) / self.n
+
+
+class MeanBackward1(Node):
+    __slots__ = ("shape", "dims", "keepdim", "n")
+
+    def apply(self, g):
+        return _unsqueeze_to(g, self.shape, self.dims, self.keepdim).expand(self.shape) / self.n
+
+
+def mean(x, dim=None, keepdim=False, dtype=None):
+    """Mean of all elements, or over ``dim``."""
+    d = x._data
+    if d.dtype.kind not in "f" and dtype is None:
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+                           f"or complex dtype. Got: {x.dtype.name.capitalize() if x.dtype is not dtypes.int64 else 'Long'}")
+    dims = _dims(dim, d.ndim)
+    out = np.mean(d, axis=dims, keepdims=keepdim, dtype=_acc_dtype(x, dtype))
+    if dtype is None:
+        out = np.asarray(out, dtype=d.dtype)
+    if not needs_grad(x):
+        return _wrap(out)
+    n = d.size if dims is None else int(np.prod([d.shape[i] for i in dims]))
+    if dim is None:
+        t = record(out, MeanBackward0, (x,))
+        t.grad_fn.shape, t.grad_fn.n = d.shape, n
+        return t
+    t = record(out, MeanBackward1, (x,))
+    t.grad_fn.shape, t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.n = d.shape, dims, keepdim, n
+    return t
+
+
+class MaxBackward1(Node):     # max() over everything: ties share the gradient evenly
+    __slots__ = ()
+
+    def apply(self, g):
+        x, y = self.saved()
+        mask = _wrap((x._data == y._data).astype(x._data.dtype))
+        return mask * (g / float(mask._data.sum()))
+
+
+class MinBackward1(MaxBackward1):
+    __slots__ = ()
+
+
+class MaxBackward0(Node):     # max(dim): the gradient goes to the index that won
+    __slots__ = ("shape", "dim", "keepdim", "indices")
+
+    def apply(self, g):
+        gk = g if self.keepdim else g.unsqueeze(self.dim)
+        idx = self.indices if self.keepdim else np.expand_dims(self.indices, self.dim)
+        return scatter_into_zeros(gk, self.shape, self.dim, idx)
+
+
+class MinBackward0(MaxBackward0):
+    __slots__ = ()
+
+
+class _ScatterBackward(Node):
+    __slots__ = ("dim", "index")
+
+    def apply(self, g):
+        return _wrap_gather(g, self.dim, self.index)
+
+
+def _wrap_gather(g, dim, index):
+    return gather(g, dim, _wrap(index))
+
+
+def scatter_into_zeros(src, shape, dim, index):
+    """zeros(shape) with ``src`` placed at ``index`` along ``dim`` (differentiable in ``src``)."""
+    out = np.zeros(shape, dtype=src._data.dtype)
+    np.put_along_axis(out, index, src._data, axis=dim)
+    if not needs_grad(src):
+        return _wrap(out)
+    t = record(out, _ScatterBackward, (src,))
+    t.grad_fn.dim, t.grad_fn.index = dim, index
+    return t
+
+
+class GatherBackward0(Node):
+    __slots__ = ("shape", "dim", "index")
+
+    def apply(self, g):
+        out = np.zeros(self.shape, dtype=g._data.dtype)
+        # several gathers may read one element: their gradients add up
+        grid = list(np.indices(self.index.shape, sparse=True))
+        grid[self.dim] = self.index
+        np.add.at(out, tuple(grid), g._data)
+        return _wrap(out)
+
+
+def gather(x, dim, index):
+    d = _dim(dim, x._data.ndim)
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    out = np.take_along_axis(x._data, idx, axis=d)
+    if not needs_grad(x):
+        return _wrap(out)
+    t = record(out, GatherBackward0, (x,))
+    t.grad_fn.shape, t.grad_fn.dim, t.grad_fn.index = x._data.shape, d, idx
+    return t
+
+
+def _extreme(x, dim, keepdim, np_fn, arg_fn, full_cls, dim_cls, result):
+    d = x._data
+    if dim is None:
+        if d.size == 0:
+            raise RuntimeError(f"{np_fn.__name__}(): Expected reduction dim to be specified for input.numel() "
+                               "== 0. Specify the reduction dim with the 'dim' argument.")
+        out = np_fn(d)
+        if not needs_grad(x):
+            return _wrap(out)
+        return record(out, full_cls, (x,), saved=(x, OUT))
+    if isinstance(dim, Tensor):      # max(a, b): the elementwise maximum
+        from .pointwise import maximum, minimum
+        return (maximum if np_fn is np.max else minimum)(x, dim)
+    dm = _dim(dim, d.ndim)
+    idx = arg_fn(d, axis=dm, keepdims=keepdim)
+    values = np.take_along_axis(d, idx if keepdim else np.expand_dims(idx, dm), axis=dm)
+    if not keepdim:
+        values = np.squeeze(values, axis=dm)
+    indices = _wrap(idx.astype(np.int64))
+    if not needs_grad(x):
+        return result(_wrap(values), indices)
+    t = record(values, dim_cls, (x,))
+    t.grad_fn.shape, t.grad_fn.dim, t.grad_fn.keepdim, t.grad_fn.indices = d.shape, dm, keepdim, idx
+    return result(t, indices)
+
+
+def max(x, dim=None, keepdim=False):
+    """The largest element, or ``(values, indices)`` along ``dim``."""
+    return _extreme(x, dim, keepdim, np.max, np.argmax, MaxBackward1, MaxBackward0, _max_result)
+
+
+def min(x, dim=None, keepdim=False):
+    return _extreme(x, dim, keepdim, np.min, np.argmin, MinBackward1, MinBackward0, _min_result)
+
+
+def amax(x, dim=None, keepdim=False):
+    if dim is None:
+        return max(x)
+    return max(x, dim, keepdim).values
+
+
+def amin(x, dim=None, keepdim=False):
+    if dim is None:
+        return min(x)
+    return min(x, dim, keepdim).values
+
+
+def argmax(x, dim=None, keepdim=False):
+    d = x._data
+    if dim is None:
+        return _wrap(np.asarray(np.argmax(d), dtype=np.int64))
+    return _wrap(np.argmax(d, axis=_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
+
+
+def argmin(x, dim=None, keepdim=False):
+    d = x._data
+    if dim is None:
+        return _wrap(np.asarray(np.argmin(d), dtype=np.int64))
+    return _wrap(np.argmin(d, axis=_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
+
+
+class LinalgVectorNormBackward0(Node):
+    __slots__ = ("dims", "keepdim", "p")
+
+    def apply(self, g):
+        x, y = self.saved()
+        shape = x._data.shape
+        yk = _unsqueeze_to(y, shape, self.dims, self.keepdim)
+        gk = _unsqueeze_to(g, shape, self.dims, self.keepdim)
+        p = self.p
+        if p == 2:
+            from .pointwise import where
+            # the norm is not differentiable at 0; PyTorch uses the subgradient 0 there
+            return gk * where(yk == 0, 0.0, x / where(yk == 0, 1.0, yk))
+        if p == 1:
+            return gk * x.sign()
+        from .pointwise import where
+        safe = where(yk == 0, 1.0, yk)
+        return gk * x * x.abs() ** (p - 2) / safe ** (p - 1)
+
+
+def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
+    """The vector p-norm (2 by default) of all elements, or along ``dim``."""
+    if p == "fro" or p is None:
+        p = 2
+    d = x._data
+    if d.dtype.kind != "f":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{x.dtype.name.capitalize() if x.dtype is not dtypes.int64 else 'Long'}")
+    dims = _dims(dim, d.ndim)
+    if p == 2:
+        out = np.sqrt(np.sum(d * d, axis=dims, keepdims=keepdim))
+    elif p == float("inf"):
+        out = np.max(np.abs(d), axis=dims, keepdims=keepdim)
+    elif p == 1:
+        out = np.sum(np.abs(d), axis=dims, keepdims=keepdim)
+    else:
+        out = np.sum(np.abs(d) ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+    out = np.asarray(out, dtype=d.dtype)
+    if not needs_grad(x):
+        return _wrap(out)
+    if p == float("inf"):
+        raise NotImplementedError("srcgrad: the gradient of the infinity norm is not supported; use "
+                                  "x.abs().max() instead")
+    t = record(out, LinalgVectorNormBackward0, (x,), saved=(x, OUT))
+    t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.p = dims, keepdim, p
+    return t
+
+
+class ProdBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, g):
+        (x,) = self.saved()
+        d = x._data
+        # product of all the other elements, exact even when some are zero
+        flat = d.reshape(-1)
+        left = np.concatenate(([1], np.cumprod(flat)[:-1])).astype(d.dtype)
+        right = np.concatenate((np.cumprod(flat[::-1])[::-1][1:], [1])).astype(d.dtype)
+        others = _wrap((left * right).reshape(d.shape))
+        return g * others
+
+
+def prod(x, dim=None, keepdim=False, dtype=None):
+    d = x._data
+    if dim is not None:
+        # along one dim: a product of slices keeps the gradient rule simple
+        dm = _dim(dim, d.ndim)
+        parts = [x.select(dm, i) for i in range(d.shape[dm])]
+        out = parts[0]
+        for p in parts[1:]:
+            out = out * p
+        return out.unsqueeze(dm) if keepdim else out
+    out = np.prod(d, dtype=_acc_dtype(x, dtype))
+    if not needs_grad(x):
+        return _wrap(out)
+    return record(out, ProdBackward0, (x,), saved=(x,))
+
+
+def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    """Variance; composed of differentiable ops (its grad_fn is the last of them)."""
+    if correction is None:
+        correction = 1 if unbiased else 0
+    d = x._data
+    dims = _dims(dim, d.ndim)
+    n = d.size if dims is None else int(np.prod([d.shape[i] for i in dims]))
+    mu = x.mean(dim=dims, keepdim=True) if dims is not None else x.mean()
+    sq = (x - mu) ** 2
+    s = sq.sum(dim=dims, keepdim=keepdim) if dims is not None else sq.sum()
+    return s / (n - correction)
+
+
+def std(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    return var(x, dim, unbiased, keepdim, correction).sqrt()
+
+
+def all(x, dim=None, keepdim=False):
+    d = x._data
+    if dim is None:
+        return _wrap(np.asarray(np.all(d)))
+    return _wrap(np.all(d, axis=_dim(dim, d.ndim), keepdims=keepdim))
+
+
+def any(x, dim=None, keepdim=False):
+    d = x._data
+    if dim is None:
+        return _wrap(np.asarray(np.any(d)))
+    return _wrap(np.any(d, axis=_dim(dim, d.ndim), keepdims=keepdim))
+
+
+def cumsum(x, dim):
+    from .shape import flip
+    dm = _dim(dim, x._data.ndim)
+    out = np.cumsum(x._data, axis=dm)
+    if not needs_grad(x):
+        return _wrap(out)
+    t = record(out, CumsumBackward0, (x,))
+    t.grad_fn.dim = dm
+    return t
+
+
+class CumsumBackward0(Node):
+    __slots__ = ("dim",)
+
+    def apply(self, g):
+        return g.flip(self.dim).cumsum(self.dim).flip(self.dim)
+
+
+def logsumexp(x, dim, keepdim=False):
+    m = x.detach().amax(dim=dim, keepdim=True)
+    out = (x - m).exp().sum(dim=dim, keepdim=True).log() + m
+    return out if keepdim else out.squeeze(dim)

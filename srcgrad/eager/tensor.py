@@ -1,0 +1,414 @@
+"""The eager ``Tensor``: a numpy array with PyTorch's autograd attributes.
+
+Example:
+    >>> import srcgrad as torch
+    >>> x = torch.ones(2, 2, requires_grad=True)
+    >>> out = (x * 3).mean()
+    >>> out.backward()
+    >>> x.grad
+    tensor([[0.7500, 0.7500],
+            [0.7500, 0.7500]])
+"""
+import warnings
+import weakref
+
+import numpy as np
+
+from . import dtypes, grad_mode
+from .graph import _HookDict, _RemovableHandle, run_backward
+
+_NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+    "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+    "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+    "for more information.")
+
+_LEAF_RG_MSG = ("you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple that prints as ``torch.Size([2, 3])``."""
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def numel(self):
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+class _Version:
+    """The version counter of a storage, shared by a tensor and its views."""
+
+    __slots__ = ("v",)
+
+    def __init__(self):
+        self.v = 0
+
+
+class _TensorHooks:
+    __slots__ = ("pre", "post_acc")
+
+    def __init__(self):
+        self.pre = _HookDict()
+        self.post_acc = _HookDict()
+
+
+def legacy_type_name(data):
+    return "torch." + dtypes.from_numpy_dtype(data.dtype)._legacy
+
+
+_new = object.__new__
+_ndarray = np.ndarray
+
+
+class Tensor:
+    """A multi-dimensional array that records the ops applied to it when it requires grad.
+
+    ``Tensor(data)`` is PyTorch's legacy constructor: it always makes a tensor of the default
+    dtype. Prefer ``srcgrad.tensor(data, dtype=..., requires_grad=...)``.
+
+    >>> Tensor([[5, 6], [7, 8]])
+    tensor([[5., 6.],
+            [7., 8.]])
+    """
+
+    __slots__ = ("_data", "grad_fn", "_output_nr", "_rg", "_grad", "_vc", "_base", "_accum", "_hooks",
+                 "__weakref__", "__dict__")
+    __array_priority__ = 1000   # ndarray <op> Tensor defers to the Tensor's reflected operator
+
+    def __init__(self, *args, **kwargs):
+        # _wrap() builds tensors internally without calling __init__; this is the user-facing path
+        from .creation import legacy_data
+        _init(self, legacy_data(args, kwargs, dtypes.get_default_dtype()))
+
+    @staticmethod
+    def _make(data):
+        return _wrap(data)
+
+    # -------------------------------------------------------------------- autograd attributes
+    @property
+    def requires_grad(self):
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(bool(value))
+
+    def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` of a leaf in place and return it.
+
+        >>> t = Tensor([1.0]).requires_grad_()
+        """
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(_LEAF_RG_MSG)
+            return self
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._rg = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and self._grad is None and not self.retains_grad:
+            warnings.warn(_NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        node = self.grad_fn
+        return node is not None and node._retains is not None and self._output_nr in node._retains \
+            and node._retains[self._output_nr]() is self
+
+    def retain_grad(self):
+        """Keep ``.grad`` of this non-leaf tensor after ``backward()``."""
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None:
+            return
+        node = self.grad_fn
+        if node._retains is None:
+            node._retains = {}
+        node._retains[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when the gradient of this tensor is computed; it may return a new one.
+
+        >>> x = Tensor([1.0]).requires_grad_()
+        >>> h = x.register_hook(lambda g: g * 2)
+        """
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._register_tensor_hook(self._output_nr, hook)
+        if self._hooks is None:
+            self._hooks = _TensorHooks()
+        key = id(hook), len(self._hooks.pre)
+        self._hooks.pre[key] = hook
+        return _RemovableHandle(self._hooks.pre, key)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a leaf's ``.grad`` has been accumulated."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._hooks is None:
+            self._hooks = _TensorHooks()
+        key = id(hook), len(self._hooks.post_acc)
+        self._hooks.post_acc[key] = hook
+        return _RemovableHandle(self._hooks.post_acc, key)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
+
+        >>> x = Tensor([2.0]).requires_grad_()
+        >>> (x * x).sum().backward()
+        >>> x.grad
+        tensor([4.])
+        """
+        from .autograd_api import backward
+        backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
+                 inputs=inputs)
+
+    def detach(self):
+        """A tensor sharing this one's data (and version counter) that records no history."""
+        t = _wrap(self._data)
+        t._vc = self._vc
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._base._rg:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._rg = False
+        return self
+
+    @property
+    def data(self):
+        """The tensor's values without history (changes to it are not tracked)."""
+        return _wrap(self._data)
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
+
+    @property
+    def _version(self):
+        return self._vc.v
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def _is_view(self):
+        return self._base is not None
+
+    # ------------------------------------------------------------------------ plain metadata
+    @property
+    def dtype(self):
+        return dtypes._FROM_NP[self._data.dtype]
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def ndimension(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def stride(self, dim=None):
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_dim(dim, self._data.ndim)]
+
+    def is_contiguous(self):
+        return bool(self._data.flags.c_contiguous)
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def device(self):
+        from .creation import cpu
+        return cpu
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return legacy_type_name(self._data)
+        return self.to(_dtype_from_type_name(dtype))
+
+    # ------------------------------------------------------------------------ conversions
+    def numpy(self, force=False):
+        """The values as a numpy array sharing memory with the tensor."""
+        if self._rg and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        return self._data
+
+    def item(self):
+        """The single value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        from .tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (self._data.copy(), self._rg))
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.")
+        t = _wrap(self._data.copy())
+        t._rg = self._rg
+        if self._grad is not None:
+            t._grad = _wrap(self._grad._data.copy())
+        memo[id(self)] = t
+        return t
+
+
+def _rebuild(data, requires_grad):
+    t = _wrap(data)
+    t._rg = requires_grad
+    return t
+
+
+def _init(t, data):
+    t._data = data
+    t.grad_fn = None
+    t._output_nr = 0
+    t._rg = False
+    t._grad = None
+    t._vc = _Version()
+    t._base = None
+    t._accum = None
+    t._hooks = None
+
+
+def _wrap(data):
+    """A new leaf tensor around a numpy array (0-d results of numpy come back as scalars)."""
+    t = _new(Tensor)
+    if type(data) is not _ndarray:
+        data = np.asarray(data)
+    t._data = data
+    t.grad_fn = None
+    t._output_nr = 0
+    t._rg = False
+    t._grad = None
+    t._vc = _Version()
+    t._base = None
+    t._accum = None
+    t._hooks = None
+    return t
+
+
+def _dim(d, ndim):
+    """Normalise a possibly negative dim, with PyTorch's error for one out of range."""
+    n = max(ndim, 1)
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    return d + n if d < 0 else d
+
+
+_TYPE_NAMES = {"torch." + d._legacy: d for d in dtypes.ALL}
+
+
+def _dtype_from_type_name(t):
+    if isinstance(t, str):
+        if t not in _TYPE_NAMES:
+            raise ValueError(f"invalid type: '{t}'")
+        return _TYPE_NAMES[t]
+    return dtypes.to_dtype(t)

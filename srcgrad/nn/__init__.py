@@ -1,0 +1,2 @@
+"""``srcgrad.nn``: only ``nn.functional`` so far (no Module classes)."""
+from . import functional  # noqa: F401
