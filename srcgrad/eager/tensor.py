@@ -66,6 +66,33 @@ def legacy_type_name(data):
     return "torch." + dtypes.from_numpy_dtype(data.dtype)._legacy
 
 
+class _BuiltinMethod:
+    """A method that prints as PyTorch's C-implemented ones do:
+    ``<built-in method retain_grad of Tensor object at 0x...>``."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self.fn
+        return _BoundBuiltin(self.fn, obj)
+
+
+class _BoundBuiltin:
+    __slots__ = ("fn", "obj")
+
+    def __init__(self, fn, obj):
+        self.fn, self.obj = fn, obj
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(self.obj, *args, **kwargs)
+
+    def __repr__(self):
+        return f"<built-in method {self.fn.__name__} of {type(self.obj).__name__} object at {hex(id(self.obj))}>"
+
+
 _new = object.__new__
 _ndarray = np.ndarray
 
@@ -149,6 +176,7 @@ class Tensor:
         return node is not None and node._retains is not None and self._output_nr in node._retains \
             and node._retains[self._output_nr]() is self
 
+    @_BuiltinMethod
     def retain_grad(self):
         """Keep ``.grad`` of this non-leaf tensor after ``backward()``."""
         if not self._rg:

@@ -1,0 +1,91 @@
+"""Run notebook cells against a torch-like module and record what a notebook would show.
+
+``replay(cells, module)`` executes each cell with ``import torch`` resolving to ``module``
+(srcgrad or the real torch), and returns per cell: stdout, the repr of a trailing
+expression, an exception's type and message, and warnings. Random numbers come from one
+seeded numpy generator for both modules, so the two runs see the same values. Object
+addresses are masked.
+"""
+import ast
+import builtins
+import contextlib
+import io
+import re
+import sys
+import warnings
+
+import numpy as np
+
+_ADDR = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def _random_fns(module, seed):
+    rng = np.random.default_rng(seed)
+
+    def make(sample):
+        def fn(*size, requires_grad=False, dtype=None, **kwargs):
+            if len(size) == 1 and isinstance(size[0], (tuple, list)):
+                size = tuple(size[0])
+            vals = sample(size).astype(np.float32)
+            return module.tensor(vals, dtype=dtype or module.float32, requires_grad=requires_grad)
+        return fn
+
+    return {"randn": make(rng.standard_normal), "rand": make(rng.random)}
+
+
+def _importer(module):
+    real_import = builtins.__import__
+
+    def imp(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "torch" or name.startswith("torch."):
+            target = module.__name__ + name[len("torch"):]
+            mod = real_import(target, globals, locals, fromlist, level)
+            if not fromlist:
+                return module
+            return mod
+        return real_import(name, globals, locals, fromlist, level)
+
+    return imp
+
+
+def replay(cells, module, seed=0):
+    """Outputs of ``cells`` run in order against ``module`` (see the module docstring)."""
+    bi = dict(vars(builtins))
+    bi["__import__"] = _importer(module)
+    ns = {"__builtins__": bi, "__name__": "__main__"}
+    saved = {k: getattr(module, k) for k in ("randn", "rand")}
+    for k, fn in _random_fns(module, seed).items():
+        setattr(module, k, fn)
+    outputs = []
+    try:
+        for cell in cells:
+            outputs.append(_run_cell(cell, ns))
+    finally:
+        for k, v in saved.items():
+            setattr(module, k, v)
+    return outputs
+
+
+def _run_cell(cell, ns):
+    tree = ast.parse(cell)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    out = io.StringIO()
+    result = {"stdout": "", "value": None, "error": None, "warnings": []}
+    with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            exec(compile(tree, "<cell>", "exec"), ns)
+            if last is not None:
+                v = eval(compile(last, "<cell>", "eval"), ns)
+                if v is not None:
+                    result["value"] = repr(v)
+        except Exception as e:  # the notebook shows the error; so do we
+            result["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    result["stdout"] = _ADDR.sub("0x…", out.getvalue())
+    if result["value"]:
+        result["value"] = _ADDR.sub("0x…", result["value"])
+    result["warnings"] = [f"{w.category.__name__}: {str(w.message)[:120]}" for w in caught
+                          if not issubclass(w.category, DeprecationWarning)]
+    return result
