@@ -31,7 +31,7 @@ class FunctionCtx(Node):
 
     def __init__(self):
         self.next_functions = ()
-        self._saved = ()
+        self._saved = self._versions = ()
         self._seq = 0
         self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retains = self._metadata = None
         self._non_diff = set()

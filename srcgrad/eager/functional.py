@@ -14,7 +14,7 @@ import numpy as np
 from . import dtypes
 from .graph import Node
 from .ops import linalg, pointwise, reduce, shape
-from .ops._core import needs_grad, record
+from .ops._core import needs_grad, record, zero_derivative
 from .tensor import Tensor, _dim, _wrap
 
 relu = pointwise.relu
@@ -45,6 +45,13 @@ def _check_same_size(input, target, name):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
 
 
+def _not_differentiable(t, fn, arg):
+    from . import grad_mode
+    if t is not None and t._rg and grad_mode.state.enabled:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. This input "
+                           "cannot have requires_grad True.")
+
+
 def _softplus_neg(x):
     """log(1 + exp(-x)) without overflow."""
     return np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x)))
@@ -66,7 +73,11 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
             if w is not None:
                 gx = gx * w
         if self.needs_input_grad(1):
-            gt = g * -x if pw is None else g * ((pw - 1) * _wrap(_softplus_neg(x._data)) - x)
+            if pw is None:
+                gt = g * -x
+            else:
+                softplus_neg = (-x).clamp(min=0) + (-x.abs()).exp().log1p()   # log(1 + exp(-x)), stably
+                gt = g * ((pw - 1) * softplus_neg - x)
             if w is not None:
                 gt = gt * w
         return gx, gt
@@ -99,6 +110,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     """
     reduction = _reduction_arg(reduction, size_average, reduce)
     _check_same_size(input, target, "binary_cross_entropy_with_logits")
+    _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
+    _not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")
     x, t = input._data, target._data.astype(input._data.dtype, copy=False)
     sp = _softplus_neg(x)
     if pos_weight is not None:
@@ -256,15 +269,16 @@ class NllLossBackward0(Node):
             coef[tt] = -wt
         coef_t = _wrap(coef)
         if self.reduction == "none":
-            gg = g.unsqueeze(1) if len(x_shape) > 1 else g
-            return gg * coef_t
-        return g * coef_t
+            g = g.unsqueeze(1) if len(x_shape) > 1 else g
+        (x,) = self.saved()
+        return zero_derivative(g * coef_t, x)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Negative log-likelihood of log-probabilities ``input`` (N, C) at class indices ``target`` (N,)."""
     reduction = _reduction_arg(reduction, size_average, reduce)
+    _not_differentiable(weight, "nll_loss_forward", "weight")
     x = input._data
     t = target._data
     if t.dtype.kind not in "iu":
@@ -291,7 +305,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         out = np.asarray(np.sum(losses), dtype=x.dtype)
     else:
         out = losses.astype(x.dtype)
-    r = record(out, NllLossBackward0, (input,))
+    r = record(out, NllLossBackward0, (input,), saved=(input,))
     if r.grad_fn is not None:
         node = r.grad_fn
         node.target, node.weight, node.reduction = t, w, reduction

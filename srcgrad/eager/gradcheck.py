@@ -10,7 +10,6 @@ import warnings
 
 import numpy as np
 
-from . import grad_mode
 from .autograd_api import grad as autograd_grad
 from .tensor import Tensor, _wrap
 
@@ -31,24 +30,24 @@ def numerical_jacobian(fn, inputs, eps=1e-6):
     """For each differentiable input, the Jacobian d(out)/d(in) by central differences:
     a list (per input) of lists (per output) of arrays of shape (in.numel(), out.numel())."""
     result = []
-    with grad_mode.no_grad():
-        for x in inputs:
-            if not (isinstance(x, Tensor) and x._rg):
-                continue
-            flat = x._data.reshape(-1)     # a view: perturbing it perturbs x
-            per_out = None
-            for k in range(flat.size):
-                orig = flat[k]
-                flat[k] = orig + eps
-                plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
-                flat[k] = orig - eps
-                minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
-                flat[k] = orig
-                if per_out is None:
-                    per_out = [np.zeros((flat.size, p.size)) for p in plus]
-                for j, (p, m) in enumerate(zip(plus, minus)):
-                    per_out[j][k] = (p - m) / (2 * eps)
-            result.append(per_out or [])
+    # not under no_grad: the function may itself differentiate (gradgradcheck)
+    for x in inputs:
+        if not (isinstance(x, Tensor) and x._rg):
+            continue
+        flat = x._data.reshape(-1)     # a view: perturbing it perturbs x
+        per_out = None
+        for k in range(flat.size):
+            orig = flat[k]
+            flat[k] = orig + eps
+            plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
+            flat[k] = orig - eps
+            minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
+            flat[k] = orig
+            if per_out is None:
+                per_out = [np.zeros((flat.size, p.size)) for p in plus]
+            for j, (p, m) in enumerate(zip(plus, minus)):
+                per_out[j][k] = (p - m) / (2 * eps)
+        result.append(per_out or [])
     return result
 
 

@@ -36,7 +36,7 @@ class _SavedOutput:
     def __init__(self, t):
         self.data = t._data
         self._vc = t._vc
-        self.requires_grad = t._rg
+        self.requires_grad = True   # an output saved by its node is differentiable through that node
 
 
 class _RemovableHandle:
@@ -87,7 +87,7 @@ class Node:
             # constants (Python scalars) may sit among the saved tensors; they have no version
             self._versions = tuple(getattr(getattr(s, "_vc", None), "v", None) for s in saved)
         else:
-            self._saved = ()
+            self._saved = self._versions = ()
 
     def name(self):
         return type(self).__name__
@@ -167,7 +167,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.next_functions = ()
         self._seq = float("inf")  # run as soon as ready, like PyTorch
-        self._saved = ()
+        self._saved = self._versions = ()
         self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retains = self._metadata = None
         self.variable = variable
 

@@ -6,7 +6,7 @@ Example (inside an op):
 import numpy as np
 
 from .. import dtypes, grad_mode
-from ..graph import _SavedOutput
+from ..graph import Node, _SavedOutput
 from ..tensor import Tensor, _wrap
 
 OUT = object()   # in ``saved``: stands for the op's own result
@@ -29,6 +29,27 @@ def record(data, node_cls, inputs, saved=()):
         out.grad_fn = node
         out._rg = True
     return out
+
+
+class ZeroDerivativeBackward0(Node):
+    """Links a gradient to tensors it depends on with derivative zero (see ``zero_derivative``)."""
+
+    __slots__ = ()
+
+    def apply(self, g):
+        return tuple(g * 0.0 if n is not None else None for n, _ in self.next_functions)
+
+
+def zero_derivative(grad, *tensors):
+    """Under create_graph, make ``grad`` depend (with derivative 0) on ``tensors``.
+
+    PyTorch's formulas such as relu's ``g * (y > 0)`` are differentiable in ``y`` with a
+    zero derivative, so a second backward through them gives zeros instead of an error.
+    """
+    if not _state.enabled or grad._rg:
+        return grad
+    deps = tuple(t for t in tensors if t is not None and t._rg)
+    return record(grad._data, ZeroDerivativeBackward0, deps) if deps else grad
 
 
 def needs_grad(*inputs):

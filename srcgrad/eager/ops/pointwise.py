@@ -14,28 +14,27 @@ import numpy as np
 from .. import dtypes
 from ..graph import Node
 from ..tensor import Tensor, _wrap
-from ._core import OUT, broadcast_error, needs_grad, operands, record, sum_to, to_float
+from ._core import OUT, broadcast_error, needs_grad, operands, record, sum_to, to_float, zero_derivative
 
 # ------------------------------------------------------------------------------- binary ops
 
 
 class AddBackward0(Node):
-    __slots__ = ("shapes", "alpha")
+    __slots__ = ("shapes",)
 
     def apply(self, g):
         sa, sb = self.shapes
-        gb = g if self.alpha == 1 else g * self.alpha
         return (sum_to(g, sa) if self.needs_input_grad(0) else None,
-                sum_to(gb, sb) if self.needs_input_grad(1) else None)
+                sum_to(g, sb) if self.needs_input_grad(1) else None)
 
 
 class SubBackward0(Node):
-    __slots__ = ("shapes", "alpha")
+    __slots__ = ("shapes",)
 
     def apply(self, g):
         sa, sb = self.shapes
         return (sum_to(g, sa) if self.needs_input_grad(0) else None,
-                sum_to(-g if self.alpha == 1 else g * -self.alpha, sb) if self.needs_input_grad(1) else None)
+                sum_to(-g, sb) if self.needs_input_grad(1) else None)
 
 
 class RsubBackward1(Node):     # scalar - tensor
@@ -46,28 +45,30 @@ class RsubBackward1(Node):     # scalar - tensor
 
 
 class MulBackward0(Node):
-    __slots__ = ()
+    __slots__ = ("shapes",)
 
     def apply(self, g):
         a, b = self.saved()
+        sa, sb = self.shapes
         ga = gb = None
         if self.needs_input_grad(0):
-            ga = sum_to(g * b, a._data.shape)
+            ga = sum_to(g * b, sa)
         if self.needs_input_grad(1):
-            gb = sum_to(g * a, b._data.shape)
+            gb = sum_to(g * a, sb)
         return ga, gb
 
 
 class DivBackward0(Node):
-    __slots__ = ()
+    __slots__ = ("shapes",)
 
     def apply(self, g):
         a, b = self.saved()
+        sa, sb = self.shapes
         ga = gb = None
         if self.needs_input_grad(0):
-            ga = sum_to(g / b, a._data.shape)
+            ga = sum_to(g / b, sa)
         if self.needs_input_grad(1):
-            gb = sum_to(-g * a / (b * b), b._data.shape)
+            gb = sum_to(-g * a / (b * b), sb)
         return ga, gb
 
 
@@ -84,7 +85,15 @@ def _binary(a, b, np_fn, node_cls, save):
         return _wrap(out)
     if d is not None and not d.is_floating_point:
         return _wrap(out)
-    return record(out, node_cls, (a, bt), saved=(a, b) if save else ())
+    t = record(out, node_cls, (a, bt), saved=_saved_operands(a, b, bt) if save else ())
+    t.grad_fn.shapes = (ad.shape, np.shape(bd))
+    return t
+
+
+def _saved_operands(a, b, bt):
+    # a is needed only for b's gradient (and b for a's): saving less lets a.mul_(2) go on
+    a_needed = bt is not None and bt._rg
+    return (a if a_needed else None, b if a._rg else None)
 
 
 def add(a, b, alpha=1):
@@ -93,21 +102,13 @@ def add(a, b, alpha=1):
         b = b * alpha
     if not isinstance(a, Tensor):
         a, b = b, a
-    out = _binary(a, b, np.add, AddBackward0, False)
-    if out is not NotImplemented and out.grad_fn is not None:
-        out.grad_fn.shapes = (a._data.shape, np.shape(b._data) if isinstance(b, Tensor) else ())
-        out.grad_fn.alpha = 1
-    return out
+    return _binary(a, b, np.add, AddBackward0, False)
 
 
 def sub(a, b, alpha=1):
     if alpha != 1:
         b = b * alpha
-    out = _binary(a, b, np.subtract, SubBackward0, False)
-    if out is not NotImplemented and out.grad_fn is not None:
-        out.grad_fn.shapes = (a._data.shape, np.shape(b._data) if isinstance(b, Tensor) else ())
-        out.grad_fn.alpha = 1
-    return out
+    return _binary(a, b, np.subtract, SubBackward0, False)
 
 
 def rsub(a, b):
@@ -142,7 +143,12 @@ def div(a, b, rounding_mode=None):
     except ValueError:
         raise broadcast_error(ad.shape, np.shape(bd)) from None
     bt = b if isinstance(b, Tensor) else None
-    return record(out, DivBackward0, (a, bt), saved=(a, b))
+    if not needs_grad(a, bt):
+        return _wrap(out)
+    # b is needed for both gradients, a only for b's
+    t = record(out, DivBackward0, (a, bt), saved=(a if bt is not None and bt._rg else None, b))
+    t.grad_fn.shapes = (ad.shape, np.shape(bd))
+    return t
 
 
 def rdiv(a, b):
@@ -296,8 +302,8 @@ SigmoidBackward0 = _unary_node("SigmoidBackward0", lambda g, y: g * (y * (1 - y)
 SqrtBackward0 = _unary_node("SqrtBackward0", lambda g, y: g / (2 * y), ("out",))
 RsqrtBackward0 = _unary_node("RsqrtBackward0", lambda g, y: g * (-0.5 * y * y * y), ("out",))
 ReciprocalBackward0 = _unary_node("ReciprocalBackward0", lambda g, y: g * -(y * y), ("out",))
-AbsBackward0 = _unary_node("AbsBackward0", lambda g, x: g * sign(x), ("x",))
-ReluBackward0 = _unary_node("ReluBackward0", lambda g, y: g * (y > 0), ("out",))
+AbsBackward0 = _unary_node("AbsBackward0", lambda g, x: zero_derivative(g * sign(x), x), ("x",))
+ReluBackward0 = _unary_node("ReluBackward0", lambda g, y: zero_derivative(g * (y > 0), y), ("out",))
 ErfBackward0 = _unary_node("ErfBackward0",
                            lambda g, x: g * (2.0 / float(np.sqrt(np.pi))) * exp(-(x * x)), ("x",))
 

@@ -11,6 +11,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes
+from ..grad_mode import is_grad_enabled as _grad_enabled
 from ..graph import Node
 from ..tensor import Tensor, _dim, _wrap
 from ._core import OUT, needs_grad, record
@@ -302,6 +303,12 @@ class ProdBackward0(Node):
     def apply(self, g):
         (x,) = self.saved()
         d = x._data
+        if g._rg or x._rg and _grad_enabled():
+            # create_graph: the product of the others, built from differentiable ops
+            from .pointwise import where
+            n = d.size
+            others = where(_wrap(np.eye(n, dtype=bool)), 1.0, x.reshape(1, n).expand(n, n)).prod(1)
+            return g * others.reshape(d.shape)
         # product of all the other elements, exact even when some are zero
         flat = d.reshape(-1)
         left = np.concatenate(([1], np.cumprod(flat)[:-1])).astype(d.dtype)
@@ -326,21 +333,54 @@ def prod(x, dim=None, keepdim=False, dtype=None):
     return record(out, ProdBackward0, (x,), saved=(x,))
 
 
-def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
-    """Variance; composed of differentiable ops (its grad_fn is the last of them)."""
+class VarBackward0(Node):
+    __slots__ = ("dims", "keepdim", "n", "correction")
+
+    def apply(self, g):
+        (x,) = self.saved()
+        shape = x._data.shape
+        mu = x.mean(dim=self.dims, keepdim=True) if self.dims is not None else x.mean()
+        gk = _unsqueeze_to(g, shape, self.dims, self.keepdim)
+        return gk * (x - mu) * (2.0 / (self.n - self.correction))
+
+
+class StdBackward0(Node):
+    __slots__ = ("dims", "keepdim", "n", "correction")
+
+    def apply(self, g):
+        x, y = self.saved()
+        shape = x._data.shape
+        mu = x.mean(dim=self.dims, keepdim=True) if self.dims is not None else x.mean()
+        gk = _unsqueeze_to(g, shape, self.dims, self.keepdim)
+        yk = _unsqueeze_to(y, shape, self.dims, self.keepdim)
+        return gk * (x - mu) / (yk * (self.n - self.correction))
+
+
+def _variance(x, dim, unbiased, keepdim, correction):
     if correction is None:
         correction = 1 if unbiased else 0
     d = x._data
     dims = _dims(dim, d.ndim)
     n = d.size if dims is None else int(np.prod([d.shape[i] for i in dims]))
-    mu = x.mean(dim=dims, keepdim=True) if dims is not None else x.mean()
-    sq = (x - mu) ** 2
-    s = sq.sum(dim=dims, keepdim=keepdim) if dims is not None else sq.sum()
-    return s / (n - correction)
+    v = np.var(d, axis=dims, ddof=correction, keepdims=keepdim)
+    return np.asarray(v, dtype=d.dtype), dims, n, correction
+
+
+def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    """Variance (Bessel-corrected by default), of all elements or along ``dim``."""
+    v, dims, n, correction = _variance(x, dim, unbiased, keepdim, correction)
+    t = record(v, VarBackward0, (x,), saved=(x,))
+    if t.grad_fn is not None:
+        t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.n, t.grad_fn.correction = dims, keepdim, n, correction
+    return t
 
 
 def std(x, dim=None, unbiased=True, keepdim=False, correction=None):
-    return var(x, dim, unbiased, keepdim, correction).sqrt()
+    v, dims, n, correction = _variance(x, dim, unbiased, keepdim, correction)
+    t = record(np.sqrt(v), StdBackward0, (x,), saved=(x, OUT))
+    if t.grad_fn is not None:
+        t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.n, t.grad_fn.correction = dims, keepdim, n, correction
+    return t
 
 
 def all(x, dim=None, keepdim=False):
@@ -375,7 +415,26 @@ class CumsumBackward0(Node):
         return g.flip(self.dim).cumsum(self.dim).flip(self.dim)
 
 
+class LogsumexpBackward0(Node):
+    __slots__ = ("dims", "keepdim")
+
+    def apply(self, g):
+        x, y = self.saved()
+        shape = x._data.shape
+        yk = _unsqueeze_to(y, shape, self.dims, self.keepdim)
+        return _unsqueeze_to(g, shape, self.dims, self.keepdim) * (x - yk).exp()
+
+
 def logsumexp(x, dim, keepdim=False):
-    m = x.detach().amax(dim=dim, keepdim=True)
-    out = (x - m).exp().sum(dim=dim, keepdim=True).log() + m
-    return out if keepdim else out.squeeze(dim)
+    """log(sum(exp(x))) along ``dim``, without overflow."""
+    d = x._data
+    dims = _dims(dim, d.ndim)
+    m = np.max(d, axis=dims, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.sum(np.exp(d - m), axis=dims, keepdims=True)) + m
+    if not keepdim:
+        out = np.squeeze(out, axis=dims)
+    t = record(out.astype(d.dtype, copy=False), LogsumexpBackward0, (x,), saved=(x, OUT))
+    if t.grad_fn is not None:
+        t.grad_fn.dims, t.grad_fn.keepdim = dims, keepdim
+    return t

@@ -532,24 +532,83 @@ def stack(tensors, dim=0):
     return r
 
 
+class SplitBackward0(Node):
+    """One node for all pieces of a split; pieces with no gradient count as zeros."""
+
+    __slots__ = ("shape", "dim", "bounds", "n_outputs")
+
+    def apply(self, *grads):
+        from ..creation import zeros
+        dtype = next(g for g in grads if g is not None).dtype
+        pieces = [g if g is not None else zeros(self._piece_shape(i), dtype=dtype) for i, g in enumerate(grads)]
+        return cat(pieces, self.dim)
+
+    def _piece_shape(self, i):
+        shape = list(self.shape)
+        shape[self.dim] = self.bounds[i + 1] - self.bounds[i]
+        return shape
+
+
+class SplitWithSizesBackward0(SplitBackward0):
+    __slots__ = ()
+
+
+class UnbindBackward0(Node):
+    __slots__ = ("shape", "dim", "n_outputs")
+
+    def apply(self, *grads):
+        from ..creation import zeros
+        dtype = next(g for g in grads if g is not None).dtype
+        shape = list(self.shape)
+        del shape[self.dim]
+        return stack([g if g is not None else zeros(shape, dtype=dtype) for g in grads], self.dim)
+
+
+def _multi_view(x, pieces, node_cls, **attrs):
+    """Several views of ``x`` that share one multi-output node."""
+    outs = [_wrap(p) for p in pieces]
+    node = None
+    if needs_grad(x):
+        node = node_cls((x,))
+        node.n_outputs = len(pieces)
+        for k, v in attrs.items():
+            setattr(node, k, v)
+    base = x._base if x._base is not None else x
+    for i, o in enumerate(outs):
+        o._vc, o._base = x._vc, base
+        if node is not None:
+            o.grad_fn, o._rg, o._output_nr = node, True, i
+    return tuple(outs)
+
+
 def split(x, split_size, dim=0):
-    dm = _dim(dim, x._data.ndim)
-    n = x._data.shape[dm]
+    """Pieces of ``split_size`` along ``dim`` (or of the sizes in a list), as views."""
+    d = x._data
+    dm = _dim(dim, d.ndim)
+    n = d.shape[dm]
     if isinstance(split_size, int):
-        bounds = list(range(0, n, split_size)) + [n]
+        bounds = list(range(0, n, split_size)) + [n] if n else [0, 0]
+        cls = SplitBackward0
     else:
-        bounds = list(np.cumsum([0] + list(split_size)))
-    return tuple(_slice(x, dm, slice(a, b)) for a, b in zip(bounds[:-1], bounds[1:]))
+        if sum(split_size) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {dm}), but got split_sizes={list(split_size)}")
+        bounds = [0] + [int(b) for b in np.cumsum(split_size)]
+        cls = SplitWithSizesBackward0
+    pieces = [d[(slice(None),) * dm + (slice(a, b),)] for a, b in zip(bounds[:-1], bounds[1:])]
+    return _multi_view(x, pieces, cls, shape=d.shape, dim=dm, bounds=bounds)
 
 
 def chunk(x, chunks, dim=0):
     n = x._data.shape[_dim(dim, x._data.ndim)]
-    return split(x, -(-n // chunks), dim)
+    return split(x, max(-(-n // chunks), 1), dim)
 
 
 def unbind(x, dim=0):
-    dm = _dim(dim, x._data.ndim)
-    return tuple(select(x, dm, i) for i in range(x._data.shape[dm]))
+    d = x._data
+    dm = _dim(dim, d.ndim)
+    pieces = [d[(slice(None),) * dm + (i,)] for i in range(d.shape[dm])]
+    return _multi_view(x, pieces, UnbindBackward0, shape=d.shape, dim=dm)
 
 
 class FlipBackward0(Node):
