@@ -102,7 +102,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         data.dtype if isinstance(data, Tensor) else _infer_dtype(data, arr))
     t = _wrap(np.array(arr, dtype=d.np, copy=True))
     if requires_grad:
-        t.requires_grad_(True)
+        _set_requires_grad(t)
     return t
 
 
@@ -176,8 +176,14 @@ def _finish(arr, requires_grad, device):
     _check_device(device)
     t = _wrap(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        _set_requires_grad(t)
     return t
+
+
+def _set_requires_grad(t):
+    if not t.dtype.is_floating_point:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    t._rg = True
 
 
 def _float_dtype(dtype):

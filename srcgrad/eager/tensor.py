@@ -140,7 +140,7 @@ class Tensor:
                 raise RuntimeError(_LEAF_RG_MSG)
             return self
         if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._rg = bool(requires_grad)
         return self
 

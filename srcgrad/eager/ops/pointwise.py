@@ -106,6 +106,9 @@ def add(a, b, alpha=1):
 
 
 def sub(a, b, alpha=1):
+    if a.dtype is dtypes.bool_ or isinstance(b, bool) or (isinstance(b, Tensor) and b.dtype is dtypes.bool_):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
     if alpha != 1:
         b = b * alpha
     return _binary(a, b, np.subtract, SubBackward0, False)
