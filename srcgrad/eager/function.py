@@ -33,7 +33,7 @@ class FunctionCtx(Node):
         self.next_functions = ()
         self._saved = self._versions = ()
         self._seq = 0
-        self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retains = self._metadata = None
+        self._hooks = None
         self._non_diff = set()
         self._dirty = ()
         self._materialize = True
@@ -48,9 +48,11 @@ class FunctionCtx(Node):
         self._saved = tensors
         self._versions = tuple(t._vc.v if t is not None else None for t in tensors)
 
+    takes_tensors = True     # user code: always Tensors
+
     @property
     def saved_tensors(self):
-        return tuple(self.saved())
+        return tuple(self.saved(as_tensors=True))
 
     def mark_non_differentiable(self, *tensors):
         self._non_diff |= {id(t) for t in tensors}

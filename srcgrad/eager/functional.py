@@ -13,7 +13,7 @@ import numpy as np
 
 from . import dtypes
 from .graph import Node
-from .ops import linalg, pointwise, reduce, shape
+from .ops import dual, linalg, pointwise, reduce, shape
 from .ops._core import needs_grad, record, zero_derivative
 from .tensor import Tensor, _dim, _wrap
 
@@ -67,16 +67,16 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         if self.needs_input_grad(0):
             if pw is not None:
                 lw = (pw - 1) * t + 1
-                gx = g * (lw * x.sigmoid() - pw * t)
+                gx = g * (lw * dual.sigmoid(x) - pw * t)
             else:
-                gx = g * (x.sigmoid() - t)
+                gx = g * (dual.sigmoid(x) - t)
             if w is not None:
                 gx = gx * w
         if self.needs_input_grad(1):
             if pw is None:
                 gt = g * -x
             else:
-                softplus_neg = (-x).clamp(min=0) + (-x.abs()).exp().log1p()   # log(1 + exp(-x)), stably
+                softplus_neg = dual.clamp_min(-x, 0) + dual.log1p(dual.exp(-dual.abs(x)))   # log(1+exp(-x))
                 gt = g * ((pw - 1) * softplus_neg - x)
             if w is not None:
                 gt = gt * w
@@ -84,11 +84,11 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
 
 def _expand_reduced(g, x, reduction):
-    n = x._data.size
+    shape = dual.shape(x)
     if reduction == "mean":
-        return g.expand(x.shape) / n
+        return dual.expand(g, shape) / int(np.prod(shape))
     if reduction == "sum":
-        return g.expand(x.shape)
+        return dual.expand(g, shape)
     return g
 
 
@@ -137,11 +137,11 @@ class BinaryCrossEntropyBackward0(Node):
         g = _expand_reduced(g, x, self.reduction)
         gx = gt = None
         if self.needs_input_grad(0):
-            gx = g * (x - t) / ((1 - x) * x).clamp(min=1e-12)
+            gx = g * (x - t) / dual.clamp_min((1 - x) * x, 1e-12)
             if w is not None:
                 gx = gx * w
         if self.needs_input_grad(1):
-            gt = g * ((1 - x).log() - x.log())
+            gt = g * (dual.log(1 - x) - dual.log(x))
             if w is not None:
                 gt = gt * w
         return gx, gt
@@ -174,9 +174,8 @@ class MseLossBackward0(Node):
         x, t = self.saved()
         diff = x - t
         gd = _expand_reduced(g, diff, self.reduction) * 2 * diff
-        from .ops._core import sum_to
-        return (sum_to(gd, x._data.shape) if self.needs_input_grad(0) else None,
-                sum_to(-gd, t._data.shape) if self.needs_input_grad(1) else None)
+        return (dual.sum_to(gd, dual.shape(x)) if self.needs_input_grad(0) else None,
+                dual.sum_to(-gd, dual.shape(t)) if self.needs_input_grad(1) else None)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -200,7 +199,7 @@ class LogSoftmaxBackward0(Node):
 
     def apply(self, g):
         (y,) = self.saved()
-        return g - y.exp() * g.sum(self.dim, keepdim=True)
+        return g - dual.exp(y) * dual.sum(g, self.dim, keepdim=True)
 
 
 class SoftmaxBackward0(Node):
@@ -208,7 +207,7 @@ class SoftmaxBackward0(Node):
 
     def apply(self, g):
         (y,) = self.saved()
-        return y * (g - (g * y).sum(self.dim, keepdim=True))
+        return y * (g - dual.sum(g * y, self.dim, keepdim=True))
 
 
 def _softmax_dim(x, dim):
@@ -267,9 +266,9 @@ class NllLossBackward0(Node):
             coef[rows, tt] = -wt
         else:
             coef[tt] = -wt
-        coef_t = _wrap(coef)
+        coef_t = dual.constant(coef, g)
         if self.reduction == "none":
-            g = g.unsqueeze(1) if len(x_shape) > 1 else g
+            g = dual.unsqueeze(g, 1) if len(x_shape) > 1 else g
         (x,) = self.saved()
         return zero_derivative(g * coef_t, x)
 

@@ -21,6 +21,7 @@ import numpy as np
 from . import grad_mode
 
 _seq = itertools.count()
+OUT = object()   # in a node's ``saved``: stands for the op's own result
 
 FREED_MSG = ("Trying to backward through the graph a second time (or directly access saved tensors after "
              "they have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -67,25 +68,54 @@ class _HookDict(dict):
 _hook_ids = itertools.count()
 
 
+class _NodeHooks:
+    """The rarely used parts of a node, kept out of the way of the hot path."""
+
+    __slots__ = ("pre", "post", "tensor", "retains", "metadata")
+
+    def __init__(self):
+        self.pre = self.post = self.tensor = self.retains = self.metadata = None
+
+
+NO_EDGE = (None, 0)
+
+
 class Node:
     """A backward function of the graph; subclasses are named as in PyTorch (``MulBackward0``).
 
     Subclasses implement ``apply(self, *grads)`` returning one gradient (or None) per entry of
     ``next_functions``; gradients are Tensors so that ``create_graph=True`` records them.
+    ``saved`` may hold the op's inputs, Python constants, and ``OUT`` for the op's result
+    ``out`` (kept as data only, so the result and its node do not form a cycle).
     """
 
-    __slots__ = ("next_functions", "_saved", "_versions", "_seq", "_pre_hooks", "_post_hooks",
-                 "_tensor_hooks", "_retains", "_metadata", "__weakref__")
+    __slots__ = ("next_functions", "_saved", "_versions", "_seq", "_hooks", "__weakref__")
     n_outputs = 1
+    takes_tensors = False   # True for nodes whose apply needs Tensors even on the fast path
 
-    def __init__(self, inputs, saved=()):
-        self.next_functions = tuple(_edge(t) for t in inputs)
+    def __init__(self, inputs, saved=(), out=None):
+        edges = []
+        for t in inputs:
+            if t is None or not t._rg:
+                edges.append(NO_EDGE)
+            elif t.grad_fn is not None:
+                edges.append((t.grad_fn, t._output_nr))
+            else:
+                edges.append((grad_accumulator(t), 0))
+        self.next_functions = tuple(edges)
         self._seq = next(_seq)
-        self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retains = self._metadata = None
+        self._hooks = None
         if saved:
-            self._saved = saved
-            # constants (Python scalars) may sit among the saved tensors; they have no version
-            self._versions = tuple(getattr(getattr(s, "_vc", None), "v", None) for s in saved)
+            items, versions = [], []
+            for s in saved:
+                if s is OUT:
+                    s = _SavedOutput(out)
+                vc = getattr(s, "_vc", None)
+                # constants (Python scalars) may sit among the saved tensors; they have no version
+                versions.append(vc.v if vc is not None else None)
+                items.append(s)
+            self._saved = tuple(items)
+            self._versions = tuple(versions)
         else:
             self._saved = self._versions = ()
 
@@ -95,36 +125,46 @@ class Node:
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
+    def _hook_state(self):
+        if self._hooks is None:
+            self._hooks = _NodeHooks()
+        return self._hooks
+
     @property
     def metadata(self):
-        if self._metadata is None:
-            self._metadata = {}
-        return self._metadata
+        h = self._hook_state()
+        if h.metadata is None:
+            h.metadata = {}
+        return h.metadata
 
     def needs_input_grad(self, i):
         return self.next_functions[i][0] is not None
 
-    def saved(self):
-        """The saved tensors, checked against in-place changes since they were saved."""
+    def saved(self, as_tensors=None):
+        """The saved values, checked against in-place changes since they were saved.
+
+        Plain numpy arrays on an ordinary backward pass; Tensors when the pass is recorded
+        (``create_graph=True``) or when ``as_tensors`` is set.
+        """
         saved = self._saved
         if saved is None:
             raise RuntimeError(FREED_MSG)
+        tensors = grad_mode.state.enabled if as_tensors is None else as_tensors
         out = []
         for s, v in zip(saved, self._versions):
             if v is None:
                 out.append(s)
             elif type(s) is _SavedOutput:
                 if s._vc.v != v:
-                    raise RuntimeError(_modified_msg(s.data, s._vc.v, v,
-                                                     f"output 0 of {self._short_name()}"))
-                out.append(_tensor_from_saved_output(s, self))
+                    raise RuntimeError(_modified_msg(s.data, s._vc.v, v, f"output 0 of {self._short_name()}"))
+                out.append(_tensor_from_saved_output(s, self) if tensors else s.data)
             else:
                 if s._vc.v != v:
                     origin = None
                     if s.grad_fn is not None:
                         origin = f"output {s._output_nr} of {s.grad_fn._short_name()}"
                     raise RuntimeError(_modified_msg(s._data, s._vc.v, v, origin))
-                out.append(s)
+                out.append(s if tensors else s._data)
         return out
 
     def _short_name(self):
@@ -137,26 +177,24 @@ class Node:
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; it may return new grad_inputs."""
-        if self._post_hooks is None:
-            self._post_hooks = _HookDict()
-        key = next(_hook_ids)
-        self._post_hooks[key] = fn
-        return _RemovableHandle(self._post_hooks, key)
+        return self._add_hook("post", fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; it may return new grad_outputs."""
-        if self._pre_hooks is None:
-            self._pre_hooks = _HookDict()
-        key = next(_hook_ids)
-        self._pre_hooks[key] = fn
-        return _RemovableHandle(self._pre_hooks, key)
+        return self._add_hook("pre", fn)
 
     def _register_tensor_hook(self, output_nr, fn):
-        if self._tensor_hooks is None:
-            self._tensor_hooks = _HookDict()
+        return self._add_hook("tensor", (output_nr, fn))
+
+    def _add_hook(self, kind, fn):
+        h = self._hook_state()
+        hooks = getattr(h, kind)
+        if hooks is None:
+            hooks = _HookDict()
+            setattr(h, kind, hooks)
         key = next(_hook_ids)
-        self._tensor_hooks[key] = (output_nr, fn)
-        return _RemovableHandle(self._tensor_hooks, key)
+        hooks[key] = fn
+        return _RemovableHandle(hooks, key)
 
 
 class AccumulateGrad(Node):
@@ -168,14 +206,14 @@ class AccumulateGrad(Node):
         self.next_functions = ()
         self._seq = float("inf")  # run as soon as ready, like PyTorch
         self._saved = self._versions = ()
-        self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retains = self._metadata = None
+        self._hooks = None
         self.variable = variable
 
 
 def _edge(t):
     """The (node, output_nr) a gradient for tensor ``t`` flows into; (None, 0) if none."""
     if t is None or not t._rg:
-        return (None, 0)
+        return NO_EDGE
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     return (grad_accumulator(t), 0)
@@ -221,8 +259,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     """Propagate ``root_grads`` from the ``roots`` (tensors) back through the graph.
 
     With ``accumulate`` the leaves' ``.grad`` receive the result (``Tensor.backward``);
-    otherwise the gradients of ``inputs`` are returned (``autograd.grad``).
+    otherwise the gradients of ``inputs`` are returned (``autograd.grad``). Without
+    ``create_graph`` gradients travel as numpy arrays (see ops/dual.py); with it, as Tensors.
     """
+    from .tensor import Tensor, _wrap
+    arrays = not create_graph
     root_edges = [_edge(r) for r in roots]
     capture = {}
     if inputs is not None:
@@ -238,7 +279,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
         order.append(node)
         for nxt, _ in node.next_functions:
             if nxt is not None:
-                deps[nxt] = deps.get(nxt, 0) + 1
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
                 if nxt not in seen:
                     seen.add(nxt)
                     stack.append(nxt)
@@ -251,7 +295,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     fresh = {}     # node -> [True if the grad array is ours to keep without a copy]
     for (node, nr), g in zip(root_edges, root_grads):
         if node is not None:
-            _add_to_buffer(buffers, fresh, node, nr, g, False)
+            _add_to_buffer(buffers, fresh, node, nr, g._data if arrays else g, False)
 
     results = [None] * (len(inputs) if inputs is not None else 0)
     heap = []
@@ -260,63 +304,67 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
         if deps.get(node, 0) == 0:
             heapq.heappush(heap, (-node._seq, next(tick), node))
 
+    heappop, heappush = heapq.heappop, heapq.heappush
     prev_mode = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     try:
         while heap:
-            node = heapq.heappop(heap)[2]
+            node = heappop(heap)[2]
             grads = buffers.pop(node, None)
             fr = fresh.pop(node, None)
             if grads is None:
                 grads = [None] * node.n_outputs
                 fr = [False] * node.n_outputs
-            if node._tensor_hooks:
-                grads, fr = _run_tensor_hooks(node, grads, fr)
-            if node._retains:
-                _retain_grads(node, grads)
+            hooks = node._hooks
+            if hooks is not None:
+                grads, fr = _run_node_pre_hooks(node, hooks, grads, fr, arrays)
             if capture:
                 for nr, g in enumerate(grads):
                     for i in capture.get((node, nr), ()):
-                        results[i] = g
-            if node._pre_hooks:
-                for hook in tuple(node._pre_hooks.values()):
-                    r = hook(tuple(grads))
-                    if r is not None:
-                        grads, fr = list(r), [False] * len(r)
+                        results[i] = _wrap(g) if arrays and g is not None else g
 
             if needed is not None and node not in needed:
                 outs = None
-            elif isinstance(node, AccumulateGrad):
+            elif type(node) is AccumulateGrad:
                 if accumulate and grads[0] is not None:
                     _accumulate(node.variable, grads[0], fr[0], create_graph)
-                outs = ()
+                outs = None
+            elif node.n_outputs == 1:
+                g = grads[0]
+                outs = None if g is None else _apply(node, grads, arrays)
             elif all(g is None for g in grads):
                 outs = None
             else:
-                outs = node.apply(*grads)
-                if type(outs) is not tuple:
-                    outs = (outs,)
-                if node._post_hooks:
-                    for hook in tuple(node._post_hooks.values()):
-                        r = hook(outs, tuple(grads))
-                        if r is not None:
-                            outs = tuple(r)
+                outs = _apply(node, grads, arrays)
+            if outs is not None:
+                if hooks is not None and hooks.post:
+                    outs = _run_post_hooks(hooks.post, outs, grads, arrays)
                 if not retain_graph:
                     node.release()
 
-            in_arrays = [g._data for g in grads if g is not None]
-            for i, (nxt, nr) in enumerate(node.next_functions):
+            if outs is None:
+                for nxt, nr in node.next_functions:
+                    if nxt is not None:
+                        left = deps[nxt] - 1
+                        deps[nxt] = left
+                        if left == 0:
+                            heappush(heap, (-nxt._seq, next(tick), nxt))
+                continue
+            g0 = grads[0]
+            in0 = None if g0 is None else (g0 if arrays else g0._data)
+            for (nxt, nr), g in zip(node.next_functions, outs):
                 if nxt is None:
                     continue
-                g = outs[i] if outs else None
                 if g is not None:
-                    d = g._data
-                    is_fresh = d.base is None and not any(d is a for a in in_arrays)
+                    d = g if arrays else g._data
+                    # a gradient that is (a view of) the incoming one is shared: never update it in place
+                    is_fresh = d is not in0 and getattr(d, "base", None) is None and \
+                        (node.n_outputs == 1 or not any(d is x for x in grads))
                     _add_to_buffer(buffers, fresh, nxt, nr, g, is_fresh)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
-                    heapq.heappush(heap, (-nxt._seq, next(tick), nxt))
+                    heappush(heap, (-nxt._seq, next(tick), nxt))
     finally:
         grad_mode.state.enabled = prev_mode
 
@@ -326,6 +374,55 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used "
                                    "in the graph. Set allow_unused=True if this is the desired behavior.")
     return results
+
+
+def _apply(node, grads, arrays):
+    """Run one node; nodes written for Tensors (custom Functions) get Tensors on the array path."""
+    if arrays and node.takes_tensors:
+        from .tensor import _wrap
+        outs = node.apply(*[None if g is None else _wrap(g) for g in grads])
+        outs = outs if type(outs) is tuple else (outs,)
+        return tuple(None if o is None else o._data for o in outs)
+    outs = node.apply(*grads)
+    return outs if type(outs) is tuple else (outs,)
+
+
+def _as_tensor(g, arrays):
+    from .tensor import _wrap
+    return _wrap(g) if arrays and g is not None else g
+
+
+def _as_grad(t, arrays):
+    """A hook's result back into the engine's form (array or Tensor)."""
+    if t is None:
+        return None
+    return t._data if arrays else t
+
+
+def _run_node_pre_hooks(node, hooks, grads, fr, arrays):
+    grads, fr = list(grads), list(fr)
+    if hooks.tensor:
+        for nr, fn in tuple(hooks.tensor.values()):
+            if grads[nr] is not None:
+                r = fn(_as_tensor(grads[nr], arrays))
+                if r is not None:
+                    grads[nr], fr[nr] = _as_grad(r, arrays), False
+    if hooks.retains:
+        _retain_grads(hooks.retains, grads, arrays)
+    if hooks.pre:
+        for hook in tuple(hooks.pre.values()):
+            r = hook(tuple(_as_tensor(g, arrays) for g in grads))
+            if r is not None:
+                grads, fr = [_as_grad(x, arrays) for x in r], [False] * len(r)
+    return grads, fr
+
+
+def _run_post_hooks(post, outs, grads, arrays):
+    for hook in tuple(post.values()):
+        r = hook(tuple(_as_tensor(o, arrays) for o in outs), tuple(_as_tensor(g, arrays) for g in grads))
+        if r is not None:
+            outs = tuple(_as_grad(x, arrays) for x in r)
+    return outs
 
 
 def _nodes_needed(order, targets):
@@ -344,66 +441,67 @@ def _nodes_needed(order, targets):
 def _add_to_buffer(buffers, fresh, node, nr, g, is_fresh):
     buf = buffers.get(node)
     if buf is None:
-        buf = buffers[node] = [None] * node.n_outputs
-        fresh[node] = [False] * node.n_outputs
+        buffers[node] = buf = [None] * node.n_outputs
+        fresh[node] = fr = [False] * node.n_outputs
+    else:
+        fr = fresh[node]
     prev = buf[nr]
     if prev is None:
         buf[nr] = g
-        fresh[node][nr] = is_fresh
+        fr[nr] = is_fresh
     else:
         buf[nr] = prev + g
-        fresh[node][nr] = True
+        fr[nr] = True
 
 
-def _run_tensor_hooks(node, grads, fr):
-    grads, fr = list(grads), list(fr)
-    for nr, fn in tuple(node._tensor_hooks.values()):
-        if grads[nr] is not None:
-            r = fn(grads[nr])
-            if r is not None:
-                grads[nr], fr[nr] = r, False
-    return grads, fr
-
-
-def _retain_grads(node, grads):
-    for nr, ref in node._retains.items():
+def _retain_grads(retains, grads, arrays):
+    from .tensor import _wrap
+    for nr, ref in retains.items():
         t = ref()
         if t is None or grads[nr] is None:
             continue
         g = grads[nr]
-        if t._grad is None:
-            t._grad = g if grad_mode.state.enabled else g.detach().clone()
-        elif grad_mode.state.enabled:
-            t._grad = t._grad + g
+        if arrays:
+            g = _wrap(np.array(g, copy=True))
+            t._grad = g if t._grad is None else t._grad + g
+        elif t._grad is None:
+            t._grad = g
         else:
-            t._grad = t._grad + g.detach()
+            t._grad = t._grad + g
 
 
 def _accumulate(var, g, is_fresh, create_graph):
-    """AccumulateGrad: add ``g`` into ``var.grad`` as PyTorch does (in place when it can)."""
+    """AccumulateGrad: add ``g`` (an array, or a Tensor under create_graph) into ``var.grad``,
+    in place when it can, as PyTorch does."""
+    from .tensor import Tensor, _wrap
     hooks = var._hooks
     if hooks is not None and hooks.pre:
         for fn in tuple(hooks.pre.values()):
-            r = fn(g)
+            r = fn(g if isinstance(g, Tensor) else _wrap(g))
             if r is not None:
-                g, is_fresh = r, False
-    if g.dtype is not var.dtype:
-        g = g.to(var.dtype)
-    if g.shape != var.shape:
-        g = g.expand(var.shape) if g.dim() <= var.dim() else g.sum_to_size(var.shape)
+                g, is_fresh = (r if create_graph else r._data), False
+    dtype = var._data.dtype
+    if isinstance(g, Tensor):
+        if g._data.dtype != dtype:
+            g = g.to(var.dtype)
+        if g._data.shape != var._data.shape:
+            g = g.sum_to_size(var.shape) if g.dim() > var.dim() else g.expand(var.shape)
+    else:
+        g = np.asarray(g)
+        if g.dtype != dtype:
+            g, is_fresh = g.astype(dtype), True
+        if g.shape != var._data.shape:
+            g, is_fresh = np.broadcast_to(g, var._data.shape), False
     old = var._grad
     if old is None:
         if create_graph:
             var._grad = g
-        elif is_fresh and not g._rg:
-            var._grad = g
         else:
-            from .tensor import Tensor
-            var._grad = Tensor._make(np.array(g._data, copy=True))
+            var._grad = _wrap(g if is_fresh and g.flags.writeable else np.array(g, copy=True))
     elif create_graph or old._rg:
-        var._grad = old + g
+        var._grad = old + (g if isinstance(g, Tensor) else _wrap(g))
     else:
-        np.add(old._data, g._data, out=old._data, casting="unsafe")
+        np.add(old._data, g, out=old._data, casting="unsafe")
         old._vc.v += 1
     if hooks is not None and hooks.post_acc:
         for fn in tuple(hooks.post_acc.values()):

@@ -173,8 +173,8 @@ class Tensor:
     @property
     def retains_grad(self):
         node = self.grad_fn
-        return node is not None and node._retains is not None and self._output_nr in node._retains \
-            and node._retains[self._output_nr]() is self
+        retains = node._hooks.retains if node is not None and node._hooks is not None else None
+        return retains is not None and self._output_nr in retains and retains[self._output_nr]() is self
 
     @_BuiltinMethod
     def retain_grad(self):
@@ -183,10 +183,10 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None:
             return
-        node = self.grad_fn
-        if node._retains is None:
-            node._retains = {}
-        node._retains[self._output_nr] = weakref.ref(self)
+        h = self.grad_fn._hook_state()
+        if h.retains is None:
+            h.retains = {}
+        h.retains[self._output_nr] = weakref.ref(self)
 
     def register_hook(self, hook):
         """``hook(grad)`` runs when the gradient of this tensor is computed; it may return a new one.

@@ -6,10 +6,10 @@ Example (inside an op):
 import numpy as np
 
 from .. import dtypes, grad_mode
-from ..graph import Node, _SavedOutput
+from ..graph import OUT, Node  # noqa: F401  (OUT is re-exported for the ops)
 from ..tensor import Tensor, _wrap
+from .dual import sum_to  # noqa: F401  (re-exported for the ops)
 
-OUT = object()   # in ``saved``: stands for the op's own result
 _state = grad_mode.state
 
 
@@ -23,10 +23,7 @@ def record(data, node_cls, inputs, saved=()):
                 break
         else:
             return out
-        if OUT in saved:
-            saved = tuple(_SavedOutput(out) if s is OUT else s for s in saved)
-        node = node_cls(inputs, saved)
-        out.grad_fn = node
+        out.grad_fn = node_cls(inputs, saved, out)
         out._rg = True
     return out
 
@@ -46,7 +43,7 @@ def zero_derivative(grad, *tensors):
     PyTorch's formulas such as relu's ``g * (y > 0)`` are differentiable in ``y`` with a
     zero derivative, so a second backward through them gives zeros instead of an error.
     """
-    if not _state.enabled or grad._rg:
+    if not isinstance(grad, Tensor) or not _state.enabled or grad._rg:
         return grad
     deps = tuple(t for t in tensors if t is not None and t._rg)
     return record(grad._data, ZeroDerivativeBackward0, deps) if deps else grad
@@ -104,20 +101,6 @@ def broadcast_error(a_shape, b_shape):
 
 def shape_of(x):
     return x._data.shape if isinstance(x, Tensor) else ()
-
-
-def sum_to(g, shape):
-    """Reduce a broadcast gradient ``g`` back to ``shape`` (the input's shape)."""
-    gshape = g._data.shape
-    if gshape == shape:
-        return g
-    lead = len(gshape) - len(shape)
-    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
-    if dims:
-        g = g.sum(dims, keepdim=True)
-    if lead:
-        g = g.reshape(shape)
-    return g
 
 
 def float_dtype_of(x):

@@ -11,6 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..graph import Node
 from ..tensor import Tensor, _wrap
+from . import dual
 from ._core import needs_grad, record
 
 
@@ -30,8 +31,8 @@ class MmBackward0(Node):
 
     def apply(self, g):
         a, b = self.saved()
-        return (g.mm(b.t()) if self.needs_input_grad(0) else None,
-                a.t().mm(g) if self.needs_input_grad(1) else None)
+        return (dual.mm(g, dual.t(b)) if self.needs_input_grad(0) else None,
+                dual.mm(dual.t(a), g) if self.needs_input_grad(1) else None)
 
 
 def mm(a, b):
@@ -52,8 +53,8 @@ class MvBackward0(Node):
 
     def apply(self, g):
         m, v = self.saved()
-        return (g.unsqueeze(1).mm(v.unsqueeze(0)) if self.needs_input_grad(0) else None,
-                m.t().mv(g) if self.needs_input_grad(1) else None)
+        return (dual.mm(dual.unsqueeze(g, 1), dual.unsqueeze(v, 0)) if self.needs_input_grad(0) else None,
+                dual.mv(dual.t(m), g) if self.needs_input_grad(1) else None)
 
 
 def mv(m, v):
@@ -93,8 +94,8 @@ class BmmBackward0(Node):
 
     def apply(self, g):
         a, b = self.saved()
-        return (g.bmm(b.transpose(1, 2)) if self.needs_input_grad(0) else None,
-                a.transpose(1, 2).bmm(g) if self.needs_input_grad(1) else None)
+        return (dual.bmm(g, dual.transpose(b, 1, 2)) if self.needs_input_grad(0) else None,
+                dual.bmm(dual.transpose(a, 1, 2), g) if self.needs_input_grad(1) else None)
 
 
 def bmm(a, b):
@@ -110,11 +111,10 @@ class AddmmBackward0(Node):
     __slots__ = ("bias_shape", "alpha", "beta")
 
     def apply(self, g):
-        from ._core import sum_to
         m1, m2 = self.saved()
-        return (sum_to(g, self.bias_shape) if self.needs_input_grad(0) else None,
-                g.mm(m2.t()) if self.needs_input_grad(1) else None,
-                m1.t().mm(g) if self.needs_input_grad(2) else None)
+        return (dual.sum_to(g, self.bias_shape) if self.needs_input_grad(0) else None,
+                dual.mm(g, dual.t(m2)) if self.needs_input_grad(1) else None,
+                dual.mm(dual.t(m1), g) if self.needs_input_grad(2) else None)
 
 
 def addmm(bias, m1, m2, beta=1, alpha=1):

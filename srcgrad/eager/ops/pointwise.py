@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..graph import Node
 from ..tensor import Tensor, _wrap
+from . import dual
 from ._core import OUT, broadcast_error, needs_grad, operands, record, sum_to, to_float, zero_derivative
 
 # ------------------------------------------------------------------------------- binary ops
@@ -86,7 +87,7 @@ def _binary(a, b, np_fn, node_cls, save):
     if d is not None and not d.is_floating_point:
         return _wrap(out)
     t = record(out, node_cls, (a, bt), saved=_saved_operands(a, b, bt) if save else ())
-    t.grad_fn.shapes = (ad.shape, np.shape(bd))
+    t.grad_fn.shapes = (ad.shape, bd.shape if bt is not None else ())
     return t
 
 
@@ -204,10 +205,11 @@ class PowBackward1(Node):     # tensor ** tensor
         x, y, out = self.saved()
         gx = gy = None
         if self.needs_input_grad(0):
-            gx = sum_to(g * y * x ** (y - 1), x._data.shape)
+            gx = sum_to(g * y * x ** (y - 1), dual.shape(x))
         if self.needs_input_grad(1):
-            safe_log = where(x == 0, 0.0, log(where(x == 0, 1.0, x)))
-            gy = sum_to(g * out * safe_log, y._data.shape)
+            zero = dual.data(x) == 0
+            safe_log = dual.where(zero, 0.0, dual.log(dual.where(zero, 1.0, x)))
+            gy = sum_to(g * out * safe_log, dual.shape(y))
         return gx, gy
 
 
@@ -292,23 +294,23 @@ Log2Backward0 = _unary_node("Log2Backward0", lambda g, x: g / (x * float(np.log(
 Log10Backward0 = _unary_node("Log10Backward0", lambda g, x: g / (x * float(np.log(10.0))), ("x",))
 Log1PBackward0 = _unary_node("Log1PBackward0", lambda g, x: g / (x + 1), ("x",))
 Expm1Backward0 = _unary_node("Expm1Backward0", lambda g, y: g * (y + 1), ("out",))
-SinBackward0 = _unary_node("SinBackward0", lambda g, x: g * cos(x), ("x",))
-CosBackward0 = _unary_node("CosBackward0", lambda g, x: g * -sin(x), ("x",))
+SinBackward0 = _unary_node("SinBackward0", lambda g, x: g * dual.cos(x), ("x",))
+CosBackward0 = _unary_node("CosBackward0", lambda g, x: g * -dual.sin(x), ("x",))
 TanBackward0 = _unary_node("TanBackward0", lambda g, y: g * (y * y + 1), ("out",))
-AsinBackward0 = _unary_node("AsinBackward0", lambda g, x: g * rsqrt(1 - x * x), ("x",))
-AcosBackward0 = _unary_node("AcosBackward0", lambda g, x: -g * rsqrt(1 - x * x), ("x",))
+AsinBackward0 = _unary_node("AsinBackward0", lambda g, x: g / dual.sqrt(1 - x * x), ("x",))
+AcosBackward0 = _unary_node("AcosBackward0", lambda g, x: -g / dual.sqrt(1 - x * x), ("x",))
 AtanBackward0 = _unary_node("AtanBackward0", lambda g, x: g / (x * x + 1), ("x",))
-SinhBackward0 = _unary_node("SinhBackward0", lambda g, x: g * cosh(x), ("x",))
-CoshBackward0 = _unary_node("CoshBackward0", lambda g, x: g * sinh(x), ("x",))
+SinhBackward0 = _unary_node("SinhBackward0", lambda g, x: g * dual.cosh(x), ("x",))
+CoshBackward0 = _unary_node("CoshBackward0", lambda g, x: g * dual.sinh(x), ("x",))
 TanhBackward0 = _unary_node("TanhBackward0", lambda g, y: g * (1 - y * y), ("out",))
 SigmoidBackward0 = _unary_node("SigmoidBackward0", lambda g, y: g * (y * (1 - y)), ("out",))
 SqrtBackward0 = _unary_node("SqrtBackward0", lambda g, y: g / (2 * y), ("out",))
 RsqrtBackward0 = _unary_node("RsqrtBackward0", lambda g, y: g * (-0.5 * y * y * y), ("out",))
 ReciprocalBackward0 = _unary_node("ReciprocalBackward0", lambda g, y: g * -(y * y), ("out",))
-AbsBackward0 = _unary_node("AbsBackward0", lambda g, x: zero_derivative(g * sign(x), x), ("x",))
+AbsBackward0 = _unary_node("AbsBackward0", lambda g, x: zero_derivative(g * dual.sign(x), x), ("x",))
 ReluBackward0 = _unary_node("ReluBackward0", lambda g, y: zero_derivative(g * (y > 0), y), ("out",))
 ErfBackward0 = _unary_node("ErfBackward0",
-                           lambda g, x: g * (2.0 / float(np.sqrt(np.pi))) * exp(-(x * x)), ("x",))
+                           lambda g, x: g * (2.0 / float(np.sqrt(np.pi))) * dual.exp(-(x * x)), ("x",))
 
 
 def _sigmoid(d):
@@ -444,10 +446,10 @@ class WhereBackward0(Node):
     __slots__ = ("cond", "shapes")
 
     def apply(self, g):
-        c = _wrap(self.cond)
+        c = self.cond
         sa, sb = self.shapes
-        return (sum_to(where(c, g, 0.0), sa) if self.needs_input_grad(0) else None,
-                sum_to(where(c, 0.0, g), sb) if self.needs_input_grad(1) else None)
+        return (sum_to(dual.where(c, g, 0.0), sa) if self.needs_input_grad(0) else None,
+                sum_to(dual.where(c, 0.0, g), sb) if self.needs_input_grad(1) else None)
 
 
 def where(cond, a, b):
@@ -474,8 +476,8 @@ class MaximumBackward0(Node):
     def apply(self, g):
         a, b = self.saved()
         # ties share the gradient half and half, as in PyTorch
-        ad, bd = a._data, b._data
-        wa = _wrap(np.where(ad == bd, 0.5, (ad > bd) if self.sign > 0 else (ad < bd)).astype(g._data.dtype))
+        ad, bd = dual.data(a), dual.data(b)
+        wa = dual.constant(np.where(ad == bd, 0.5, (ad > bd) if self.sign > 0 else (ad < bd)).astype(ad.dtype), g)
         return (sum_to(g * wa, ad.shape) if self.needs_input_grad(0) else None,
                 sum_to(g * (1 - wa), bd.shape) if self.needs_input_grad(1) else None)
 
@@ -506,7 +508,7 @@ class ClampBackward1(Node):
     __slots__ = ("mask",)
 
     def apply(self, g):
-        return g * _wrap(self.mask)
+        return g * dual.constant(self.mask, g)
 
 
 def clamp(x, min=None, max=None):

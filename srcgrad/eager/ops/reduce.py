@@ -11,9 +11,9 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes
-from ..grad_mode import is_grad_enabled as _grad_enabled
 from ..graph import Node
 from ..tensor import Tensor, _dim, _wrap
+from . import dual
 from ._core import OUT, needs_grad, record
 
 _max_result = namedtuple("max", ["values", "indices"])
@@ -34,23 +34,23 @@ def _dims(dim, ndim):
 def _unsqueeze_to(g, shape, dims, keepdim):
     """Put back the reduced dims of ``g`` as size 1, ready to broadcast against ``shape``."""
     if dims is None or keepdim:
-        return g if keepdim or g._data.ndim == len(shape) else g.reshape([1] * len(shape))
-    kept = [1 if i in dims else s for i, s in enumerate(shape)]
-    return g.reshape(kept)
+        return g if keepdim or len(dual.shape(g)) == len(shape) else dual.reshape(g, (1,) * len(shape))
+    kept = tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return dual.reshape(g, kept)
 
 
 class SumBackward0(Node):
     __slots__ = ("shape",)
 
     def apply(self, g):
-        return g.expand(self.shape)
+        return dual.expand(g, self.shape)
 
 
 class SumBackward1(Node):
     __slots__ = ("shape", "dims", "keepdim")
 
     def apply(self, g):
-        return _unsqueeze_to(g, self.shape, self.dims, self.keepdim).expand(self.shape)
+        return dual.expand(_unsqueeze_to(g, self.shape, self.dims, self.keepdim), self.shape)
 
 
 def _acc_dtype(x, dtype):
@@ -85,14 +85,14 @@ class MeanBackward0(Node):
     __slots__ = ("shape", "n")
 
     def apply(self, g):
-        return g.expand(self.shape) / self.n
+        return dual.expand(g, self.shape) / self.n
 
 
 class MeanBackward1(Node):
     __slots__ = ("shape", "dims", "keepdim", "n")
 
     def apply(self, g):
-        return _unsqueeze_to(g, self.shape, self.dims, self.keepdim).expand(self.shape) / self.n
+        return dual.expand(_unsqueeze_to(g, self.shape, self.dims, self.keepdim), self.shape) / self.n
 
 
 def mean(x, dim=None, keepdim=False, dtype=None):
@@ -122,8 +122,9 @@ class MaxBackward1(Node):     # max() over everything: ties share the gradient e
 
     def apply(self, g):
         x, y = self.saved()
-        mask = _wrap((x._data == y._data).astype(x._data.dtype))
-        return mask * (g / float(mask._data.sum()))
+        xd = dual.data(x)
+        mask = (xd == dual.data(y)).astype(xd.dtype)
+        return dual.constant(mask, g) * (g / float(mask.sum()))
 
 
 class MinBackward1(MaxBackward1):
@@ -134,8 +135,12 @@ class MaxBackward0(Node):     # max(dim): the gradient goes to the index that wo
     __slots__ = ("shape", "dim", "keepdim", "indices")
 
     def apply(self, g):
-        gk = g if self.keepdim else g.unsqueeze(self.dim)
+        gk = g if self.keepdim else dual.unsqueeze(g, self.dim)
         idx = self.indices if self.keepdim else np.expand_dims(self.indices, self.dim)
+        if not dual.is_tensor(gk):
+            out = np.zeros(self.shape, dtype=np.result_type(gk))
+            np.put_along_axis(out, idx, gk, axis=self.dim)
+            return out
         return scatter_into_zeros(gk, self.shape, self.dim, idx)
 
 
@@ -147,11 +152,9 @@ class _ScatterBackward(Node):
     __slots__ = ("dim", "index")
 
     def apply(self, g):
-        return _wrap_gather(g, self.dim, self.index)
-
-
-def _wrap_gather(g, dim, index):
-    return gather(g, dim, _wrap(index))
+        if not dual.is_tensor(g):
+            return np.take_along_axis(g, self.index, axis=self.dim)
+        return gather(g, self.dim, _wrap(self.index))
 
 
 def scatter_into_zeros(src, shape, dim, index):
@@ -169,12 +172,10 @@ class GatherBackward0(Node):
     __slots__ = ("shape", "dim", "index")
 
     def apply(self, g):
-        out = np.zeros(self.shape, dtype=g._data.dtype)
         # several gathers may read one element: their gradients add up
         grid = list(np.indices(self.index.shape, sparse=True))
         grid[self.dim] = self.index
-        np.add.at(out, tuple(grid), g._data)
-        return _wrap(out)
+        return dual.embed(self.shape, tuple(grid), g, accumulate=True)
 
 
 def gather(x, dim, index):
@@ -254,19 +255,18 @@ class LinalgVectorNormBackward0(Node):
 
     def apply(self, g):
         x, y = self.saved()
-        shape = x._data.shape
+        shape = dual.shape(x)
         yk = _unsqueeze_to(y, shape, self.dims, self.keepdim)
         gk = _unsqueeze_to(g, shape, self.dims, self.keepdim)
         p = self.p
+        zero = dual.data(yk) == 0
         if p == 2:
-            from .pointwise import where
             # the norm is not differentiable at 0; PyTorch uses the subgradient 0 there
-            return gk * where(yk == 0, 0.0, x / where(yk == 0, 1.0, yk))
+            return gk * dual.where(zero, 0.0, x / dual.where(zero, 1.0, yk))
         if p == 1:
-            return gk * x.sign()
-        from .pointwise import where
-        safe = where(yk == 0, 1.0, yk)
-        return gk * x * x.abs() ** (p - 2) / safe ** (p - 1)
+            return gk * dual.sign(x)
+        safe = dual.where(zero, 1.0, yk)
+        return gk * x * dual.abs(x) ** (p - 2) / safe ** (p - 1)
 
 
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
@@ -302,8 +302,8 @@ class ProdBackward0(Node):
 
     def apply(self, g):
         (x,) = self.saved()
-        d = x._data
-        if g._rg or x._rg and _grad_enabled():
+        d = dual.data(x)
+        if dual.is_tensor(g):
             # create_graph: the product of the others, built from differentiable ops
             from .pointwise import where
             n = d.size
@@ -313,8 +313,7 @@ class ProdBackward0(Node):
         flat = d.reshape(-1)
         left = np.concatenate(([1], np.cumprod(flat)[:-1])).astype(d.dtype)
         right = np.concatenate((np.cumprod(flat[::-1])[::-1][1:], [1])).astype(d.dtype)
-        others = _wrap((left * right).reshape(d.shape))
-        return g * others
+        return g * (left * right).reshape(d.shape)
 
 
 def prod(x, dim=None, keepdim=False, dtype=None):
@@ -338,8 +337,8 @@ class VarBackward0(Node):
 
     def apply(self, g):
         (x,) = self.saved()
-        shape = x._data.shape
-        mu = x.mean(dim=self.dims, keepdim=True) if self.dims is not None else x.mean()
+        shape = dual.shape(x)
+        mu = dual.mean(x, self.dims, keepdim=True)
         gk = _unsqueeze_to(g, shape, self.dims, self.keepdim)
         return gk * (x - mu) * (2.0 / (self.n - self.correction))
 
@@ -349,8 +348,8 @@ class StdBackward0(Node):
 
     def apply(self, g):
         x, y = self.saved()
-        shape = x._data.shape
-        mu = x.mean(dim=self.dims, keepdim=True) if self.dims is not None else x.mean()
+        shape = dual.shape(x)
+        mu = dual.mean(x, self.dims, keepdim=True)
         gk = _unsqueeze_to(g, shape, self.dims, self.keepdim)
         yk = _unsqueeze_to(y, shape, self.dims, self.keepdim)
         return gk * (x - mu) / (yk * (self.n - self.correction))
@@ -412,7 +411,7 @@ class CumsumBackward0(Node):
     __slots__ = ("dim",)
 
     def apply(self, g):
-        return g.flip(self.dim).cumsum(self.dim).flip(self.dim)
+        return dual.flip(dual.cumsum(dual.flip(g, self.dim), self.dim), self.dim)
 
 
 class LogsumexpBackward0(Node):
@@ -420,9 +419,9 @@ class LogsumexpBackward0(Node):
 
     def apply(self, g):
         x, y = self.saved()
-        shape = x._data.shape
+        shape = dual.shape(x)
         yk = _unsqueeze_to(y, shape, self.dims, self.keepdim)
-        return _unsqueeze_to(g, shape, self.dims, self.keepdim) * (x - yk).exp()
+        return _unsqueeze_to(g, shape, self.dims, self.keepdim) * dual.exp(x - yk)
 
 
 def logsumexp(x, dim, keepdim=False):

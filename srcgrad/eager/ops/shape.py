@@ -11,6 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..graph import Node
 from ..tensor import Tensor, _dim, _wrap
+from . import dual
 from ._core import needs_grad, record, sum_to
 
 
@@ -55,7 +56,7 @@ class ViewBackward0(Node):
     __slots__ = ("shape",)
 
     def apply(self, g):
-        return g.reshape(self.shape)
+        return dual.reshape(g, self.shape)
 
 
 class UnsafeViewBackward0(ViewBackward0):
@@ -101,7 +102,7 @@ class TBackward0(Node):
     __slots__ = ()
 
     def apply(self, g):
-        return g.t()
+        return dual.t(g)
 
 
 def t(x):
@@ -115,7 +116,7 @@ class PermuteBackward0(Node):
     __slots__ = ("dims",)
 
     def apply(self, g):
-        return g.permute(tuple(np.argsort(self.dims)))
+        return dual.permute(g, tuple(int(i) for i in np.argsort(self.dims)))
 
 
 def permute(x, *dims):
@@ -139,7 +140,7 @@ class TransposeBackward0(Node):
     __slots__ = ("d0", "d1")
 
     def apply(self, g):
-        return g.transpose(self.d0, self.d1)
+        return dual.transpose(g, self.d0, self.d1)
 
 
 def transpose(x, dim0, dim1):
@@ -152,7 +153,7 @@ class SqueezeBackward0(Node):
     __slots__ = ("shape",)
 
     def apply(self, g):
-        return g.reshape(self.shape)
+        return dual.reshape(g, self.shape)
 
 
 class SqueezeBackward1(SqueezeBackward0):
@@ -179,7 +180,7 @@ class UnsqueezeBackward0(Node):
     __slots__ = ("dim",)
 
     def apply(self, g):
-        return g.squeeze(self.dim)
+        return dual.squeeze(g, self.dim)
 
 
 def unsqueeze(x, dim):
@@ -243,7 +244,7 @@ class ToCopyBackward0(Node):
     __slots__ = ("dtype",)
 
     def apply(self, g):
-        return g.to(self.dtype)
+        return dual.astype(g, self.dtype)
 
 
 def to(x, *args, **kwargs):
@@ -280,10 +281,7 @@ class SelectBackward0(Node):
     __slots__ = ("shape", "dim", "index")
 
     def apply(self, g):
-        from ..creation import zeros
-        out = zeros(self.shape, dtype=g.dtype)
-        idx = (slice(None),) * self.dim + (self.index,)
-        return _embed(out, idx, g)
+        return dual.embed(self.shape, (slice(None),) * self.dim + (self.index,), g)
 
 
 class SliceBackward0(SelectBackward0):
@@ -294,20 +292,8 @@ class IndexBackward0(Node):
     __slots__ = ("shape", "key")
 
     def apply(self, g):
-        if g._rg:      # double backward: a differentiable scatter-add
-            from ..creation import zeros
-            return index_put(zeros(self.shape, dtype=g.dtype), self.key, g, accumulate=True)
-        out = np.zeros(self.shape, dtype=g._data.dtype)
-        np.add.at(out, self.key, g._data)
-        return _wrap(out)
-
-
-def _embed(zeros_t, idx, g):
-    """``zeros_t`` with ``g`` written at ``idx``; differentiable in ``g`` under create_graph."""
-    if not g._rg:
-        zeros_t._data[idx] = g._data
-        return zeros_t
-    return index_put(zeros_t, idx, g, accumulate=False)
+        # a gather may read one element several times: the gradients add up
+        return dual.embed(self.shape, self.key, g, accumulate=True)
 
 
 def select(x, dim, index):
@@ -412,7 +398,7 @@ class IndexPutBackward0(Node):
         gs = None
         if self.needs_input_grad(0):
             gs = g if self.accumulate else masked_zero(g, self.key)
-        gv = sum_to(getitem(g, self.key), self.vshape) if self.needs_input_grad(1) else None
+        gv = sum_to(g[self.key], self.vshape) if self.needs_input_grad(1) else None
         return gs, gv
 
 
@@ -434,9 +420,9 @@ def index_put(x, key, value, accumulate=False):
 
 def masked_zero(g, key):
     """``g`` with the positions at ``key`` set to zero (differentiable)."""
-    mask = np.ones(g._data.shape, dtype=g._data.dtype)
+    mask = np.ones(dual.shape(g), dtype=np.result_type(dual.data(g)))
     mask[key] = 0
-    return g * _wrap(mask)
+    return g * dual.constant(mask, g)
 
 
 class CopySlices(Node):
@@ -446,7 +432,7 @@ class CopySlices(Node):
 
     def apply(self, g):
         gs = masked_zero(g, self.key) if self.needs_input_grad(0) else None
-        gv = sum_to(getitem(g, self.key), self.vshape) if self.needs_input_grad(1) else None
+        gv = sum_to(g[self.key], self.vshape) if self.needs_input_grad(1) else None
         return gs, gv
 
 
@@ -480,11 +466,10 @@ def setitem(x, key, value):
 class CatBackward0(Node):
     __slots__ = ("dim", "sizes")
 
-    def apply(self, *gs):
-        (g,) = gs
+    def apply(self, g):
         out, start = [], 0
         for s in self.sizes:
-            out.append(_slice(g, self.dim, slice(start, start + s)))
+            out.append(g[(slice(None),) * self.dim + (slice(start, start + s),)])
             start += s
         return tuple(out)
 
@@ -511,7 +496,7 @@ class StackBackward0(Node):
     __slots__ = ("dim", "n")
 
     def apply(self, g):
-        return tuple(select(g, self.dim, i) for i in range(self.n))
+        return tuple(g[(slice(None),) * self.dim + (i,)] for i in range(self.n))
 
 
 def stack(tensors, dim=0):
@@ -538,10 +523,9 @@ class SplitBackward0(Node):
     __slots__ = ("shape", "dim", "bounds", "n_outputs")
 
     def apply(self, *grads):
-        from ..creation import zeros
-        dtype = next(g for g in grads if g is not None).dtype
-        pieces = [g if g is not None else zeros(self._piece_shape(i), dtype=dtype) for i, g in enumerate(grads)]
-        return cat(pieces, self.dim)
+        like = next(g for g in grads if g is not None)
+        pieces = [g if g is not None else dual.zeros(self._piece_shape(i), like) for i, g in enumerate(grads)]
+        return dual.cat(pieces, self.dim)
 
     def _piece_shape(self, i):
         shape = list(self.shape)
@@ -557,11 +541,10 @@ class UnbindBackward0(Node):
     __slots__ = ("shape", "dim", "n_outputs")
 
     def apply(self, *grads):
-        from ..creation import zeros
-        dtype = next(g for g in grads if g is not None).dtype
+        like = next(g for g in grads if g is not None)
         shape = list(self.shape)
         del shape[self.dim]
-        return stack([g if g is not None else zeros(shape, dtype=dtype) for g in grads], self.dim)
+        return dual.stack([g if g is not None else dual.zeros(shape, like) for g in grads], self.dim)
 
 
 def _multi_view(x, pieces, node_cls, **attrs):
@@ -615,7 +598,7 @@ class FlipBackward0(Node):
     __slots__ = ("dims",)
 
     def apply(self, g):
-        return g.flip(self.dims)
+        return dual.flip(g, self.dims)
 
 
 def flip(x, dims):
