@@ -34,16 +34,19 @@ except ImportError:        # the comparison column is left empty
 CHAIN = 1000
 
 
-def best_of(fn, repeats, number):
-    """The median over ``repeats`` rounds of the mean time of ``number`` calls, in seconds."""
-    fn()
-    rounds = []
+def interleaved(cases, repeats, number):
+    """Median seconds per call of each case. Rounds of the cases alternate, so that a noisy
+    neighbour on a shared machine slows all of them alike and their ratios stay meaningful."""
+    for fn in cases.values():
+        fn()
+    rounds = {k: [] for k in cases}
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        rounds.append((time.perf_counter() - t0) / number)
-    return statistics.median(rounds)
+        for k, fn in cases.items():
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            rounds[k].append((time.perf_counter() - t0) / number)
+    return {k: statistics.median(v) for k, v in rounds.items()}
 
 
 def chain(T, x, w):
@@ -131,23 +134,27 @@ def numpy_mlp_case():
 
 
 def measure(repeats):
-    rows = []
     frameworks = [("srcgrad", srcgrad)] + ([("torch", torch)] if torch is not None else [])
-    res = {}
+    chain_fwd, chain_fb, mlp = {}, {}, {}
     for name, T in frameworks:
-        fwd, fwd_bwd = chain_case(T)
-        res[name, "chain_fwd"] = best_of(fwd, repeats, 3) / CHAIN * 1e6
-        res[name, "chain_fwd_bwd"] = best_of(fwd_bwd, repeats, 3) / CHAIN * 1e6
-        res[name, "mlp"] = best_of(mlp_case(T), repeats, 20) * 1e3
-    res["numpy", "mlp"] = best_of(numpy_mlp_case(), repeats, 20) * 1e3
-    get = lambda k: res.get(k)  # noqa: E731
-    rows.append(("(a) 1,000-op chain, forward", "µs/op", get(("srcgrad", "chain_fwd")), get(("torch", "chain_fwd")),
-                 None))
-    rows.append(("(a) 1,000-op chain, forward+backward", "µs/op", get(("srcgrad", "chain_fwd_bwd")),
-                 get(("torch", "chain_fwd_bwd")), None))
-    rows.append(("(b) MLP 784-256-10 SGD step, batch 64", "ms", get(("srcgrad", "mlp")), get(("torch", "mlp")),
-                 get(("numpy", "mlp"))))
-    return rows
+        chain_fwd[name], chain_fb[name] = chain_case(T)
+        mlp[name] = mlp_case(T)
+    mlp["numpy"] = numpy_mlp_case()
+    res = {}
+    for key, t in interleaved(chain_fwd, repeats, 3).items():
+        res[key, "chain_fwd"] = t / CHAIN * 1e6
+    for key, t in interleaved(chain_fb, repeats, 3).items():
+        res[key, "chain_fwd_bwd"] = t / CHAIN * 1e6
+    for key, t in interleaved(mlp, repeats, 20).items():
+        res[key, "mlp"] = t * 1e3
+    get = res.get
+    return [
+        ("(a) 1,000-op chain, forward", "µs/op", get(("srcgrad", "chain_fwd")), get(("torch", "chain_fwd")), None),
+        ("(a) 1,000-op chain, forward+backward", "µs/op", get(("srcgrad", "chain_fwd_bwd")),
+         get(("torch", "chain_fwd_bwd")), None),
+        ("(b) MLP 784-256-10 SGD step, batch 64", "ms", get(("srcgrad", "mlp")), get(("torch", "mlp")),
+         get(("numpy", "mlp"))),
+    ]
 
 
 def table(rows):

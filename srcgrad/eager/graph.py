@@ -110,9 +110,11 @@ class Node:
             for s in saved:
                 if s is OUT:
                     s = _SavedOutput(out)
-                vc = getattr(s, "_vc", None)
-                # constants (Python scalars) may sit among the saved tensors; they have no version
-                versions.append(vc.v if vc is not None else None)
+                    versions.append(s._vc[0])
+                elif s is not None and hasattr(s, "_vc"):
+                    versions.append(s._vc[0])
+                else:   # constants (Python scalars) may sit among the saved tensors; they have no version
+                    versions.append(None)
                 items.append(s)
             self._saved = tuple(items)
             self._versions = tuple(versions)
@@ -155,15 +157,15 @@ class Node:
             if v is None:
                 out.append(s)
             elif type(s) is _SavedOutput:
-                if s._vc.v != v:
-                    raise RuntimeError(_modified_msg(s.data, s._vc.v, v, f"output 0 of {self._short_name()}"))
+                if s._vc[0] != v:
+                    raise RuntimeError(_modified_msg(s.data, s._vc[0], v, f"output 0 of {self._short_name()}"))
                 out.append(_tensor_from_saved_output(s, self) if tensors else s.data)
             else:
-                if s._vc.v != v:
+                if s._vc[0] != v:
                     origin = None
                     if s.grad_fn is not None:
                         origin = f"output {s._output_nr} of {s.grad_fn._short_name()}"
-                    raise RuntimeError(_modified_msg(s._data, s._vc.v, v, origin))
+                    raise RuntimeError(_modified_msg(s._data, s._vc[0], v, origin))
                 out.append(s if tensors else s._data)
         return out
 
@@ -261,110 +263,106 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     With ``accumulate`` the leaves' ``.grad`` receive the result (``Tensor.backward``);
     otherwise the gradients of ``inputs`` are returned (``autograd.grad``). Without
     ``create_graph`` gradients travel as numpy arrays (see ops/dual.py); with it, as Tensors.
+
+    Order: a node is created after the nodes of its inputs, so its sequence number is larger
+    than theirs. Running the largest waiting sequence number first therefore runs every node
+    after all the nodes that feed it — no dependency count is needed. Leaves accumulate last.
     """
-    from .tensor import Tensor, _wrap
+    from .tensor import _wrap
     arrays = not create_graph
-    root_edges = [_edge(r) for r in roots]
     capture = {}
+    needed = None
     if inputs is not None:
         for i, t in enumerate(inputs):
             capture.setdefault(_edge(t), []).append(i)
+        if not accumulate:
+            needed = _nodes_needed([_edge(r)[0] for r in roots], {e[0] for e in capture if e[0] is not None})
 
-    deps = {}
-    order = []
-    stack = [e[0] for e in root_edges if e[0] is not None]
-    seen = set(stack)
-    while stack:
-        node = stack.pop()
-        order.append(node)
-        for nxt, _ in node.next_functions:
-            if nxt is not None:
-                if nxt in deps:
-                    deps[nxt] += 1
-                else:
-                    deps[nxt] = 1
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
+    buffers = {}    # node -> [grad per output]; a node waits in the heap once it has one
+    fresh = {}      # node -> [True if the grad array is ours to keep without a copy]
+    leaves = {}     # AccumulateGrad -> None, in the order gradients reached them
+    heap = []
+    heappop, heappush = heapq.heappop, heapq.heappush
 
-    needed = None
-    if inputs is not None and not accumulate:
-        needed = _nodes_needed(order, {e[0] for e in capture if e[0] is not None})
+    def send(nxt, nr, g, is_fresh):
+        buf = buffers.get(nxt)
+        if buf is None:
+            buffers[nxt] = buf = [None] * nxt.n_outputs
+            fresh[nxt] = [False] * nxt.n_outputs
+            if type(nxt) is AccumulateGrad:
+                leaves[nxt] = None
+            else:
+                heappush(heap, (-nxt._seq, nxt))
+        prev = buf[nr]
+        if prev is None:
+            buf[nr] = g
+            fresh[nxt][nr] = is_fresh
+        else:
+            buf[nr] = prev + g
+            fresh[nxt][nr] = True
 
-    buffers = {}   # node -> [grad per output]
-    fresh = {}     # node -> [True if the grad array is ours to keep without a copy]
-    for (node, nr), g in zip(root_edges, root_grads):
+    for r, g in zip(roots, root_grads):
+        node, nr = _edge(r)
         if node is not None:
-            _add_to_buffer(buffers, fresh, node, nr, g._data if arrays else g, False)
+            send(node, nr, g._data if arrays else g, False)
 
     results = [None] * (len(inputs) if inputs is not None else 0)
-    heap = []
-    tick = itertools.count()
-    for node in {e[0] for e in root_edges if e[0] is not None}:
-        if deps.get(node, 0) == 0:
-            heapq.heappush(heap, (-node._seq, next(tick), node))
-
-    heappop, heappush = heapq.heappop, heapq.heappush
     prev_mode = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     try:
         while heap:
-            node = heappop(heap)[2]
-            grads = buffers.pop(node, None)
-            fr = fresh.pop(node, None)
-            if grads is None:
-                grads = [None] * node.n_outputs
-                fr = [False] * node.n_outputs
+            node = heappop(heap)[1]
+            grads = buffers.pop(node)
+            fr = fresh.pop(node)
             hooks = node._hooks
             if hooks is not None:
                 grads, fr = _run_node_pre_hooks(node, hooks, grads, fr, arrays)
             if capture:
-                for nr, g in enumerate(grads):
-                    for i in capture.get((node, nr), ()):
-                        results[i] = _wrap(g) if arrays and g is not None else g
-
-            if needed is not None and node not in needed:
-                outs = None
-            elif type(node) is AccumulateGrad:
-                if accumulate and grads[0] is not None:
-                    _accumulate(node.variable, grads[0], fr[0], create_graph)
-                outs = None
-            elif node.n_outputs == 1:
-                g = grads[0]
-                outs = None if g is None else _apply(node, grads, arrays)
-            elif all(g is None for g in grads):
-                outs = None
-            else:
-                outs = _apply(node, grads, arrays)
-            if outs is not None:
-                if hooks is not None and hooks.post:
-                    outs = _run_post_hooks(hooks.post, outs, grads, arrays)
-                if not retain_graph:
-                    node.release()
-
-            if outs is None:
-                for nxt, nr in node.next_functions:
-                    if nxt is not None:
-                        left = deps[nxt] - 1
-                        deps[nxt] = left
-                        if left == 0:
-                            heappush(heap, (-nxt._seq, next(tick), nxt))
-                continue
-            g0 = grads[0]
-            in0 = None if g0 is None else (g0 if arrays else g0._data)
-            for (nxt, nr), g in zip(node.next_functions, outs):
-                if nxt is None:
+                _capture(capture, node, grads, results, arrays)
+                if needed is not None and node not in needed:
                     continue
-                if g is not None:
-                    d = g if arrays else g._data
-                    # a gradient that is (a view of) the incoming one is shared: never update it in place
-                    is_fresh = d is not in0 and getattr(d, "base", None) is None and \
-                        (node.n_outputs == 1 or not any(d is x for x in grads))
-                    _add_to_buffer(buffers, fresh, nxt, nr, g, is_fresh)
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
-                    heappush(heap, (-nxt._seq, next(tick), nxt))
+            if node.n_outputs == 1:
+                g = grads[0]
+                if g is None:
+                    continue
+                if arrays and node.takes_tensors:
+                    outs = _apply_with_tensors(node, grads)
+                else:
+                    outs = node.apply(g)
+                    if type(outs) is not tuple:
+                        outs = (outs,)
+            elif all(g is None for g in grads):
+                continue
+            elif arrays and node.takes_tensors:
+                outs = _apply_with_tensors(node, grads)
+            else:
+                outs = node.apply(*grads)
+                if type(outs) is not tuple:
+                    outs = (outs,)
+            if hooks is not None and hooks.post:
+                outs = _run_post_hooks(hooks.post, outs, grads, arrays)
+            if not retain_graph and node._saved:
+                node._saved = None
+
+            # an output that is (a view of) an incoming gradient, or handed to two inputs, is shared:
+            # the leaf that receives it must copy it before ever updating it in place
+            owners = {id(_root(g if arrays else g._data)) for g in grads if g is not None}
+            for (nxt, nr), g in zip(node.next_functions, outs):
+                if nxt is not None and g is not None:
+                    owner = id(_root(g if arrays else g._data))
+                    is_fresh = owner not in owners
+                    owners.add(owner)
+                    send(nxt, nr, g, is_fresh)
+
+        for acc in leaves:
+            grads = buffers.pop(acc)
+            fr = fresh.pop(acc)
+            if acc._hooks is not None:
+                grads, fr = _run_node_pre_hooks(acc, acc._hooks, grads, fr, arrays)
+            if capture:
+                _capture(capture, acc, grads, results, arrays)
+            if accumulate and grads[0] is not None:
+                _accumulate(acc.variable, grads[0], fr[0], create_graph)
     finally:
         grad_mode.state.enabled = prev_mode
 
@@ -376,15 +374,27 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     return results
 
 
-def _apply(node, grads, arrays):
-    """Run one node; nodes written for Tensors (custom Functions) get Tensors on the array path."""
-    if arrays and node.takes_tensors:
-        from .tensor import _wrap
-        outs = node.apply(*[None if g is None else _wrap(g) for g in grads])
-        outs = outs if type(outs) is tuple else (outs,)
-        return tuple(None if o is None else o._data for o in outs)
-    outs = node.apply(*grads)
-    return outs if type(outs) is tuple else (outs,)
+def _capture(capture, node, grads, results, arrays):
+    from .tensor import _wrap
+    for nr, g in enumerate(grads):
+        for i in capture.get((node, nr), ()):
+            results[i] = _wrap(g) if arrays and g is not None else g
+
+
+def _apply_with_tensors(node, grads):
+    """Nodes written for Tensors (custom Functions) get Tensors on the array path too."""
+    from .tensor import _wrap
+    outs = node.apply(*[None if g is None else _wrap(g) for g in grads])
+    outs = outs if type(outs) is tuple else (outs,)
+    return tuple(None if o is None else o._data for o in outs)
+
+
+def _root(a):
+    """The array that owns the memory of ``a`` (``a`` itself unless it is a view)."""
+    base = a.base
+    while base is not None:
+        a, base = base, base.base
+    return a
 
 
 def _as_tensor(g, arrays):
@@ -425,33 +435,21 @@ def _run_post_hooks(post, outs, grads, arrays):
     return outs
 
 
-def _nodes_needed(order, targets):
+def _nodes_needed(roots, targets):
     """The nodes from which some capture target is reachable; only those need to run."""
+    order, stack, seen = [], [n for n in roots if n is not None], set()
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        stack.extend(n for n, _ in node.next_functions if n is not None)
     needed = set(targets)
-    changed = True
-    while changed:   # a fixed point: the graph is small next to the work each node does
-        changed = False
-        for node in order:
-            if node not in needed and any(n in needed for n, _ in node.next_functions if n is not None):
-                needed.add(node)
-                changed = True
+    for node in sorted(order, key=lambda n: n._seq):   # inputs before the nodes that use them
+        if node not in needed and any(n in needed for n, _ in node.next_functions if n is not None):
+            needed.add(node)
     return needed
-
-
-def _add_to_buffer(buffers, fresh, node, nr, g, is_fresh):
-    buf = buffers.get(node)
-    if buf is None:
-        buffers[node] = buf = [None] * node.n_outputs
-        fresh[node] = fr = [False] * node.n_outputs
-    else:
-        fr = fresh[node]
-    prev = buf[nr]
-    if prev is None:
-        buf[nr] = g
-        fr[nr] = is_fresh
-    else:
-        buf[nr] = prev + g
-        fr[nr] = True
 
 
 def _retain_grads(retains, grads, arrays):
@@ -502,7 +500,7 @@ def _accumulate(var, g, is_fresh, create_graph):
         var._grad = old + (g if isinstance(g, Tensor) else _wrap(g))
     else:
         np.add(old._data, g, out=old._data, casting="unsafe")
-        old._vc.v += 1
+        old._vc[0] += 1
     if hooks is not None and hooks.post_acc:
         for fn in tuple(hooks.post_acc.values()):
             fn(var)

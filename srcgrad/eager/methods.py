@@ -3,6 +3,8 @@
 Keeping the binding in one table makes it easy to see what the eager mode offers and to
 check that every op has a method (tests/eager/test_ops_table.py).
 """
+import numpy as np
+
 from .ops import inplace as _ip
 from .ops import linalg, pointwise as pw, reduce as rd, shape as sh
 from .tensor import Tensor
@@ -25,10 +27,10 @@ def _shape_method(fn):
 
 
 OPERATORS = {
-    "__add__": pw.add, "__radd__": pw.add, "__iadd__": _ip.inplace(pw.add),
-    "__sub__": pw.sub, "__rsub__": pw.rsub, "__isub__": _ip.inplace(pw.sub),
-    "__mul__": pw.mul, "__rmul__": pw.mul, "__imul__": _ip.inplace(pw.mul),
-    "__truediv__": pw.div, "__rtruediv__": pw.rdiv, "__itruediv__": _ip.inplace(pw.div),
+    "__add__": pw.add, "__radd__": pw.add, "__iadd__": _ip.inplace(pw.add, np.add),
+    "__sub__": pw.sub, "__rsub__": pw.rsub, "__isub__": _ip.inplace(pw.sub, np.subtract),
+    "__mul__": pw.mul, "__rmul__": pw.mul, "__imul__": _ip.inplace(pw.mul, np.multiply),
+    "__truediv__": pw.div, "__rtruediv__": pw.rdiv, "__itruediv__": _ip.inplace(pw.div, np.true_divide),
     "__floordiv__": pw.floor_divide, "__rfloordiv__": _swap(pw.floor_divide),
     "__mod__": pw.remainder, "__rmod__": _swap(pw.remainder),
     "__pow__": pw.pow, "__rpow__": pw.rpow, "__ipow__": _ip.inplace(pw.pow),
@@ -76,8 +78,8 @@ METHODS = {
     "cpu": lambda self: self,
     # in place
     "zero_": _ip.zero_, "fill_": _ip.fill_, "copy_": _ip.copy_,
-    "add_": _ip.inplace(pw.add), "sub_": _ip.inplace(pw.sub), "mul_": _ip.inplace(pw.mul),
-    "div_": _ip.inplace(pw.div), "pow_": _ip.inplace(pw.pow), "neg_": _ip.inplace(pw.neg),
+    "add_": _ip.inplace(pw.add, np.add), "sub_": _ip.inplace(pw.sub, np.subtract),
+    "mul_": _ip.inplace(pw.mul, np.multiply), "div_": _ip.inplace(pw.div, np.true_divide), "pow_": _ip.inplace(pw.pow), "neg_": _ip.inplace(pw.neg),
     "exp_": _ip.inplace(pw.exp), "log_": _ip.inplace(pw.log), "sqrt_": _ip.inplace(pw.sqrt),
     "tanh_": _ip.inplace(pw.tanh), "sigmoid_": _ip.inplace(pw.sigmoid), "relu_": _ip.inplace(pw.relu),
     "abs_": _ip.inplace(pw.abs), "sin_": _ip.inplace(pw.sin), "cos_": _ip.inplace(pw.cos),

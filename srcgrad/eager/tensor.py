@@ -45,15 +45,6 @@ class Size(tuple):
         return n
 
 
-class _Version:
-    """The version counter of a storage, shared by a tensor and its views."""
-
-    __slots__ = ("v",)
-
-    def __init__(self):
-        self.v = 0
-
-
 class _TensorHooks:
     __slots__ = ("pre", "post_acc")
 
@@ -108,8 +99,15 @@ class Tensor:
             [7., 8.]])
     """
 
-    __slots__ = ("_data", "grad_fn", "_output_nr", "_rg", "_grad", "_vc", "_base", "_accum", "_hooks",
-                 "__weakref__", "__dict__")
+    # The four attributes every tensor sets live in slots; the rarely set ones fall back to the
+    # class defaults below until assigned (into __dict__), which keeps creating a tensor cheap.
+    # ``_vc`` is the version counter, a one-element list shared by a tensor and its views.
+    __slots__ = ("_data", "grad_fn", "_rg", "_vc", "__weakref__", "__dict__")
+    _output_nr = 0
+    _grad = None
+    _base = None
+    _accum = None
+    _hooks = None
     __array_priority__ = 1000   # ndarray <op> Tensor defers to the Tensor's reflected operator
 
     def __init__(self, *args, **kwargs):
@@ -250,7 +248,7 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._vc.v
+        return self._vc[0]
 
     @property
     def output_nr(self):
@@ -397,13 +395,8 @@ def _rebuild(data, requires_grad):
 def _init(t, data):
     t._data = data
     t.grad_fn = None
-    t._output_nr = 0
     t._rg = False
-    t._grad = None
-    t._vc = _Version()
-    t._base = None
-    t._accum = None
-    t._hooks = None
+    t._vc = [0]
 
 
 def _wrap(data):
@@ -413,13 +406,8 @@ def _wrap(data):
         data = np.asarray(data)
     t._data = data
     t.grad_fn = None
-    t._output_nr = 0
     t._rg = False
-    t._grad = None
-    t._vc = _Version()
-    t._base = None
-    t._accum = None
-    t._hooks = None
+    t._vc = [0]
     return t
 
 

@@ -30,7 +30,7 @@ def shape(x):
 
 def sum_to(g, shape):
     """Reduce a broadcast gradient ``g`` back to ``shape`` (the input's shape)."""
-    gshape = g._data.shape if isinstance(g, Tensor) else np.shape(g)
+    gshape = g._data.shape if isinstance(g, Tensor) else g.shape
     if gshape == shape:
         return g
     lead = len(gshape) - len(shape)

@@ -45,7 +45,7 @@ def _write_back(x, r):
     except ValueError:
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape "
                            f"{list(np.broadcast_shapes(x._data.shape, r._data.shape))}") from None
-    x._vc.v += 1
+    x._vc[0] += 1
 
 
 def _type_word(t):
@@ -53,10 +53,22 @@ def _type_word(t):
             "float16": "Half", "uint8": "Byte", "int8": "Char", "int16": "Short"}[t.dtype.name]
 
 
-def inplace(op):
-    """Make ``op_`` from the out-of-place ``op``."""
+def inplace(op, ufunc=None):
+    """Make ``op_`` from the out-of-place ``op``; with a numpy ``ufunc``, an update that records
+    nothing (``w -= lr * w.grad`` under no_grad) writes straight into the tensor's memory."""
     def op_(x, *args, **kwargs):
         check_inplace(x)
+        if ufunc is not None and len(args) == 1 and not kwargs and not _records(x, args[0]):
+            other = args[0]
+            od = other._data if isinstance(other, Tensor) else other
+            if np.result_type(x._data, od) == x._data.dtype or isinstance(od, (int, float)):
+                try:
+                    ufunc(x._data, od, out=x._data)
+                except ValueError:
+                    pass            # shapes that do not broadcast: the general path words the error
+                else:
+                    x._vc[0] += 1
+                    return x
         r = op(x, *args, **kwargs)
         _write_back(x, r)
         if r.grad_fn is not None:
@@ -66,6 +78,10 @@ def inplace(op):
     op_.__name__ = op.__name__ + "_"
     op_.__doc__ = f"In-place ``{op.__name__}``; returns the tensor itself."
     return op_
+
+
+def _records(x, other):
+    return grad_mode.state.enabled and (x._rg or (isinstance(other, Tensor) and other._rg))
 
 
 class FillBackward0(Node):
@@ -78,7 +94,7 @@ class FillBackward0(Node):
 def fill_(x, value):
     check_inplace(x)
     x._data[...] = value._data if isinstance(value, Tensor) else value
-    x._vc.v += 1
+    x._vc[0] += 1
     if x.grad_fn is not None and grad_mode.state.enabled:
         check_view_graph(x)
         x.grad_fn, x._output_nr = FillBackward0((x,)), 0
@@ -95,7 +111,7 @@ def copy_(x, src, non_blocking=False):
     check_inplace(x)
     r = expand(src.to(x.dtype), x.shape) if isinstance(src, Tensor) else None
     x._data[...] = r._data if r is not None else src
-    x._vc.v += 1
+    x._vc[0] += 1
     if r is not None and r._rg and grad_mode.state.enabled:
         check_view_graph(x)
         x.grad_fn, x._rg, x._output_nr = CopyBackwards((r,)), True, 0

@@ -15,7 +15,7 @@ from .. import dtypes
 from ..graph import Node
 from ..tensor import Tensor, _wrap
 from . import dual
-from ._core import OUT, broadcast_error, needs_grad, operands, record, sum_to, to_float, zero_derivative
+from ._core import _state, OUT, broadcast_error, needs_grad, operands, record, sum_to, to_float, zero_derivative
 
 # ------------------------------------------------------------------------------- binary ops
 
@@ -24,9 +24,10 @@ class AddBackward0(Node):
     __slots__ = ("shapes",)
 
     def apply(self, g):
+        (na, _), (nb, _) = self.next_functions
         sa, sb = self.shapes
-        return (sum_to(g, sa) if self.needs_input_grad(0) else None,
-                sum_to(g, sb) if self.needs_input_grad(1) else None)
+        return (sum_to(g, sa) if na is not None else None,
+                sum_to(g, sb) if nb is not None else None)
 
 
 class SubBackward0(Node):
@@ -50,13 +51,10 @@ class MulBackward0(Node):
 
     def apply(self, g):
         a, b = self.saved()
+        (na, _), (nb, _) = self.next_functions
         sa, sb = self.shapes
-        ga = gb = None
-        if self.needs_input_grad(0):
-            ga = sum_to(g * b, sa)
-        if self.needs_input_grad(1):
-            gb = sum_to(g * a, sb)
-        return ga, gb
+        return (sum_to(g * b, sa) if na is not None else None,
+                sum_to(g * a, sb) if nb is not None else None)
 
 
 class DivBackward0(Node):
@@ -81,13 +79,17 @@ def _binary(a, b, np_fn, node_cls, save):
         out = np_fn(ad, bd)
     except ValueError:
         raise broadcast_error(ad.shape, np.shape(bd)) from None
+    t = _wrap(out)
+    if not _state.enabled:
+        return t
     bt = b if isinstance(b, Tensor) else None
-    if not needs_grad(a, bt):
-        return _wrap(out)
-    if d is not None and not d.is_floating_point:
-        return _wrap(out)
-    t = record(out, node_cls, (a, bt), saved=_saved_operands(a, b, bt) if save else ())
-    t.grad_fn.shapes = (ad.shape, bd.shape if bt is not None else ())
+    if not (a._rg or (bt is not None and bt._rg)) or (d is not None and not d.is_floating_point):
+        return t
+    # the hot path of the eager mode: build the node directly
+    node = node_cls((a, bt), _saved_operands(a, b, bt) if save else (), t)
+    node.shapes = (ad.shape, bd.shape if bt is not None else ())
+    t.grad_fn = node
+    t._rg = True
     return t
 
 
@@ -273,18 +275,21 @@ def _unary_node(name, rule, saves):
     """A Node class whose ``apply`` is ``rule(g, *saved)``."""
     def apply(self, g):
         return rule(g, *self.saved())
-    cls = type(name, (Node,), {"__slots__": (), "apply": apply, "__doc__": f"Backward of {name}."})
-    cls.saves = saves
+    what = tuple(OUT if s == "out" else None for s in saves)
+    cls = type(name, (Node,), {"__slots__": (), "apply": apply, "__doc__": f"Backward of {name}.",
+                               "saved_values": staticmethod(lambda x: tuple(w or x for w in what))})
     return cls
 
 
 def _unary(np_fn, node_cls, x, float_only=True):
-    xd = to_float(x) if float_only else x._data
-    out = np_fn(xd)
-    if not needs_grad(x):
-        return _wrap(out)
-    saved = tuple(OUT if s == "out" else x for s in node_cls.saves)
-    return record(out, node_cls, (x,), saved=saved)
+    xd = x._data
+    if float_only and xd.dtype.kind != "f":
+        xd = to_float(x)
+    t = _wrap(np_fn(xd))
+    if _state.enabled and x._rg:
+        t.grad_fn = node_cls((x,), node_cls.saved_values(x), t)
+        t._rg = True
+    return t
 
 
 NegBackward0 = _unary_node("NegBackward0", lambda g: -g, ())

@@ -451,7 +451,7 @@ def setitem(x, key, value):
     except ValueError:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(vdata))} cannot be broadcast "
                            f"to indexing result of shape {list(x._data[npkey].shape)}") from None
-    x._vc.v += 1
+    x._vc[0] += 1
     if needs_grad(x, vt):
         from .inplace import check_view_graph
         check_view_graph(x)
