@@ -126,6 +126,15 @@ def mm(a, b):
     return a.mm(b) if isinstance(a, Tensor) or isinstance(b, Tensor) else a @ b
 
 
+def mm_grad_rhs(a, g, rhs_transposed):
+    """``a.T @ g`` — the gradient of ``b`` in ``a @ b`` — in ``b``'s memory order: transposed
+    when ``b`` is a transposed view. For ``x @ W.t()`` that makes ``W.grad`` C-contiguous like
+    ``W``, so the optimizer's ``W -= lr * W.grad`` is a plain sweep over memory."""
+    if isinstance(a, Tensor) or isinstance(g, Tensor):
+        return a.t().mm(g)
+    return (g.T @ a).T if rhs_transposed else a.T @ g
+
+
 def bmm(a, b):
     return a.bmm(b) if isinstance(a, Tensor) or isinstance(b, Tensor) else np.matmul(a, b)
 

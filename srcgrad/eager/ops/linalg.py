@@ -27,12 +27,12 @@ def _saved_pair(a, b):
 
 
 class MmBackward0(Node):
-    __slots__ = ()
+    __slots__ = ("rhs_transposed",)
 
     def apply(self, g):
         a, b = self.saved()
         return (dual.mm(g, dual.t(b)) if self.needs_input_grad(0) else None,
-                dual.mm(dual.t(a), g) if self.needs_input_grad(1) else None)
+                dual.mm_grad_rhs(a, g, self.rhs_transposed) if self.needs_input_grad(1) else None)
 
 
 def mm(a, b):
@@ -45,7 +45,16 @@ def mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._data.shape[0]}x{a._data.shape[1]} and "
                            f"{b._data.shape[0]}x{b._data.shape[1]})")
     _same_dtype(a, b, "mm")
-    return record(a._data @ b._data, MmBackward0, (a, b), saved=_saved_pair(a, b))
+    t = record(a._data @ b._data, MmBackward0, (a, b), saved=_saved_pair(a, b))
+    if t.grad_fn is not None:
+        t.grad_fn.rhs_transposed = _is_transposed(b)
+    return t
+
+
+def _is_transposed(t):
+    """True for a matrix laid out column by column (such as ``W.t()``)."""
+    flags = t._data.flags
+    return flags.f_contiguous and not flags.c_contiguous
 
 
 class MvBackward0(Node):
@@ -108,13 +117,13 @@ def bmm(a, b):
 
 
 class AddmmBackward0(Node):
-    __slots__ = ("bias_shape", "alpha", "beta")
+    __slots__ = ("bias_shape", "rhs_transposed")
 
     def apply(self, g):
         m1, m2 = self.saved()
         return (dual.sum_to(g, self.bias_shape) if self.needs_input_grad(0) else None,
                 dual.mm(g, dual.t(m2)) if self.needs_input_grad(1) else None,
-                dual.mm(dual.t(m1), g) if self.needs_input_grad(2) else None)
+                dual.mm_grad_rhs(m1, g, self.rhs_transposed) if self.needs_input_grad(2) else None)
 
 
 def addmm(bias, m1, m2, beta=1, alpha=1):
@@ -128,6 +137,7 @@ def addmm(bias, m1, m2, beta=1, alpha=1):
     t = record(out, AddmmBackward0, (bias, m1, m2), saved=_saved_pair(m1, m2))
     if t.grad_fn is not None:
         t.grad_fn.bias_shape = bias._data.shape
+        t.grad_fn.rhs_transposed = _is_transposed(m2)
     return t
 
 
