@@ -344,9 +344,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
             if not retain_graph and node._saved:
                 node._saved = None
 
-            # an output that is (a view of) an incoming gradient, or handed to two inputs, is shared:
-            # the leaf that receives it must copy it before ever updating it in place
-            owners = {id(_root(g if arrays else g._data)) for g in grads if g is not None}
+            # an output that is (a view of) a shared incoming gradient, or that goes to two inputs, is
+            # shared: a leaf receiving it copies it before it could ever update it in place
+            owners = {id(_root(g if arrays else g._data)) for g, f in zip(grads, fr) if g is not None and not f}
             for (nxt, nr), g in zip(node.next_functions, outs):
                 if nxt is not None and g is not None:
                     owner = id(_root(g if arrays else g._data))
@@ -415,15 +415,17 @@ def _run_node_pre_hooks(node, hooks, grads, fr, arrays):
         for nr, fn in tuple(hooks.tensor.values()):
             if grads[nr] is not None:
                 r = fn(_as_tensor(grads[nr], arrays))
+                fr[nr] = False      # the hook may have kept the gradient it saw
                 if r is not None:
-                    grads[nr], fr[nr] = _as_grad(r, arrays), False
+                    grads[nr] = _as_grad(r, arrays)
     if hooks.retains:
         _retain_grads(hooks.retains, grads, arrays)
     if hooks.pre:
         for hook in tuple(hooks.pre.values()):
             r = hook(tuple(_as_tensor(g, arrays) for g in grads))
+            fr = [False] * len(grads)
             if r is not None:
-                grads, fr = [_as_grad(x, arrays) for x in r], [False] * len(r)
+                grads = [_as_grad(x, arrays) for x in r]
     return grads, fr
 
 
@@ -476,8 +478,9 @@ def _accumulate(var, g, is_fresh, create_graph):
     if hooks is not None and hooks.pre:
         for fn in tuple(hooks.pre.values()):
             r = fn(g if isinstance(g, Tensor) else _wrap(g))
+            is_fresh = False        # the hook may have kept the gradient it saw
             if r is not None:
-                g, is_fresh = (r if create_graph else r._data), False
+                g = r if create_graph else r._data
     dtype = var._data.dtype
     if isinstance(g, Tensor):
         if g._data.dtype != dtype:

@@ -372,3 +372,19 @@ def test_gradcheck_catches_a_wrong_gradient():
     assert not torch.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False)
     with pytest.raises(torch.autograd.GradcheckError, match="Jacobian mismatch"):
         torch.autograd.gradcheck(Wrong.apply, (x,))
+
+
+def test_gradient_seen_by_a_hook_is_not_updated_later():
+    w = torch.ones(3, requires_grad=True)
+    seen = []
+    w.register_hook(lambda g: seen.append(g))
+    (w * 2).sum().backward()
+    (w * 2).sum().backward()
+    assert seen[0].tolist() == [2.0, 2.0, 2.0] and w.grad.tolist() == [4.0, 4.0, 4.0]
+
+
+def test_weight_gradient_of_linear_is_laid_out_like_the_weight():
+    x = torch.ones(4, 3)
+    w = torch.ones(2, 3, requires_grad=True)
+    torch.nn.functional.linear(x, w).sum().backward()
+    assert w.grad.is_contiguous() and w.grad.tolist() == [[4.0] * 3] * 2
