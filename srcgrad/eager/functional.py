@@ -224,9 +224,8 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     x = input.to(dtype) if dtype is not None else input
     dm = _softmax_dim(x, dim)
     d = x._data if x._data.dtype.kind == "f" else x._data.astype(dtypes.get_default_dtype().np)
-    m = np.max(d, axis=dm, keepdims=True) if d.ndim else d
-    s = d - m
-    out = s - np.log(np.sum(np.exp(s), axis=dm, keepdims=True))
+    s = d - d.max(axis=dm, keepdims=True) if d.ndim else d - d
+    out = s - np.log(np.exp(s).sum(axis=dm, keepdims=True))
     from .ops._core import OUT
     r = record(out.astype(d.dtype, copy=False), LogSoftmaxBackward0, (x,), saved=(OUT,))
     if r.grad_fn is not None:
@@ -239,8 +238,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     x = input.to(dtype) if dtype is not None else input
     dm = _softmax_dim(x, dim)
     d = x._data if x._data.dtype.kind == "f" else x._data.astype(dtypes.get_default_dtype().np)
-    e = np.exp(d - (np.max(d, axis=dm, keepdims=True) if d.ndim else d))
-    out = e / np.sum(e, axis=dm, keepdims=True)
+    e = np.exp(d - (d.max(axis=dm, keepdims=True) if d.ndim else d))
+    out = e / e.sum(axis=dm, keepdims=True)
     from .ops._core import OUT
     r = record(out.astype(d.dtype, copy=False), SoftmaxBackward0, (x,), saved=(OUT,))
     if r.grad_fn is not None:
@@ -249,28 +248,17 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 class NllLossBackward0(Node):
-    __slots__ = ("target", "weight", "reduction", "ignore_index", "total_weight", "_x_meta")
+    __slots__ = ("x_meta", "idx", "coef", "reduction")
 
     def apply(self, g):
-        x_shape, dtype = self._x_meta
-        t, w = self.target, self.weight
-        n = t.shape[0] if t.ndim else 1
-        rows = np.arange(n) if t.ndim else 0
-        valid = t != self.ignore_index
-        tt = np.where(valid, t, 0)
-        coef = np.zeros(x_shape, dtype=dtype)
-        wt = (w[tt] if w is not None else np.ones(np.shape(tt), dtype=dtype)) * valid
-        if self.reduction == "mean":
-            wt = wt / self.total_weight if self.total_weight else wt * 0
-        if x_shape and len(x_shape) > 1:
-            coef[rows, tt] = -wt
-        else:
-            coef[tt] = -wt
-        coef_t = dual.constant(coef, g)
-        if self.reduction == "none":
-            g = dual.unsqueeze(g, 1) if len(x_shape) > 1 else g
+        # d loss / d x is -weight (over the total weight for "mean") at each picked entry, 0 elsewhere
+        shape, dtype = self.x_meta
+        coef = np.zeros(shape, dtype=dtype)
+        coef[self.idx] = self.coef
+        if self.reduction == "none" and len(shape) > 1:
+            g = dual.unsqueeze(g, 1)
         (x,) = self.saved()
-        return zero_derivative(g * coef_t, x)
+        return zero_derivative(g * dual.constant(coef, g), x)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -288,28 +276,36 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if x.ndim == 2 and x.shape[0] != t.shape[0]:
         raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({t.shape[0]}).")
     c = x.shape[-1]
-    valid = t != ignore_index
-    tt = np.where(valid, t, 0)
-    if ((tt < 0) | (tt >= c)).any():
-        bad = int(tt[(tt < 0) | (tt >= c)].reshape(-1)[0])
-        raise IndexError(f"Target {bad} is out of bounds.")
-    picked = x[np.arange(x.shape[0]), tt] if x.ndim == 2 else x[tt]
-    w = weight._data if weight is not None else None
-    wt = (w[tt] if w is not None else np.ones(tt.shape, dtype=x.dtype)) * valid
-    losses = -picked * wt
-    total = float(np.sum(wt))
-    if reduction == "mean":
-        out = np.asarray(np.sum(losses) / total if total else np.nan, dtype=x.dtype)
-    elif reduction == "sum":
-        out = np.asarray(np.sum(losses), dtype=x.dtype)
+    valid = None                         # None: every target counts (the common case, checked cheaply)
+    if t.size and (t.min() < 0 or t.max() >= c or (0 <= ignore_index < c and (t == ignore_index).any())):
+        valid = t != ignore_index
+        t = np.where(valid, t, 0)
+        bad = (t < 0) | (t >= c)
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    idx = (np.arange(x.shape[0]), t) if x.ndim == 2 else t
+    picked = x[idx]
+    if weight is None and valid is None:
+        wt, total = None, float(t.size)
+        losses = -picked
     else:
-        out = losses.astype(x.dtype)
+        wt = weight._data[t] if weight is not None else np.ones(t.shape, dtype=x.dtype)
+        if valid is not None:
+            wt = wt * valid
+        total = float(wt.sum())
+        losses = -picked * wt
+    if reduction == "mean":
+        out = np.asarray(losses.sum() / total if total else np.nan, dtype=x.dtype)
+    elif reduction == "sum":
+        out = np.asarray(losses.sum(), dtype=x.dtype)
+    else:
+        out = losses.astype(x.dtype, copy=False)
     r = record(out, NllLossBackward0, (input,), saved=(input,))
     if r.grad_fn is not None:
         node = r.grad_fn
-        node.target, node.weight, node.reduction = t, w, reduction
-        node.ignore_index, node.total_weight = ignore_index, total
-        node._x_meta = (x.shape, x.dtype)
+        scale = (1.0 / total if total else 0.0) if reduction == "mean" else 1.0
+        node.x_meta, node.idx, node.reduction = (x.shape, x.dtype), idx, reduction
+        node.coef = -scale if wt is None else -scale * wt
     return r
 
 

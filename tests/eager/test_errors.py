@@ -97,7 +97,12 @@ def _numpy_requires_grad(T):
     T.ones(3, requires_grad=True).numpy()
 
 
+def _nll_target_out_of_bounds(T):
+    T.nn.functional.nll_loss(T.zeros(2, 3), T.tensor([0, 3]))
+
+
 CASES = {
+    _nll_target_out_of_bounds: (IndexError, "Target 3 is out of bounds."),
     _nonscalar: (RuntimeError, "grad can be implicitly created only for scalar outputs"),
     _second_backward: (RuntimeError, "Trying to backward through the graph a second time"),
     _no_grad_backward: (RuntimeError, "element 0 of tensors does not require grad and does not have a grad_fn"),

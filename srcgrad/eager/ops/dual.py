@@ -40,8 +40,8 @@ def sum_to(g, shape):
             g = g.sum(dims, keepdim=True)
         return g.reshape(shape) if lead else g
     if dims:
-        g = np.sum(g, axis=dims, keepdims=True)
-    return np.reshape(g, shape) if lead else g
+        g = np.asarray(g).sum(axis=dims, keepdims=True)
+    return g.reshape(shape) if lead else g
 
 
 def expand(g, shape):
@@ -55,7 +55,7 @@ def reshape(g, shape):
 def sum(g, dims=None, keepdim=False):
     if isinstance(g, Tensor):
         return g.sum(dims, keepdim=keepdim) if dims is not None else g.sum()
-    return np.sum(g, axis=dims, keepdims=keepdim)
+    return np.asarray(g).sum(axis=dims, keepdims=keepdim)
 
 
 def mean(x, dims=None, keepdim=False):
