@@ -20,6 +20,7 @@ import numpy as np
 
 from . import grad_mode
 
+Tensor = None   # set by tensor.py once the class exists (tensor.py imports this module)
 _seq = itertools.count()
 OUT = object()   # in a node's ``saved``: stands for the op's own result
 
@@ -98,22 +99,21 @@ class Node:
         for t in inputs:
             if t is None or not t._rg:
                 edges.append(NO_EDGE)
-            elif t.grad_fn is not None:
-                edges.append((t.grad_fn, t._output_nr))
             else:
-                edges.append((grad_accumulator(t), 0))
+                fn = t.grad_fn
+                edges.append((fn, t._output_nr) if fn is not None else (grad_accumulator(t), 0))
         self.next_functions = tuple(edges)
         self._seq = next(_seq)
         self._hooks = None
         if saved:
             items, versions = [], []
             for s in saved:
-                if s is OUT:
+                if isinstance(s, Tensor):
+                    versions.append(s._vc[0])
+                elif s is OUT:
                     s = _SavedOutput(out)
                     versions.append(s._vc[0])
-                elif s is not None and hasattr(s, "_vc"):
-                    versions.append(s._vc[0])
-                else:   # constants (Python scalars) may sit among the saved tensors; they have no version
+                else:   # None and constants (Python scalars) have no version
                     versions.append(None)
                 items.append(s)
             self._saved = tuple(items)

@@ -15,7 +15,8 @@ import weakref
 import numpy as np
 
 from . import dtypes, grad_mode
-from .graph import _HookDict, _RemovableHandle, run_backward
+from . import graph
+from .graph import _HookDict, _RemovableHandle
 
 _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
@@ -384,6 +385,9 @@ class Tensor:
             t._grad = _wrap(self._grad._data.copy())
         memo[id(self)] = t
         return t
+
+
+graph.Tensor = Tensor   # graph.py needs the class and cannot import this module itself
 
 
 def _rebuild(data, requires_grad):

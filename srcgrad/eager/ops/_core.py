@@ -79,11 +79,34 @@ def operands(a, b):
         d = dtypes.result_type((a, b))
         return ad.astype(d.np, copy=False), bd.astype(d.np, copy=False), d
     if type(b) is float and ad.dtype.kind == "f":
-        return ad, b, None    # numpy keeps the array's float dtype for a Python float (NEP 50)
+        return ad, _scalar(b, ad.dtype), None
     if isinstance(b, (int, float, bool, np.generic)):
         d = dtypes.result_type((a,), (b,))
         return ad.astype(d.np, copy=False), np.asarray(b, dtype=d.np), d
     return NotImplemented, None, None
+
+
+_scalars = {}
+
+
+def _scalar(value, dtype):
+    """``value`` as a read-only 0-d array of ``dtype``, cached.
+
+    numpy converts a Python float operand on every call, which costs as much as the
+    arithmetic on a small array; a 0-d array of the array's own dtype gives the same result
+    (the float is rounded to that dtype either way) at half the price.
+    """
+    key = (value, dtype)
+    a = _scalars.get(key)
+    if a is None:
+        a = np.array(value, dtype=dtype)
+        if value == 0.0 or value != value:
+            return a          # keep -0.0 apart from 0.0, and NaN out of the cache
+        a.flags.writeable = False
+        if len(_scalars) > 512:
+            _scalars.clear()
+        _scalars[key] = a
+    return a
 
 
 def broadcast_error(a_shape, b_shape):

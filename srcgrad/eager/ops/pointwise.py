@@ -72,9 +72,14 @@ class DivBackward0(Node):
 
 
 def _binary(a, b, np_fn, node_cls, save):
-    ad, bd, d = operands(a, b)
-    if ad is NotImplemented:
-        return NotImplemented
+    """The hot path of the eager mode: one numpy call, one tensor, one node."""
+    bt = b if isinstance(b, Tensor) else None
+    if bt is not None and a._data.dtype is bt._data.dtype:
+        ad, bd, d = a._data, bt._data, None          # the common case, without the promotion rules
+    else:
+        ad, bd, d = operands(a, b)
+        if ad is NotImplemented:
+            return NotImplemented
     try:
         out = np_fn(ad, bd)
     except ValueError:
@@ -82,21 +87,17 @@ def _binary(a, b, np_fn, node_cls, save):
     t = _wrap(out)
     if not _state.enabled:
         return t
-    bt = b if isinstance(b, Tensor) else None
-    if not (a._rg or (bt is not None and bt._rg)) or (d is not None and not d.is_floating_point):
+    a_rg = a._rg
+    b_rg = bt is not None and bt._rg
+    if not (a_rg or b_rg) or (d is not None and not d.is_floating_point):
         return t
-    # the hot path of the eager mode: build the node directly
-    node = node_cls((a, bt), _saved_operands(a, b, bt) if save else (), t)
+    # a is needed only for b's gradient (and b for a's): saving less lets a.mul_(2) go on
+    saved = (a if b_rg else None, b if a_rg else None) if save else ()
+    node = node_cls((a, bt), saved, t)
     node.shapes = (ad.shape, bd.shape if bt is not None else ())
     t.grad_fn = node
     t._rg = True
     return t
-
-
-def _saved_operands(a, b, bt):
-    # a is needed only for b's gradient (and b for a's): saving less lets a.mul_(2) go on
-    a_needed = bt is not None and bt._rg
-    return (a if a_needed else None, b if a._rg else None)
 
 
 def add(a, b, alpha=1):
@@ -275,10 +276,8 @@ def _unary_node(name, rule, saves):
     """A Node class whose ``apply`` is ``rule(g, *saved)``."""
     def apply(self, g):
         return rule(g, *self.saved())
-    what = tuple(OUT if s == "out" else None for s in saves)
-    cls = type(name, (Node,), {"__slots__": (), "apply": apply, "__doc__": f"Backward of {name}.",
-                               "saved_values": staticmethod(lambda x: tuple(w or x for w in what))})
-    return cls
+    return type(name, (Node,), {"__slots__": (), "apply": apply, "__doc__": f"Backward of {name}.",
+                                "saves": saves[0] if saves else None})
 
 
 def _unary(np_fn, node_cls, x, float_only=True):
@@ -287,7 +286,8 @@ def _unary(np_fn, node_cls, x, float_only=True):
         xd = to_float(x)
     t = _wrap(np_fn(xd))
     if _state.enabled and x._rg:
-        t.grad_fn = node_cls((x,), node_cls.saved_values(x), t)
+        saves = node_cls.saves
+        t.grad_fn = node_cls((x,), (OUT,) if saves == "out" else ((x,) if saves == "x" else ()), t)
         t._rg = True
     return t
 
