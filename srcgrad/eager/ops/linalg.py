@@ -45,7 +45,7 @@ def mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._data.shape[0]}x{a._data.shape[1]} and "
                            f"{b._data.shape[0]}x{b._data.shape[1]})")
     _same_dtype(a, b, "mm")
-    t = record(a._data @ b._data, MmBackward0, (a, b), saved=_saved_pair(a, b))
+    t = record(dual.matmul2d(a._data, b._data), MmBackward0, (a, b), saved=_saved_pair(a, b))
     if t.grad_fn is not None:
         t.grad_fn.rhs_transposed = _is_transposed(b)
     return t
@@ -132,7 +132,7 @@ def addmm(bias, m1, m2, beta=1, alpha=1):
         return bias * beta + mm(m1, m2) * alpha
     if m1._data.ndim != 2 or m2._data.ndim != 2 or m1._data.shape[1] != m2._data.shape[0]:
         return bias + mm(m1, m2)   # gives mm's error message
-    out = m1._data @ m2._data
+    out = dual.matmul2d(m1._data, m2._data)
     out += bias._data
     t = record(out, AddmmBackward0, (bias, m1, m2), saved=_saved_pair(m1, m2))
     if t.grad_fn is not None:
