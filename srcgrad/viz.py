@@ -49,7 +49,7 @@ def _shape(t):
 
 
 def _quote(s):
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def make_dot(var, params=None, show_attrs=False):
