@@ -20,7 +20,7 @@ import numpy as np
 
 from . import grad_mode
 
-Tensor = None   # set by tensor.py once the class exists (tensor.py imports this module)
+_versioned = ()   # (Tensor, _SavedOutput), set by tensor.py once Tensor exists
 _seq = itertools.count()
 OUT = object()   # in a node's ``saved``: stands for the op's own result
 
@@ -86,8 +86,8 @@ class Node:
 
     Subclasses implement ``apply(self, *grads)`` returning one gradient (or None) per entry of
     ``next_functions``; gradients are Tensors so that ``create_graph=True`` records them.
-    ``saved`` may hold the op's inputs, Python constants, and ``OUT`` for the op's result
-    ``out`` (kept as data only, so the result and its node do not form a cycle).
+    ``saved`` may hold the op's inputs, Python constants, and last ``OUT`` for the op's
+    result ``out`` (kept as data only, so the result and its node do not form a cycle).
     """
 
     __slots__ = ("next_functions", "_saved", "_versions", "_seq", "_hooks", "__weakref__")
@@ -106,18 +106,11 @@ class Node:
         self._seq = next(_seq)
         self._hooks = None
         if saved:
-            items, versions = [], []
-            for s in saved:
-                if isinstance(s, Tensor):
-                    versions.append(s._vc[0])
-                elif s is OUT:
-                    s = _SavedOutput(out)
-                    versions.append(s._vc[0])
-                else:   # None and constants (Python scalars) have no version
-                    versions.append(None)
-                items.append(s)
-            self._saved = tuple(items)
-            self._versions = tuple(versions)
+            if saved[-1] is OUT:      # by convention the op's own result is saved last
+                saved = saved[:-1] + (_SavedOutput(out),)
+            self._saved = saved
+            # None and constants (Python scalars) have no version
+            self._versions = tuple([s._vc[0] if isinstance(s, _versioned) else None for s in saved])
         else:
             self._saved = self._versions = ()
 

@@ -387,7 +387,7 @@ class Tensor:
         return t
 
 
-graph.Tensor = Tensor   # graph.py needs the class and cannot import this module itself
+graph._versioned = (Tensor, graph._SavedOutput)   # graph.py cannot import this module itself
 
 
 def _rebuild(data, requires_grad):
