@@ -17,6 +17,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import datetime  # noqa: E402
+import gc  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
@@ -35,18 +36,19 @@ CHAIN = 1000
 
 
 def interleaved(cases, repeats, number):
-    """Median seconds per call of each case. Rounds of the cases alternate, so that a noisy
-    neighbour on a shared machine slows all of them alike and their ratios stay meaningful."""
+    """Median seconds per call of each case. The cases take turns call by call, so that a
+    noisy neighbour on a shared machine slows all of them alike and their ratios hold."""
     for fn in cases.values():
         fn()
-    rounds = {k: [] for k in cases}
+    times = {k: [] for k in cases}
     for _ in range(repeats):
-        for k, fn in cases.items():
-            t0 = time.perf_counter()
-            for _ in range(number):
+        gc.collect()
+        for _ in range(number):
+            for k, fn in cases.items():
+                t0 = time.perf_counter()
                 fn()
-            rounds[k].append((time.perf_counter() - t0) / number)
-    return {k: statistics.median(v) for k, v in rounds.items()}
+                times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def chain(T, x, w):
@@ -141,9 +143,9 @@ def measure(repeats):
         mlp[name] = mlp_case(T)
     mlp["numpy"] = numpy_mlp_case()
     res = {}
-    for key, t in interleaved(chain_fwd, repeats, 3).items():
+    for key, t in interleaved(chain_fwd, repeats, 5).items():
         res[key, "chain_fwd"] = t / CHAIN * 1e6
-    for key, t in interleaved(chain_fb, repeats, 3).items():
+    for key, t in interleaved(chain_fb, repeats, 5).items():
         res[key, "chain_fwd_bwd"] = t / CHAIN * 1e6
     for key, t in interleaved(mlp, repeats, 20).items():
         res[key, "mlp"] = t * 1e3
