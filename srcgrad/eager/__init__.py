@@ -66,3 +66,7 @@ def typename(t):
 
 def detach(t):
     return t.detach()
+
+
+# the names above are this package's interface, re-exported by srcgrad/__init__.py (submodules are not)
+__all__ = [_n for _n, _v in list(globals().items()) if not _n.startswith("_") and not isinstance(_v, type(_methods))]

@@ -6,7 +6,6 @@ Example:
     >>> torch.autograd.grad((x ** 2).sum(), x)
     (tensor([6.]),)
 """
-from . import dtypes
 from .graph import run_backward
 from .tensor import Tensor, _wrap
 
@@ -102,7 +101,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise NotImplementedError("srcgrad.autograd.grad: is_grads_batched=True is not supported; "
                                   "loop over the grad_outputs instead")
     outputs = _as_list(outputs)
-    single = isinstance(inputs, Tensor)
+    isinstance(inputs, Tensor)
     inputs = _as_list(inputs)
     grads = _as_list(grad_outputs)
     if allow_unused is None:

@@ -84,7 +84,7 @@ def _to_array(data):
     try:
         arr = np.asarray(data)
     except ValueError:
-        raise ValueError(f"expected sequence of equal-length lists, got a ragged list") from None
+        raise ValueError("expected sequence of equal-length lists, got a ragged list") from None
     if arr.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return arr
@@ -136,7 +136,7 @@ def legacy_data(args, kwargs, dtype):
         if isinstance(args[0], Tensor):
             return args[0]._data
         return np.array(_to_array(args[0]), dtype=dtype.np)
-    raise TypeError(f"new(): invalid combination of arguments")
+    raise TypeError("new(): invalid combination of arguments")
 
 
 def _legacy(d):

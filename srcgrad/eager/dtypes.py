@@ -106,7 +106,7 @@ def set_default_dtype(d):
     """Set the dtype of new floating-point tensors: ``float32`` or ``float64``."""
     d = to_dtype(d)
     if not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type")
+        raise TypeError("only floating-point types are supported as the default type")
     _defaults_global["dtype"] = d
 
 

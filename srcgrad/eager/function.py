@@ -143,7 +143,6 @@ class Function:
                 output = cls.forward(ctx, *args, **kwargs)
         if not record:
             return output
-        import itertools
         from .graph import _seq
         ctx.next_functions = tuple(_edge(args[i]) for i in ctx._tensor_pos)
         ctx._seq = next(_seq)

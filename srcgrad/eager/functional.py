@@ -13,9 +13,9 @@ import numpy as np
 
 from . import dtypes
 from .graph import Node
-from .ops import dual, linalg, pointwise, reduce, shape
-from .ops._core import needs_grad, record, zero_derivative
-from .tensor import Tensor, _dim, _wrap
+from .ops import dual, linalg, pointwise
+from .ops._core import record, zero_derivative
+from .tensor import _dim, _wrap
 
 relu = pointwise.relu
 sigmoid = pointwise.sigmoid

@@ -261,7 +261,6 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     than theirs. Running the largest waiting sequence number first therefore runs every node
     after all the nodes that feed it — no dependency count is needed. Leaves accumulate last.
     """
-    from .tensor import _wrap
     arrays = not create_graph
     capture = {}
     needed = None

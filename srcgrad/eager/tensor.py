@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from . import dtypes, grad_mode
+from . import dtypes
 from . import graph
 from .graph import _HookDict, _RemovableHandle
 
@@ -160,7 +160,7 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
             if value.shape != self.shape:
-                raise RuntimeError(f"assigned grad has data of a different size")
+                raise RuntimeError("assigned grad has data of a different size")
             if value.dtype is not self.dtype:
                 raise RuntimeError("assigned grad has data of a different type")
         self._grad = value
@@ -348,7 +348,7 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __len__(self):

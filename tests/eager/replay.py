@@ -11,7 +11,6 @@ import builtins
 import contextlib
 import io
 import re
-import sys
 import warnings
 
 import numpy as np

@@ -8,9 +8,8 @@ Example:
 """
 import numpy as np
 
-from .. import dtypes
 from ..graph import Node
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor
 from . import dual
 from ._core import needs_grad, record
 

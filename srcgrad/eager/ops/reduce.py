@@ -397,7 +397,6 @@ def any(x, dim=None, keepdim=False):
 
 
 def cumsum(x, dim):
-    from .shape import flip
     dm = _dim(dim, x._data.ndim)
     out = np.cumsum(x._data, axis=dm)
     if not needs_grad(x):
