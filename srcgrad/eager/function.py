@@ -20,7 +20,7 @@ import numpy as np
 
 from . import grad_mode
 from .graph import Node, _edge
-from .tensor import Tensor, _wrap
+from .tensor import Tensor, _wrap, version_of
 
 
 class FunctionCtx(Node):
@@ -46,7 +46,7 @@ class FunctionCtx(Node):
                 raise TypeError("save_for_backward can only save variables, but argument 0 is of type "
                                 f"{type(t).__name__}")
         self._saved = tensors
-        self._versions = tuple(t._vc[0] if t is not None else None for t in tensors)
+        self._versions = tuple(version_of(t) if t is not None else None for t in tensors)
 
     takes_tensors = True     # user code: always Tensors
 

@@ -20,7 +20,9 @@ import numpy as np
 
 from . import grad_mode
 
-_versioned = ()   # (Tensor, _SavedOutput), set by tensor.py once Tensor exists
+# set by tensor.py, which imports this module: (Tensor, _SavedOutput), version_counter, bump_version
+_versioned = ()
+_version_counter = _bump_version = None
 _seq = itertools.count()
 OUT = object()   # in a node's ``saved``: stands for the op's own result
 
@@ -37,7 +39,7 @@ class _SavedOutput:
 
     def __init__(self, t):
         self.data = t._data
-        self._vc = t._vc
+        self._vc = _version_counter(t)
         self.requires_grad = True   # an output saved by its node is differentiable through that node
 
 
@@ -110,7 +112,8 @@ class Node:
                 saved = saved[:-1] + (_SavedOutput(out),)
             self._saved = saved
             # None and constants (Python scalars) have no version
-            self._versions = tuple([s._vc[0] if isinstance(s, _versioned) else None for s in saved])
+            self._versions = tuple([(0 if s._vc is None else s._vc[0]) if isinstance(s, _versioned) else None
+                                    for s in saved])
         else:
             self._saved = self._versions = ()
 
@@ -154,7 +157,7 @@ class Node:
                     raise RuntimeError(_modified_msg(s.data, s._vc[0], v, f"output 0 of {self._short_name()}"))
                 out.append(_tensor_from_saved_output(s, self) if tensors else s.data)
             else:
-                if s._vc[0] != v:
+                if (0 if s._vc is None else s._vc[0]) != v:
                     origin = None
                     if s.grad_fn is not None:
                         origin = f"output {s._output_nr} of {s.grad_fn._short_name()}"
@@ -495,7 +498,7 @@ def _accumulate(var, g, is_fresh, create_graph):
         var._grad = old + (g if isinstance(g, Tensor) else _wrap(g))
     else:
         np.add(old._data, g, out=old._data, casting="unsafe")
-        old._vc[0] += 1
+        _bump_version(old)
     if hooks is not None and hooks.post_acc:
         for fn in tuple(hooks.post_acc.values()):
             fn(var)

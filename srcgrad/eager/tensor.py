@@ -102,7 +102,8 @@ class Tensor:
 
     # The four attributes every tensor sets live in slots; the rarely set ones fall back to the
     # class defaults below until assigned (into __dict__), which keeps creating a tensor cheap.
-    # ``_vc`` is the version counter, a one-element list shared by a tensor and its views.
+    # ``_vc`` is the version counter, a one-element list shared by a tensor and its views; it
+    # is made on first need (version_counter), as most intermediate tensors never need one.
     __slots__ = ("_data", "grad_fn", "_rg", "_vc", "__weakref__", "__dict__")
     _output_nr = 0
     _grad = None
@@ -228,7 +229,7 @@ class Tensor:
     def detach(self):
         """A tensor sharing this one's data (and version counter) that records no history."""
         t = _wrap(self._data)
-        t._vc = self._vc
+        t._vc = version_counter(self)
         return t
 
     def detach_(self):
@@ -249,7 +250,7 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._vc[0]
+        return version_of(self)
 
     @property
     def output_nr(self):
@@ -387,7 +388,8 @@ class Tensor:
         return t
 
 
-graph._versioned = (Tensor, graph._SavedOutput)   # graph.py cannot import this module itself
+# graph.py cannot import this module itself
+graph._versioned = (Tensor, graph._SavedOutput)
 
 
 def _rebuild(data, requires_grad):
@@ -400,7 +402,7 @@ def _init(t, data):
     t._data = data
     t.grad_fn = None
     t._rg = False
-    t._vc = [0]
+    t._vc = None
 
 
 def _wrap(data):
@@ -411,8 +413,30 @@ def _wrap(data):
     t._data = data
     t.grad_fn = None
     t._rg = False
-    t._vc = [0]
+    t._vc = None
     return t
+
+
+def version_counter(t):
+    """The version counter of ``t``'s storage (shared with its views), made on first need."""
+    vc = t._vc
+    if vc is None:
+        vc = t._vc = [0]
+    return vc
+
+
+def version_of(t):
+    vc = t._vc
+    return 0 if vc is None else vc[0]
+
+
+def bump_version(t):
+    """Count one in-place change of ``t``'s storage."""
+    vc = t._vc
+    if vc is None:
+        t._vc = [1]
+    else:
+        vc[0] += 1
 
 
 def _dim(d, ndim):
@@ -432,3 +456,7 @@ def _dtype_from_type_name(t):
             raise ValueError(f"invalid type: '{t}'")
         return _TYPE_NAMES[t]
     return dtypes.to_dtype(t)
+
+
+graph._version_counter = version_counter
+graph._bump_version = bump_version

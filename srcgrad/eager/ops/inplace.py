@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..graph import Node
-from ..tensor import Tensor
+from ..tensor import Tensor, bump_version
 
 
 def check_inplace(x, view_of_leaf=False):
@@ -45,7 +45,7 @@ def _write_back(x, r):
     except ValueError:
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape "
                            f"{list(np.broadcast_shapes(x._data.shape, r._data.shape))}") from None
-    x._vc[0] += 1
+    bump_version(x)
 
 
 def _type_word(t):
@@ -67,7 +67,7 @@ def inplace(op, ufunc=None):
                 except ValueError:
                     pass            # shapes that do not broadcast: the general path words the error
                 else:
-                    x._vc[0] += 1
+                    bump_version(x)
                     return x
         r = op(x, *args, **kwargs)
         _write_back(x, r)
@@ -94,7 +94,7 @@ class FillBackward0(Node):
 def fill_(x, value):
     check_inplace(x)
     x._data[...] = value._data if isinstance(value, Tensor) else value
-    x._vc[0] += 1
+    bump_version(x)
     if x.grad_fn is not None and grad_mode.state.enabled:
         check_view_graph(x)
         x.grad_fn, x._output_nr = FillBackward0((x,)), 0
@@ -111,7 +111,7 @@ def copy_(x, src, non_blocking=False):
     check_inplace(x)
     r = expand(src.to(x.dtype), x.shape) if isinstance(src, Tensor) else None
     x._data[...] = r._data if r is not None else src
-    x._vc[0] += 1
+    bump_version(x)
     if r is not None and r._rg and grad_mode.state.enabled:
         check_view_graph(x)
         x.grad_fn, x._rg, x._output_nr = CopyBackwards((r,)), True, 0

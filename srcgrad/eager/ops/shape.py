@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import dtypes
 from ..graph import Node
-from ..tensor import Tensor, _dim, _wrap
+from ..tensor import Tensor, _dim, _wrap, bump_version, version_counter
 from . import dual
 from ._core import needs_grad, record, sum_to
 
@@ -18,7 +18,7 @@ from ._core import needs_grad, record, sum_to
 def _view_of(x, data, node_cls, **attrs):
     """A result that shares ``x``'s memory: same version counter, ``_base`` set."""
     t = record(data, node_cls, (x,))
-    t._vc = x._vc
+    t._vc = version_counter(x)
     t._base = x._base if x._base is not None else x
     if t.grad_fn is not None:
         for k, v in attrs.items():
@@ -451,7 +451,7 @@ def setitem(x, key, value):
     except ValueError:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(vdata))} cannot be broadcast "
                            f"to indexing result of shape {list(x._data[npkey].shape)}") from None
-    x._vc[0] += 1
+    bump_version(x)
     if needs_grad(x, vt):
         from .inplace import check_view_graph
         check_view_graph(x)
@@ -558,7 +558,7 @@ def _multi_view(x, pieces, node_cls, **attrs):
             setattr(node, k, v)
     base = x._base if x._base is not None else x
     for i, o in enumerate(outs):
-        o._vc, o._base = x._vc, base
+        o._vc, o._base = version_counter(x), base
         if node is not None:
             o.grad_fn, o._rg, o._output_nr = node, True, i
     return tuple(outs)
