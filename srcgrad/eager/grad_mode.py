@@ -63,37 +63,32 @@ class _Mode:
         return type(self)(*self._args())
 
 
-class no_grad(_Mode):
+class _PlainMode(_Mode):
+    """A mode without arguments, usable as ``@mode``, ``@mode()`` and ``with mode():``."""
+
+    def __new__(cls, fn=None):
+        self = super().__new__(cls)
+        if callable(fn):          # used as @mode without parentheses
+            return self(fn)
+        return self
+
+    def __init__(self, fn=None):
+        pass
+
+
+class no_grad(_PlainMode):
     """Ops inside record no graph: results have ``requires_grad=False``.
 
     >>> @no_grad()
     ... def predict(w, x): return w * x
     """
 
-    def __new__(cls, fn=None):
-        self = super().__new__(cls)
-        if callable(fn):          # used as @no_grad without parentheses
-            return self(fn)
-        return self
-
-    def __init__(self, fn=None):
-        pass
-
     def _target(self):
         return False, state.inference
 
 
-class enable_grad(_Mode):
+class enable_grad(_PlainMode):
     """Turns recording back on, e.g. inside a ``no_grad`` block."""
-
-    def __new__(cls, fn=None):
-        self = super().__new__(cls)
-        if callable(fn):
-            return self(fn)
-        return self
-
-    def __init__(self, fn=None):
-        pass
 
     def _target(self):
         return True, state.inference
