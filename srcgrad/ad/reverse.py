@@ -1,0 +1,356 @@
+"""Reverse mode over the structured IR: primal Function → adjoint Function.
+
+The adjoint function runs a forward sweep (the primal ops; each loop that the reverse sweep
+needs stores its carried values per iteration on a tape — preallocated for ``for``, growing
+for ``while``), then the reverse sweep: ops in reverse order, each through its rule in
+ad/rules.py. A loop's adjoint is a loop running backwards that reloads the iteration's
+carried values from the tape, recomputes the body, and runs the body's adjoint; an ``if``'s
+adjoint is an ``if`` on the same condition. Adjoints of values from outside a region are
+threaded through it (loop-carried or yielded), so the result stays SSA.
+
+Only values that depend on the ``wrt`` arguments get adjoints (activity analysis), so no
+adjoint code is made for the other arguments.
+
+Example:
+    >>> adj = reverse(lower(f, [F64, F64]), wrt=[0])   # returns (value, df/dx)
+"""
+from ..errors import TypingError
+from ..ir.core import Block, Builder, Function, Op, Value
+from ..ir.types import F64, I64, ArrayType, TapeType
+from .rules import ADJOINT
+
+
+def reverse(primal, wrt):
+    """An IR Function returning ``(value, *gradients for the wrt parameters)``."""
+    ret = primal.body.ops[-1]
+    if len(ret.operands) != 1 or ret.operands[0].type is not F64:
+        got = ", ".join(repr(v.type) for v in ret.operands)
+        raise TypingError(f"grad needs a function with one real scalar (float) result; {primal.name} returns "
+                          f"({got}). Use srcgrad.vjp for other results.", primal.loc)
+    for i in wrt:
+        p = primal.params[i]
+        if not (p.type is F64 or (isinstance(p.type, ArrayType) and p.type.dtype is F64)):
+            raise TypingError(f"cannot take the gradient with respect to argument '{p.name}' of type {p.type}: "
+                              "only float scalars and float64 arrays have gradients", primal.loc)
+    fn = Function(primal.name + "_grad", [(p.name, p.type) for p in primal.params], primal.loc)
+    active = _activity(primal, [primal.params[i] for i in wrt])
+    r = _Reverser(active)
+    mapping = dict(zip(primal.params, fn.params))
+    with Builder(fn.body) as b:
+        tapes = r.forward(primal.body.ops[:-1], mapping, tape_loops=True)
+        out = ret.operands[0]
+        adj = {}
+        for i in wrt:
+            p = primal.params[i]
+            if isinstance(p.type, ArrayType):
+                adj[p] = b.emit("zeros_like", [mapping[p]], name="d" + (p.name or "x"))
+        if out in active:
+            adj[out] = b.const(1.0, F64, name="d" + (out.name or "out"))
+        r.backward(primal.body.ops[:-1], adj, mapping, tapes)
+        grads = []
+        for i in wrt:
+            p = primal.params[i]
+            g = adj.get(p)
+            if g is None:
+                g = b.emit("zeros_like", [mapping[p]]) if isinstance(p.type, ArrayType) else b.const(0.0, F64)
+            grads.append(g)
+        b.ret([mapping[out]] + grads)
+    return fn
+
+
+# ------------------------------------------------------------------------------ activity
+
+
+def _activity(fn, seeds):
+    """The primal values that depend differentiably on the seeds (floats and float arrays)."""
+    active = set(seeds)
+    changed = [True]
+
+    def mark(v):
+        if v not in active and (v.type is F64 or (isinstance(v.type, ArrayType) and v.type.dtype is F64)):
+            active.add(v)
+            changed[0] = True
+
+    def visit(block):
+        for op in block.ops:
+            if op.prim == "for":
+                body = op.regions[0]
+                ys = body.ops[-1].operands
+                for j, (a, r) in enumerate(zip(body.args[1:], op.results)):
+                    if op.operands[3 + j] in active or ys[j] in active:
+                        mark(a)
+                visit(body)
+                for y, r in zip(ys, op.results):
+                    if y in active:
+                        mark(r)
+            elif op.prim == "while":
+                cond, body = op.regions
+                ys = body.ops[-1].operands
+                for j in range(len(op.results)):
+                    if op.operands[j] in active or ys[j] in active:
+                        mark(cond.args[j])
+                        mark(body.args[j])
+                visit(cond)
+                visit(body)
+                for y, r in zip(ys, op.results):
+                    if y in active:
+                        mark(r)
+            elif op.prim == "if":
+                for blk in op.regions:
+                    visit(blk)
+                    for y, r in zip(blk.ops[-1].operands, op.results):
+                        if y in active:
+                            mark(r)
+            elif ADJOINT.get(op.prim) is not None and any(v in active for v in op.operands):
+                for res in op.results:
+                    mark(res)
+
+    while changed[0]:
+        changed[0] = False
+        visit(fn.body)
+    return active
+
+
+def _uses(block):
+    """Every value used by the ops of ``block`` and its nested regions."""
+    out = set()
+    for op in block.ops:
+        out.update(op.operands)
+        for r in op.regions:
+            out |= _uses(r)
+    return out
+
+
+def _defined(block):
+    out = set(block.args)
+    for op in block.ops:
+        out.update(op.results)
+        for r in op.regions:
+            out |= _defined(r)
+    return out
+
+
+class _Reverser:
+    def __init__(self, active):
+        self.active = active
+
+    def b(self):
+        from ..ir.core import current
+        return current()
+
+    # ------------------------------------------------------------------ forward sweep
+    def forward(self, ops, mapping, tape_loops):
+        """Clone ``ops`` into the current block; taped loops for those the reverse sweep needs.
+        Returns {primal loop op: (tape, trip count, start, step)}."""
+        tapes = {}
+        for op in ops:
+            if tape_loops and op.prim in ("for", "while") and self._needs_adjoint(op):
+                tapes[op] = self._taped_loop(op, mapping)
+            else:
+                self._clone(op, mapping)
+        return tapes
+
+    def _clone(self, op, mapping):
+        regions = []
+        for blk in op.regions:
+            nb = Block([Value(a.type, a.name) for a in blk.args])
+            inner = dict(mapping)
+            inner.update(zip(blk.args, nb.args))
+            with Builder(nb):
+                for o in blk.ops:
+                    self._clone(o, inner)
+            mapping.update(inner)
+            regions.append(nb)
+        new = Op(op.prim, [mapping[v] for v in op.operands], [r.type for r in op.results], dict(op.attrs),
+                 regions, op.loc, names=[r.name for r in op.results])
+        self.b().block.ops.append(new)
+        mapping.update(zip(op.results, new.results))
+
+    def _taped_loop(self, op, mapping):
+        b = self.b()
+        body = op.regions[-1]
+        carried = body.args[1:] if op.prim == "for" else body.args
+        items = [a.type for a in carried]
+        if op.prim == "for":
+            start, stop, step = (mapping[v] for v in op.operands[:3])
+            n = b.emit("range_len", [start, stop, step], name="n")
+            tape = b.emit("tape_new", [n], {"items": items}, name="tape")
+            nb = Block([Value(a.type, a.name) for a in body.args])
+            inner = dict(mapping)
+            inner.update(zip(body.args, nb.args))
+            with Builder(nb) as bb:
+                k = bb.emit("floordiv", [bb.emit("sub", [nb.args[0], start]), step], name="k")
+                bb.emit("tape_put", [tape, k] + nb.args[1:], result_types=[])
+                for o in body.ops:
+                    self._clone(o, inner)
+            new = Op("for", [start, stop, step] + [mapping[v] for v in op.operands[3:]],
+                     [r.type for r in op.results], dict(op.attrs), [nb], op.loc, names=[r.name for r in op.results])
+            b.block.ops.append(new)
+            mapping.update(zip(op.results, new.results))
+            return tape, n, start, step
+        # while: count the iterations and let the tape grow
+        cond, body = op.regions
+        tape = b.emit("tape_new", [], {"items": items}, name="tape")
+        types = [r.type for r in op.results] + [I64]
+        nc = Block([Value(a.type, a.name) for a in cond.args] + [Value(I64, "count")])
+        nbody = Block([Value(a.type, a.name) for a in body.args] + [Value(I64, "count")])
+        inner = dict(mapping)
+        inner.update(zip(cond.args, nc.args))
+        with Builder(nc):
+            for o in cond.ops:
+                self._clone(o, inner)
+        inner = dict(mapping)
+        inner.update(zip(body.args, nbody.args))
+        with Builder(nbody) as bb:
+            bb.emit("tape_put", [tape, nbody.args[-1]] + nbody.args[:-1], {"append": True}, result_types=[])
+            for o in body.ops[:-1]:
+                self._clone(o, inner)
+            one = bb.const(1)
+            bb.yield_([inner[v] for v in body.ops[-1].operands] + [bb.emit("add", [nbody.args[-1], one])])
+        zero = b.const(0)
+        new = Op("while", [mapping[v] for v in op.operands] + [zero], types, {"result_types": types}, [nc, nbody],
+                 op.loc, names=[r.name for r in op.results] + ["n"])
+        b.block.ops.append(new)
+        mapping.update(zip(op.results, new.results[:-1]))
+        return tape, new.results[-1], None, None
+
+    def _needs_adjoint(self, op):
+        return any(v in self.active for v in _uses(op.regions[-1]) | set(op.operands) | set(op.results))
+
+    # ------------------------------------------------------------------ reverse sweep
+    def add(self, adj, v, g):
+        """adj[v] += g"""
+        if g is None:
+            return
+        prev = adj.get(v)
+        adj[v] = g if prev is None else self.b().emit("add", [prev, g], name=prev.name)
+
+    def zero_like(self, v, mapping):
+        b = self.b()
+        if isinstance(v.type, ArrayType):
+            return b.emit("zeros_like", [mapping[v]])
+        return b.const(0.0, F64)
+
+    def backward(self, ops, adj, mapping, tapes):
+        for op in reversed(ops):
+            if op.prim in ("for", "while"):
+                if op in tapes:
+                    self._loop_adjoint(op, adj, mapping, tapes[op])
+                continue
+            if op.prim == "if":
+                self._if_adjoint(op, adj, mapping)
+                continue
+            rule = ADJOINT.get(op.prim)
+            if rule is None or not op.results:
+                continue
+            res = op.results[0]
+            g = adj.get(res)
+            if g is None:
+                continue
+            if op.prim == "index":
+                arr = op.operands[0]
+                if arr in self.active:
+                    acc = adj.get(arr)
+                    if acc is None:
+                        acc = self.zero_like(arr, mapping)
+                    adj[arr] = self.b().emit("index_add", [acc, g] + [mapping[i] for i in op.operands[1:]],
+                                             name=acc.name)
+                continue
+            thunks = rule(g, *[mapping[v] for v in op.operands], mapping[res])
+            for v, thunk in zip(op.operands, thunks):
+                if thunk is not None and v in self.active:
+                    self.add(adj, v, _named(thunk(), v))
+
+    def _free(self, op, regions):
+        """Active values from outside ``op`` whose adjoints its regions update."""
+        inside = set()
+        used = set()
+        for r in regions:
+            inside |= _defined(r)
+            used |= _uses(r)
+        return sorted((v for v in used if v in self.active and v not in inside), key=lambda v: v.id)
+
+    def _if_adjoint(self, op, adj, mapping):
+        ys_active = [j for j, r in enumerate(op.results) if r in adj]
+        if not ys_active:
+            return
+        free = self._free(op, op.regions)
+        for f in free:
+            if f not in adj:
+                adj[f] = self.zero_like(f, mapping)
+        blocks = []
+        for blk in op.regions:
+            nb = Block()
+            with Builder(nb) as bb:
+                inner = dict(mapping)
+                tapes = self.forward(blk.ops[:-1], inner, tape_loops=True)
+                local = {f: adj[f] for f in free}
+                for j in ys_active:
+                    y = blk.ops[-1].operands[j]
+                    if y in self.active:
+                        self.add(local, y, adj[op.results[j]])
+                self.backward(blk.ops[:-1], local, inner, tapes)
+                bb.yield_([local[f] for f in free])
+            blocks.append(nb)
+        types = [f.type for f in free]
+        new = Op("if", [mapping[op.operands[0]]], types, {"result_types": types}, blocks, op.loc,
+                 names=[adj[f].name for f in free])
+        self.b().block.ops.append(new)
+        adj.update(zip(free, new.results))
+
+    def _loop_adjoint(self, op, adj, mapping, taped):
+        tape, n, start, step = taped
+        b = self.b()
+        is_for = op.prim == "for"
+        body = op.regions[-1]
+        args = body.args[1:] if is_for else body.args
+        carried = [j for j, a in enumerate(args) if a in self.active]
+        free = self._free(op, op.regions)
+        for f in free:
+            if f not in adj:
+                adj[f] = self.zero_like(f, mapping)
+        inits = []
+        for j in carried:
+            r = op.results[j]
+            inits.append(adj[r] if r in adj else b.const(0.0, F64))
+        inits += [adj[f] for f in free]
+        # for k in range(n - 1, -1, -1): the iterations backwards
+        one = b.const(1)
+        last = b.emit("sub", [n, one])
+        minus_one = b.const(-1)
+        names = ["d" + (args[j].name or "v") for j in carried] + [adj[f].name for f in free]
+        nb = Block([Value(I64, "k")] + [Value(v.type, nm) for v, nm in zip(inits, names)])
+        with Builder(nb) as bb:
+            k = nb.args[0]
+            loaded = bb.emit("tape_get", [tape, k], result_types=list(tape.type.items))
+            loaded = loaded if isinstance(loaded, list) else [loaded]
+            inner = dict(mapping)
+            if is_for:
+                i = bb.emit("add", [start, bb.emit("mul", [k, step])], name=body.args[0].name)
+                inner[body.args[0]] = i
+            inner.update(zip(args, loaded))
+            tapes = self.forward(body.ops[:-1], inner, tape_loops=True)
+            local = {f: a for f, a in zip(free, nb.args[1 + len(carried):])}
+            ys = body.ops[-1].operands
+            for slot, j in enumerate(carried):
+                if ys[j] in self.active:
+                    self.add(local, ys[j], nb.args[1 + slot])
+            self.backward(body.ops[:-1], local, inner, tapes)
+            outs = [local.get(args[j]) or bb.const(0.0, F64) for j in carried] + [local[f] for f in free]
+            bb.yield_(outs)
+        types = [v.type for v in inits]
+        new = Op("for", [last, minus_one, minus_one] + inits, types, {"result_types": types}, [nb], op.loc,
+                 names=names)
+        b.block.ops.append(new)
+        for slot, j in enumerate(carried):
+            init = op.operands[3 + j] if is_for else op.operands[j]
+            if init in self.active:
+                self.add(adj, init, new.results[slot])
+        adj.update(zip(free, new.results[len(carried):]))
+
+
+def _named(v, primal):
+    """Adjoint values are named after the primal variable: d<name>."""
+    if v is not None and v.name is None and primal.name:
+        v.name = "d" + primal.name
+    return v

@@ -1,0 +1,182 @@
+"""``grad``, ``value_and_grad``, ``jit`` and ``show``: the compiler's front door. Each wires the
+stages — frontend (source → IR), ad (adjoint IR), backend (IR → runnable code) — and caches
+one specialisation per argument signature (dtype and rank, not shape).
+
+Example:
+    >>> import math, srcgrad
+    >>> @srcgrad.grad
+    ... def f(x):
+    ...     return math.sin(x) * x
+    >>> round(f(1.0), 6)
+    1.381773
+"""
+import functools
+import inspect
+import threading
+
+import numpy as np
+
+from .ad.reverse import reverse
+from .backends import python as python_backend
+from .errors import TypingError
+from .frontend.lower import lower
+from .ir.types import F64, ArrayType, type_of
+from .ir.verifier import verify
+
+BACKENDS = ("python", "llvm")
+
+
+def _check_backend(backend):
+    if backend is None:
+        return "python"      # the default becomes "llvm" once that backend lands (issue 4)
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "llvm":
+        raise NotImplementedError("srcgrad: the llvm backend is not built yet; use backend='python' (the default "
+                                  "for now)")
+    return backend
+
+
+class _Specialisation:
+    def __init__(self, ir, code_ir, source, run):
+        self.ir, self.code_ir, self.source, self.run = ir, code_ir, source, run
+
+
+class Compiled:
+    """A compiled function: call it like the original; ``.ir`` and ``.adjoint_source`` show the
+    stages of its most recent specialisation."""
+
+    def __init__(self, fun, kind, wrt=0, backend=None):
+        functools.update_wrapper(self, fun)
+        self.fun, self.kind, self.backend = fun, kind, _check_backend(backend)
+        self._params = list(inspect.signature(fun).parameters)
+        self.wrt = self._resolve_wrt(wrt) if kind != "jit" else None
+        self._cache = {}
+        self._last = None
+        self._lock = threading.Lock()
+
+    def _resolve_wrt(self, wrt):
+        single = not isinstance(wrt, (tuple, list))
+        items = [wrt] if single else list(wrt)
+        out = []
+        for w in items:
+            if isinstance(w, str):
+                if w not in self._params:
+                    raise ValueError(f"wrt={w!r}: {self.fun.__name__} has no argument named {w!r} "
+                                     f"(its arguments: {', '.join(self._params)})")
+                out.append(self._params.index(w))
+            elif isinstance(w, int) and -len(self._params) <= w < len(self._params):
+                out.append(w % len(self._params))
+            else:
+                raise ValueError(f"wrt={w!r} is not an argument index or name of {self.fun.__name__}")
+        self._single = single
+        return out
+
+    def _signature(self, args):
+        types = []
+        for k, a in enumerate(args):
+            t = type_of(a)
+            if t is None:
+                name = self._params[k] if k < len(self._params) else f"#{k}"
+                raise TypingError(f"argument '{name}' of {self.fun.__name__} is a {type(a).__name__}"
+                                  + (f" of dtype {a.dtype}" if isinstance(a, np.ndarray) else "")
+                                  + "; compiled functions take float, int and bool numbers and numpy arrays of "
+                                    "float64, int64 or bool")
+            types.append(t)
+        return tuple(types)
+
+    def _specialise(self, types):
+        ir = verify(lower(self.fun, list(types)))
+        code_ir = ir
+        if self.kind != "jit":
+            code_ir = verify(reverse(ir, self.wrt))
+        source = python_backend.to_source(code_ir)
+        run = python_backend.compile_function(code_ir, source)
+        return _Specialisation(ir, code_ir, source, run)
+
+    def __call__(self, *args):
+        if len(args) != len(self._params):
+            raise TypeError(f"{self.fun.__name__}() takes {len(self._params)} arguments but {len(args)} were given")
+        key = self._signature(args)
+        spec = self._cache.get(key)
+        if spec is None:
+            with self._lock:
+                spec = self._cache.get(key)
+                if spec is None:
+                    spec = self._cache[key] = self._specialise(key)
+        self._last = spec
+        out = spec.run(*args)
+        if self.kind == "jit":
+            return out
+        value, grads = out[0], list(out[1:])
+        grads = [_like(g, args[i]) for g, i in zip(grads, self.wrt)]
+        g = grads[0] if self._single else tuple(grads)
+        return (value, g) if self.kind == "value_and_grad" else g
+
+    def _spec(self):
+        if self._last is None:
+            raise RuntimeError(f"{self.fun.__name__} is compiled for the argument types of its first call; call it "
+                               "once before asking for .ir or .adjoint_source")
+        return self._last
+
+    @property
+    def ir(self):
+        """The SSA IR as text: the primal function, then (for gradients) the adjoint."""
+        s = self._spec()
+        if s.code_ir is s.ir:
+            return str(s.ir)
+        return f"{s.ir}\n\n{s.code_ir}"
+
+    @property
+    def adjoint_source(self):
+        """The generated code as readable Python source."""
+        return self._spec().source
+
+    def __repr__(self):
+        return f"<srcgrad.{self.kind} of {self.fun.__qualname__}>"
+
+
+def _like(g, arg):
+    """A gradient has its argument's type: float for a number, an array of the same dtype for an array."""
+    if isinstance(arg, np.ndarray):
+        return np.asarray(g, dtype=arg.dtype).reshape(arg.shape)
+    return float(g)
+
+
+def _decorator(kind):
+    def make(fun=None, *, wrt=0, backend=None):
+        if fun is None:
+            return lambda f: Compiled(f, kind, wrt, backend)
+        return Compiled(fun, kind, wrt, backend)
+    return make
+
+
+grad = _decorator("grad")
+grad.__doc__ = """The gradient of a scalar-valued function with respect to argument(s) ``wrt``.
+
+    >>> df = srcgrad.grad(lambda_free_function, wrt=(0, 1))
+"""
+value_and_grad = _decorator("value_and_grad")
+value_and_grad.__doc__ = "Like ``grad``, returning ``(value, gradient)``."
+
+
+def jit(fun=None, *, backend=None):
+    """The function compiled (forward only); same results as calling it directly."""
+    if fun is None:
+        return lambda f: Compiled(f, "jit", backend=backend)
+    return Compiled(fun, "jit", backend=backend)
+
+
+def show(obj, stage="adjoint"):
+    """Print one stage of a compiled function: ``"ir"`` or ``"adjoint"``."""
+    if stage == "ir":
+        print(obj.ir)
+    elif stage == "adjoint":
+        print(obj.adjoint_source)
+    elif stage in ("llvm", "ptx"):
+        raise NotImplementedError(f"srcgrad: the {stage} stage is not built yet")
+    else:
+        raise ValueError(f"stage must be 'ir', 'adjoint', 'llvm' or 'ptx', got {stage!r}")
+
+
+__all__ = ["grad", "value_and_grad", "jit", "show", "Compiled", "F64", "ArrayType"]

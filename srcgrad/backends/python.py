@@ -1,0 +1,263 @@
+"""The python backend: IR → Python ``ast`` → source text (astor) → a compiled function.
+
+The source is meant to be read: one op a statement, loops as loops, constants written in
+place, and names taken from the user's variables (``s``, ``s_1``; adjoints ``ds``, ``dx``).
+
+Example:
+    >>> src = to_source(fn)        # fn: an IR Function
+    >>> f = compile_function(fn)   # a Python callable
+"""
+import ast
+import math
+
+import astor
+import numpy as np
+
+from ..ir.types import F64
+
+_BIN = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "div": ast.Div, "floordiv": ast.FloorDiv,
+        "mod": ast.Mod, "pow": ast.Pow}
+_CMP = {"lt": ast.Lt, "le": ast.LtE, "gt": ast.Gt, "ge": ast.GtE, "eq": ast.Eq, "ne": ast.NotEq}
+# numpy's functions: NaN and infinities propagate as in numpy; erf only exists in math
+_NP_FUNCS = {"sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
+             "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "exp": "exp", "expm1": "expm1", "log": "log",
+             "log1p": "log1p", "log2": "log2", "log10": "log10", "sqrt": "sqrt", "atan2": "arctan2",
+             "hypot": "hypot"}
+_MATH_FUNCS = {"erf": "erf", "floor": "floor", "ceil": "ceil"}
+
+
+def _name(n):
+    return ast.Name(id=n, ctx=ast.Load())
+
+
+def _store(n):
+    return ast.Name(id=n, ctx=ast.Store())
+
+
+def _call(fn, args):
+    return ast.Call(func=fn, args=args, keywords=[])
+
+
+def _attr(mod, name):
+    return ast.Attribute(value=_name(mod), attr=name, ctx=ast.Load())
+
+
+class _Namer:
+    """Python names for IR values: the user's name, made unique with _1, _2; t1, t2 otherwise."""
+
+    def __init__(self, reserved=()):
+        self.of = {}
+        self.used = set(reserved) | {"np", "math", "range", "len", "float", "int", "bool", "abs", "min", "max"}
+        self.temp = 0
+
+    def fresh(self, hint):
+        if hint:
+            base = hint.replace(".", "_")
+            n, k = base, 1
+            while n in self.used:
+                n, k = f"{base}_{k}", k + 1
+        else:
+            self.temp += 1
+            n = f"t{self.temp}"
+            while n in self.used:
+                self.temp += 1
+                n = f"t{self.temp}"
+        self.used.add(n)
+        return n
+
+    def name(self, v):
+        n = self.of.get(v)
+        if n is None:
+            n = self.of[v] = self.fresh(v.name)
+        return n
+
+    def alias(self, v, n):
+        self.of[v] = n
+
+
+class _Emitter:
+    def __init__(self, fn):
+        self.fn = fn
+        self.names = _Namer()
+
+    def value(self, v):
+        """The expression for value ``v``: constants are written in place."""
+        op = v.owner
+        if op is not None and op.prim == "const":
+            c = op.attrs["value"]
+            if isinstance(c, float) and not math.isfinite(c):
+                return _call(_name("float"), [ast.Constant(repr(c))])
+            if isinstance(c, (int, float)) and c < 0:
+                return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(-c))
+            return ast.Constant(c)
+        return _name(self.names.name(v))
+
+    def assign(self, v, expr):
+        return ast.Assign(targets=[_store(self.names.name(v))], value=expr, lineno=0)
+
+    def function(self):
+        fn = self.fn
+        args = [ast.arg(arg=self.names.name(p), annotation=None) for p in fn.params]
+        body = self.block(fn.body)
+        return ast.FunctionDef(name=fn.name, args=ast.arguments(posonlyargs=[], args=args, vararg=None,
+                                                                kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                                                defaults=[]),
+                               body=body or [ast.Pass()], decorator_list=[], returns=None, lineno=0)
+
+    def block(self, block, yield_to=None):
+        out = []
+        for op in block.ops:
+            out.extend(self.op(op, yield_to))
+        return out
+
+    def op(self, op, yield_to):
+        p = op.prim
+        ins = [self.value(v) for v in op.operands]
+        if p == "const":
+            return []
+        if p == "return":
+            vals = [self._out(v) for v in op.operands]
+            return [ast.Return(value=vals[0] if len(vals) == 1 else ast.Tuple(elts=vals, ctx=ast.Load()))]
+        if p == "yield":
+            return self._assign_many(yield_to, op.operands)
+        if p == "if":
+            return self._if(op, ins)
+        if p == "for":
+            return self._for(op, ins)
+        if p == "while":
+            return self._while(op)
+        if p == "assert":
+            return [ast.Assert(test=ins[0], msg=ast.Constant(op.attrs["message"]))]
+        if p == "tape_new":
+            if op.operands:
+                e = ast.BinOp(left=ast.List(elts=[ast.Constant(None)], ctx=ast.Load()), op=ast.Mult(), right=ins[0])
+            else:
+                e = ast.List(elts=[], ctx=ast.Load())
+            return [self.assign(op.result, e)]
+        if p == "tape_put":
+            tape, k, *vals = ins
+            item = vals[0] if len(vals) == 1 else ast.Tuple(elts=vals, ctx=ast.Load())
+            if op.attrs.get("append"):
+                return [ast.Expr(value=_call(ast.Attribute(value=tape, attr="append", ctx=ast.Load()), [item]))]
+            target = ast.Subscript(value=tape, slice=k, ctx=ast.Store())
+            return [ast.Assign(targets=[target], value=item, lineno=0)]
+        if p == "tape_get":
+            tape, k = ins
+            targets = [_store(self.names.name(r)) for r in op.results]
+            tgt = targets[0] if len(targets) == 1 else ast.Tuple(elts=targets, ctx=ast.Store())
+            return [ast.Assign(targets=[tgt], value=ast.Subscript(value=tape, slice=k, ctx=ast.Load()), lineno=0)]
+        if p == "index_add":
+            # adjoint arrays are updated in place: the result is the same array, under the same name
+            arr, g, *idx = op.operands
+            self.names.alias(op.result, self.names.name(arr))
+            key = self.value(idx[0]) if len(idx) == 1 else ast.Tuple(elts=[self.value(i) for i in idx],
+                                                                      ctx=ast.Load())
+            target = ast.Subscript(value=_name(self.names.name(arr)), slice=key, ctx=ast.Store())
+            return [ast.AugAssign(target=target, op=ast.Add(), value=self.value(g))]
+        return [self.assign(op.result, self.expr(op, ins))]
+
+    def _out(self, v):
+        """Returned floats are Python floats, as the user's own function would give."""
+        if v.type is F64 and not (v.owner is not None and v.owner.prim == "const"):
+            return _call(_name("float"), [self.value(v)])
+        return self.value(v)
+
+    def expr(self, op, ins):
+        p = op.prim
+        if p in _BIN:
+            return ast.BinOp(left=ins[0], op=_BIN[p](), right=ins[1])
+        if p in _CMP:
+            return ast.Compare(left=ins[0], ops=[_CMP[p]()], comparators=[ins[1]])
+        if p == "neg":
+            return ast.UnaryOp(op=ast.USub(), operand=ins[0])
+        if p == "not":
+            return ast.UnaryOp(op=ast.Not(), operand=ins[0])
+        if p in ("and", "or"):
+            return ast.BoolOp(op=ast.And() if p == "and" else ast.Or(), values=ins)
+        if p in ("abs", "min", "max"):
+            return _call(_name(p), ins)
+        if p in _NP_FUNCS:
+            return _call(_attr("np", _NP_FUNCS[p]), ins)
+        if p in _MATH_FUNCS:
+            return _call(_attr("math", _MATH_FUNCS[p]), ins)
+        if p == "select":
+            return ast.IfExp(test=ins[0], body=ins[1], orelse=ins[2])
+        if p in ("to_f64", "to_i64", "to_bool"):
+            return _call(_name({"to_f64": "float", "to_i64": "int", "to_bool": "bool"}[p]), ins)
+        if p == "index":
+            key = ins[1] if len(ins) == 2 else ast.Tuple(elts=ins[1:], ctx=ast.Load())
+            return ast.Subscript(value=ins[0], slice=key, ctx=ast.Load())
+        if p == "shape":
+            return ast.Subscript(value=ast.Attribute(value=ins[0], attr="shape", ctx=ast.Load()),
+                                 slice=ast.Constant(op.attrs["axis"]), ctx=ast.Load())
+        if p == "zeros_like":
+            return _call(_attr("np", "zeros_like"), ins)
+        if p == "range_len":
+            return _call(_name("len"), [_call(_name("range"), ins)])
+        raise NotImplementedError(f"python backend: no rule for primitive '{p}'")
+
+    def _assign_many(self, targets, values):
+        out = []
+        for t, v in zip(targets, values):
+            tn = self.names.name(t)
+            if isinstance(self.value(v), ast.Name) and self.value(v).id == tn:
+                continue
+            out.append(ast.Assign(targets=[_store(tn)], value=self.value(v), lineno=0))
+        return out
+
+    def _if(self, op, ins):
+        then = self.block(op.regions[0], op.results) or [ast.Pass()]
+        other = self.block(op.regions[1], op.results)
+        return [ast.If(test=ins[0], body=then, orelse=other)]
+
+    def _for(self, op, ins):
+        start, stop, step, *init = ins
+        body = op.regions[0]
+        i, *args = body.args
+        for a, r in zip(args, op.results):      # carried values share one Python name
+            self.names.alias(a, self.names.name(r))
+        pre = self._assign_many(op.results, op.operands[3:])
+        rng = [stop] if _is_zero(op.operands[0]) and _is_one(op.operands[2]) else (
+            [start, stop] if _is_one(op.operands[2]) else [start, stop, step])
+        loop = ast.For(target=_store(self.names.name(i)), iter=_call(_name("range"), rng),
+                       body=self.block(body, op.results) or [ast.Pass()], orelse=[], lineno=0)
+        return pre + [loop]
+
+    def _while(self, op):
+        cond, body = op.regions
+        for blk in (cond, body):
+            for a, r in zip(blk.args, op.results):
+                self.names.alias(a, self.names.name(r))
+        pre = self._assign_many(op.results, op.operands)
+        cond_ops = cond.ops[:-1]
+        test = self.value(cond.ops[-1].operands[0])
+        body_stmts = self.block(body, op.results) or [ast.Pass()]
+        if not cond_ops:
+            return pre + [ast.While(test=test, body=body_stmts, orelse=[])]
+        head = []
+        for o in cond_ops:
+            head.extend(self.op(o, None))
+        stop = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test), body=[ast.Break()], orelse=[])
+        return pre + [ast.While(test=ast.Constant(True), body=head + [stop] + body_stmts, orelse=[])]
+
+
+def _is_zero(v):
+    return v.owner is not None and v.owner.prim == "const" and v.owner.attrs["value"] == 0
+
+
+def _is_one(v):
+    return v.owner is not None and v.owner.prim == "const" and v.owner.attrs["value"] == 1
+
+
+def to_source(fn):
+    """Readable Python source of IR function ``fn``."""
+    tree = ast.Module(body=[_Emitter(fn).function()], type_ignores=[])
+    return astor.to_source(tree)
+
+
+def compile_function(fn, source=None):
+    """A Python callable running IR function ``fn``."""
+    source = source or to_source(fn)
+    namespace = {"np": np, "math": math}
+    exec(compile(source, f"<srcgrad {fn.name}>", "exec"), namespace)
+    return namespace[fn.name]

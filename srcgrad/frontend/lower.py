@@ -1,0 +1,615 @@
+"""Python source → SSA IR with structured control flow, specialised on argument types.
+
+Names resolve as Python resolves them: parameters and assigned names are locals; everything
+else is read once, at compile time, from the closure or the module globals. ``math`` and
+``numpy`` are recognised by identity, not by name.
+
+Example:
+    >>> def f(x):
+    ...     s = 0.0
+    ...     for i in range(3):
+    ...         s += x * i
+    ...     return s
+    >>> print(lower(f, [F64]))      # doctest: +SKIP
+"""
+import ast
+import builtins
+import inspect
+import math
+import textwrap
+
+import numpy as np
+
+from ..errors import TypingError, UnsupportedSyntaxError
+from ..ir.core import Block, Builder, Function, Loc, Op
+from ..ir.types import BOOL, F64, I64, ArrayType, unify
+
+# math / numpy functions by identity -> primitive
+_UNARY = {}
+for _name in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p",
+              "log2", "log10", "sqrt", "erf"):
+    _UNARY[getattr(math, _name)] = _name
+for _np_name, _name in (("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("arcsin", "asin"), ("arccos", "acos"),
+                        ("arctan", "atan"), ("sinh", "sinh"), ("cosh", "cosh"), ("tanh", "tanh"), ("exp", "exp"),
+                        ("expm1", "expm1"), ("log", "log"), ("log1p", "log1p"), ("log2", "log2"),
+                        ("log10", "log10"), ("sqrt", "sqrt")):
+    _UNARY[getattr(np, _np_name)] = _name
+_UNARY[math.fabs] = "fabs"
+_UNARY[np.abs] = "abs"
+_UNARY[np.fabs] = "fabs"
+_UNARY[math.floor] = "floor"
+_UNARY[math.ceil] = "ceil"
+_BINARY = {math.atan2: "atan2", np.arctan2: "atan2", math.hypot: "hypot", np.hypot: "hypot", math.pow: "fpow",
+           np.power: "fpow", np.maximum: "max", np.minimum: "min"}
+_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
+           ast.Mod: "mod", ast.Pow: "pow"}
+_CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+
+_WHAT_INSTEAD = {
+    ast.ClassDef: "define the class outside and pass plain numbers or arrays in",
+    ast.Try: "check inputs before calling the compiled function",
+    ast.With: "move the `with` block outside the compiled function",
+    ast.Global: "pass the value in as an argument and return the new one",
+    ast.Nonlocal: "pass the value in as an argument and return the new one",
+    ast.Lambda: "define a named function at module level and call it",
+    ast.Yield: "return the values (a tuple) instead of yielding them",
+    ast.YieldFrom: "return the values (a tuple) instead of yielding them",
+    ast.ListComp: "write the loop out with an array: x = np.zeros(n); for i in range(n): x[i] = ...",
+    ast.Delete: "leave the variable; it goes out of scope on return",
+    ast.Raise: "check inputs before calling the compiled function",
+    ast.Import: "import at module level; the compiled function reads module globals",
+    ast.ImportFrom: "import at module level; the compiled function reads module globals",
+}
+
+
+def source_of(fn):
+    """(dedented source, file name, first line number) of a plain Python function."""
+    try:
+        src = inspect.getsource(fn)
+    except (OSError, TypeError) as e:
+        raise UnsupportedSyntaxError(
+            f"srcgrad cannot read the source of {getattr(fn, '__qualname__', fn)!r}: inspect.getsource failed "
+            f"({e}). Functions typed into the REPL or made with exec() have no source file; put the function in "
+            "a .py file (or a notebook cell) and import it.") from None
+    return textwrap.dedent(src), inspect.getsourcefile(fn) or "<unknown>", fn.__code__.co_firstlineno
+
+
+class _Unbound:
+    """A name assigned on some paths only: reading it is an error (Python's UnboundLocalError)."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def lower(fn, arg_types, name=None):
+    """The IR Function of ``fn`` specialised on ``arg_types`` (a list of compiler types)."""
+    src, file, first = source_of(fn)
+    tree = ast.parse(src)
+    fdef = tree.body[0]
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise UnsupportedSyntaxError(f"srcgrad compiles functions defined with `def`, not {type(fdef).__name__}")
+    return _Lowerer(fn, fdef, file, first).run(arg_types, name)
+
+
+def _assigned_names(stmts):
+    """Every name a list of statements may bind (assignment targets, for targets)."""
+    out = []
+    for node in stmts:
+        for sub in ast.walk(node):
+            targets = []
+            if isinstance(sub, ast.Assign):
+                targets = sub.targets
+            elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
+                targets = [sub.target]
+            elif isinstance(sub, ast.For):
+                targets = [sub.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name) and n.id not in out:
+                        out.append(n.id)
+    return out
+
+
+class _Lowerer:
+    def __init__(self, fn, fdef, file, first):
+        self.fn, self.fdef, self.file, self.first = fn, fdef, file, first
+        self.globals = fn.__globals__
+        self.closure = {}
+        if fn.__closure__:
+            for n, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    self.closure[n] = cell.cell_contents
+                except ValueError:
+                    pass
+        self.locals = set(a.arg for a in fdef.args.args) | set(_assigned_names(fdef.body))
+        self.b = None
+
+    # ------------------------------------------------------------------ helpers
+    def loc(self, node):
+        return Loc(self.file, self.first + node.lineno - 1, node.col_offset, self.fdef.name)
+
+    def unsupported(self, node, what, hint=None):
+        raise UnsupportedSyntaxError(f"srcgrad does not support {what}", self.loc(node), hint)
+
+    def typing_error(self, node, message):
+        raise TypingError(message, self.loc(node))
+
+    def emit(self, node, prim, operands, attrs=None, name=None):
+        self.b.loc = self.loc(node)
+        try:
+            return self.b.emit(prim, operands, attrs, name=name)
+        except TypingError as e:
+            self.typing_error(node, e.plain)
+
+    # ------------------------------------------------------------------ entry
+    def run(self, arg_types, name):
+        a = self.fdef.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+            self.unsupported(self.fdef, "*args, **kwargs, keyword-only arguments or defaults",
+                             "give every argument a plain name and pass all of them")
+        params = [p.arg for p in a.args]
+        if len(params) != len(arg_types):
+            raise TypeError(f"{self.fdef.name}() takes {len(params)} arguments but {len(arg_types)} were given")
+        fn = Function(name or self.fdef.name, list(zip(params, arg_types)), self.loc(self.fdef))
+        env = dict(zip(params, fn.params))
+        self.b = Builder(fn.body)
+        with self.b:
+            env, ret = self.body(self.fdef.body, env)
+            if ret is None:
+                self.unsupported(self.fdef, "a function without a `return` of a value",
+                                 "end the function with `return <value>`")
+            self.b.ret(ret)
+        return fn
+
+    # ------------------------------------------------------------------ statements
+    def body(self, stmts, env):
+        """Lower statements; returns (env, returned values or None if control falls through)."""
+        stmts = [s for s in stmts if not _is_docstring_or_pass(s)]
+        for k, s in enumerate(stmts):
+            if isinstance(s, ast.Return):
+                if s.value is None:
+                    self.unsupported(s, "`return` without a value", "return the result")
+                return env, self.returned(s.value, env)
+            if isinstance(s, ast.If) and _returns(s.body) != _returns(s.orelse or []) and k + 1 < len(stmts):
+                # an early return: the statements after the `if` belong to the branch that falls through
+                rest = stmts[k + 1:]
+                new = ast.If(test=s.test, body=s.body + ([] if _returns(s.body) else rest),
+                             orelse=(s.orelse or []) + ([] if _returns(s.orelse or []) else rest))
+                ast.copy_location(new, s)
+                return self.if_stmt(new, env)
+            env, ret = self.stmt(s, env)
+            if ret is not None:
+                return env, ret
+        return env, None
+
+    def returned(self, node, env):
+        if isinstance(node, ast.Tuple):
+            return [self.expr(e, env) for e in node.elts]
+        return [self.expr(node, env)]
+
+    def stmt(self, s, env):
+        if isinstance(s, ast.Assign):
+            value = self.expr_any(s.value, env)
+            for t in s.targets:
+                self.assign(t, value, env, s)
+            return env, None
+        if isinstance(s, ast.AugAssign):
+            if not isinstance(s.target, ast.Name):
+                self.unsupported(s, "augmented assignment to an array element (yet)",
+                                 "this session's compiler reads arrays only; array writes are the next step")
+            op = _BINOPS.get(type(s.op))
+            if op is None:
+                self.unsupported(s, f"the operator {type(s.op).__name__}=")
+            cur = self.read(s.target.id, env, s.target)
+            env[s.target.id] = self.binop(s, op, cur, self.expr(s.value, env), name=s.target.id)
+            return env, None
+        if isinstance(s, ast.AnnAssign) and s.value is not None:
+            self.assign(s.target, self.expr_any(s.value, env), env, s)
+            return env, None
+        if isinstance(s, ast.If):
+            return self.if_stmt(s, env)
+        if isinstance(s, ast.For):
+            return self.for_stmt(s, env), None
+        if isinstance(s, ast.While):
+            return self.while_stmt(s, env), None
+        if isinstance(s, ast.Expr):
+            if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name) and s.value.func.id == "print" \
+                    and self.resolve_global("print", s.value.func) is builtins.print:
+                return env, None     # print is allowed and does nothing in compiled code
+            self.unsupported(s, "an expression statement (its value would be thrown away)",
+                             "assign the value to a variable, or remove the line")
+        if isinstance(s, ast.Assert):
+            msg = ast.unparse(s.msg) if s.msg is not None else f"assert {ast.unparse(s.test)}"
+            self.emit(s, "assert", [self.truth(s.test, env)], {"message": msg})
+            return env, None
+        if isinstance(s, (ast.Break, ast.Continue)):
+            self.unsupported(s, f"`{type(s).__name__.lower()}` (yet)", "use a `while` loop with a condition")
+        hint = _WHAT_INSTEAD.get(type(s))
+        self.unsupported(s, f"the statement `{type(s).__name__}`", hint)
+
+    def assign(self, target, value, env, node):
+        if isinstance(target, ast.Name):
+            if isinstance(value, list):
+                self.unsupported(node, "assigning a tuple to one name", "unpack it: a, b = ...")
+            if value.name is None and value.owner is not None:
+                value.name = target.id
+            env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if not isinstance(value, list) or len(value) != len(target.elts):
+                self.unsupported(node, "unpacking something other than a tuple of the same length")
+            for t, v in zip(target.elts, value):
+                self.assign(t, v, env, node)
+        elif isinstance(target, ast.Subscript):
+            self.unsupported(node, "writing into an array element (yet)",
+                             "this session's compiler reads arrays only; array writes are the next step")
+        else:
+            self.unsupported(node, f"assigning to {type(target).__name__}")
+
+    def read(self, name, env, node):
+        v = env.get(name)
+        if isinstance(v, _Unbound) or (v is None and name in self.locals):
+            raise UnsupportedSyntaxError(
+                f"the variable '{name}' may be used before it has a value on some path through the code",
+                self.loc(node), f"give '{name}' a value before the `if` or loop that sets it")
+        return v
+
+    # ------------------------------------------------------------------ if
+    def if_stmt(self, s, env):
+        cond = self.truth(s.test, env)
+        assigned = _assigned_names(s.body + s.orelse)
+        outer_b = self.b
+        results = []
+        branch_out = []
+        blocks = []
+        for stmts in (s.body, s.orelse):
+            block = Block()
+            benv = dict(env)
+            self.b = Builder(block, outer_b.loc)
+            with self.b:
+                benv, ret = self.body(stmts, benv)
+            blocks.append(block)
+            branch_out.append((benv, ret))
+        self.b = outer_b
+        (tenv, tret), (eenv, eret) = branch_out
+        if (tret is None) != (eret is None):
+            raise AssertionError("early returns are folded into both branches by body()")
+        if tret is not None:
+            yields = [tret, eret]
+            names = ["result"] * len(tret)
+            if len(tret) != len(eret):
+                self.unsupported(s, "branches that return different numbers of values")
+        else:
+            names = [n for n in assigned if isinstance(tenv.get(n), object) and tenv.get(n) is not None
+                     and eenv.get(n) is not None and not isinstance(tenv[n], _Unbound)
+                     and not isinstance(eenv[n], _Unbound)]
+            yields = [[tenv[n] for n in names], [eenv[n] for n in names]]
+        types = []
+        for k, (a, c) in enumerate(zip(*yields)):
+            t = unify(a.type, c.type)
+            if t is None:
+                self.typing_error(s, f"'{names[k]}' is {a.type} in one branch and {c.type} in the other")
+            types.append(t)
+        for block, ys in zip(blocks, yields):
+            with Builder(block, self.loc(s)) as bb:
+                bb.yield_([bb.convert(v, t) for v, t in zip(ys, types)])
+        op = Op("if", [cond], types, {"result_types": types}, blocks, self.loc(s), names=names)
+        self.b.block.ops.append(op)
+        if tret is not None:
+            return env, op.results
+        for n, r in zip(names, op.results):
+            env[n] = r
+        for n in assigned:     # bound on one path only
+            if n not in names and (n in tenv or n in eenv):
+                env[n] = _Unbound(n)
+        return env, None
+
+    def truth(self, node, env):
+        v = self.expr(node, env)
+        if v.type is not BOOL:
+            v = self.emit(node, "to_bool", [v])
+        return v
+
+    # ------------------------------------------------------------------ loops
+    def _carried(self, body_stmts, env, exclude=()):
+        names = [n for n in _assigned_names(body_stmts) if n in env and not isinstance(env[n], _Unbound)
+                 and n not in exclude and not env[n].type.is_array]
+        return names
+
+    def for_stmt(self, s, env):
+        if s.orelse:
+            self.unsupported(s, "`for ... else`")
+        if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name)
+                and self.resolve_global(s.iter.func.id, s.iter.func) is builtins.range):
+            self.unsupported(s.iter, "a `for` loop over anything but range(...) (yet)",
+                             "loop over indices: for i in range(len(x)): ... x[i] ...")
+        if not isinstance(s.target, ast.Name):
+            self.unsupported(s.target, "a loop variable that is not a plain name")
+        args = [self.expr(a, env) for a in s.iter.args]
+        for a, node in zip(args, s.iter.args):
+            if a.type not in (I64, BOOL):
+                self.typing_error(node, f"range() takes integers, got {a.type}")
+        if len(args) == 1:
+            start, stop, step = self.b.const(0), args[0], self.b.const(1)
+        elif len(args) == 2:
+            (start, stop), step = args, self.b.const(1)
+        elif len(args) == 3:
+            start, stop, step = args
+        else:
+            self.unsupported(s.iter, "range() with more than 3 arguments")
+        var = s.target.id
+        carried = self._carried(s.body, env, exclude=(var,))
+        types = [env[n].type for n in carried]
+        for _ in range(4):       # widen carried types until the body agrees (s = 0 then s += 0.5)
+            block = Block()
+            from ..ir.core import Value
+            ivar = Value(I64, var)
+            args_v = [Value(t, n) for n, t in zip(carried, types)]
+            block.args = [ivar] + args_v
+            benv = dict(env)
+            benv[var] = ivar
+            benv.update(zip(carried, args_v))
+            outer_b = self.b
+            self.b = Builder(block, outer_b.loc)
+            with self.b:
+                benv, ret = self.body(s.body, benv)
+                if ret is not None:
+                    self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
+                outs = [self.read(n, benv, s) for n in carried]
+                new_types = [unify(t, o.type) for t, o in zip(types, outs)]
+                if new_types == types:
+                    self.b.yield_([self.b.convert(o, t) for o, t in zip(outs, types)])
+            self.b = outer_b
+            if new_types == types:
+                break
+            for k, t in enumerate(new_types):
+                if t is None:
+                    self.typing_error(s, f"'{carried[k]}' changes type in the loop from {types[k]} to {outs[k].type}")
+            types = new_types
+        inits = [self.b.convert(env[n], t) for n, t in zip(carried, types)]
+        op = Op("for", [start, stop, step] + inits, types, {"result_types": types}, [block], self.loc(s),
+                names=carried)
+        self.b.block.ops.append(op)
+        env = dict(env)
+        env.update(zip(carried, op.results))
+        for n in _assigned_names(s.body):
+            if n not in carried and n not in env:
+                env[n] = _Unbound(n)
+        env[var] = _Unbound(var)
+        return env
+
+    def while_stmt(self, s, env):
+        if s.orelse:
+            self.unsupported(s, "`while ... else`")
+        carried = self._carried(s.body, env)
+        types = [env[n].type for n in carried]
+        from ..ir.core import Value
+        for _ in range(4):
+            cond_block, body_block = Block(), Block()
+            cargs = [Value(t, n) for n, t in zip(carried, types)]
+            bargs = [Value(t, n) for n, t in zip(carried, types)]
+            cond_block.args, body_block.args = cargs, bargs
+            outer_b = self.b
+            self.b = Builder(cond_block, outer_b.loc)
+            with self.b:
+                cenv = dict(env)
+                cenv.update(zip(carried, cargs))
+                self.b.yield_([self.truth(s.test, cenv)])
+            self.b = Builder(body_block, outer_b.loc)
+            with self.b:
+                benv = dict(env)
+                benv.update(zip(carried, bargs))
+                benv, ret = self.body(s.body, benv)
+                if ret is not None:
+                    self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
+                outs = [self.read(n, benv, s) for n in carried]
+                new_types = [unify(t, o.type) for t, o in zip(types, outs)]
+                if new_types == types:
+                    self.b.yield_([self.b.convert(o, t) for o, t in zip(outs, types)])
+            self.b = outer_b
+            if new_types == types:
+                break
+            types = new_types
+        inits = [self.b.convert(env[n], t) for n, t in zip(carried, types)]
+        op = Op("while", inits, types, {"result_types": types}, [cond_block, body_block], self.loc(s), names=carried)
+        self.b.block.ops.append(op)
+        env = dict(env)
+        env.update(zip(carried, op.results))
+        for n in _assigned_names(s.body):
+            if n not in carried and n not in env:
+                env[n] = _Unbound(n)
+        return env
+
+    # ------------------------------------------------------------------ expressions
+    def expr_any(self, node, env):
+        """An expression that may be a tuple (for unpacking)."""
+        if isinstance(node, ast.Tuple):
+            return [self.expr(e, env) for e in node.elts]
+        return self.expr(node, env)
+
+    def expr(self, node, env):
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (bool, int, float)) and not isinstance(node.value, complex):
+                return self.b.const(node.value)
+            self.unsupported(node, f"the constant {node.value!r}", "use numbers only")
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                return self.read(node.id, env, node)
+            return self.constant(self.resolve_global(node.id, node), node)
+        if isinstance(node, ast.BinOp):
+            op = _BINOPS.get(type(node.op))
+            if op is None:
+                self.unsupported(node, f"the operator {type(node.op).__name__}")
+            return self.binop(node, op, self.expr(node.left, env), self.expr(node.right, env))
+        if isinstance(node, ast.UnaryOp):
+            v = self.expr(node.operand, env)
+            if isinstance(node.op, ast.USub):
+                return self.emit(node, "neg", [v])
+            if isinstance(node.op, ast.UAdd):
+                return v
+            if isinstance(node.op, ast.Not):
+                return self.emit(node, "not", [self.b.convert(v, BOOL)])
+            self.unsupported(node, "the operator ~")
+        if isinstance(node, ast.Compare):
+            left = self.expr(node.left, env)
+            result = None
+            for op, right_node in zip(node.ops, node.comparators):
+                prim = _CMPOPS.get(type(op))
+                if prim is None:
+                    self.unsupported(node, f"the comparison {type(op).__name__}")
+                right = self.expr(right_node, env)
+                a, c = self.coerce(node, left, right)
+                r = self.emit(node, prim, [a, c])
+                result = r if result is None else self.emit(node, "and", [result, r])
+                left = right
+            return result
+        if isinstance(node, ast.BoolOp):
+            values = [self.b.convert(self.expr(v, env), BOOL) for v in node.values]
+            prim = "and" if isinstance(node.op, ast.And) else "or"
+            out = values[0]
+            for v in values[1:]:
+                out = self.emit(node, prim, [out, v])
+            return out
+        if isinstance(node, ast.IfExp):
+            c = self.truth(node.test, env)
+            a, b = self.coerce(node, self.expr(node.body, env), self.expr(node.orelse, env))
+            return self.emit(node, "select", [c, a, b])
+        if isinstance(node, ast.Call):
+            return self.call(node, env)
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node, env)
+        if isinstance(node, ast.Attribute):
+            base = node.value
+            if isinstance(base, ast.Name) and base.id not in self.locals:
+                obj = self.resolve_global(base.id, base)
+                if hasattr(obj, node.attr):
+                    return self.constant(getattr(obj, node.attr), node)
+            self.unsupported(node, f"the attribute `.{node.attr}` here", "x.shape[k] and module constants work")
+        hint = _WHAT_INSTEAD.get(type(node))
+        self.unsupported(node, f"the expression `{type(node).__name__}`", hint)
+
+    def coerce(self, node, a, b):
+        t = unify(a.type, b.type)
+        if t is None:
+            self.typing_error(node, f"cannot combine {a.type} and {b.type}")
+        return self.b.convert(a, t), self.b.convert(b, t)
+
+    def binop(self, node, op, a, b, name=None):
+        if a.type.is_array or b.type.is_array:
+            self.unsupported(node, "arithmetic on whole arrays (yet)", "loop over the elements: x[i] * w")
+        attrs = {}
+        if op == "pow":
+            c = b.owner.attrs.get("value") if b.owner is not None and b.owner.prim == "const" else None
+            if a.type in (I64, BOOL) and b.type in (I64, BOOL) and isinstance(c, int) and c >= 0:
+                attrs["int_result"] = True
+            else:
+                a, b = self.b.convert(a, F64), self.b.convert(b, F64)
+                return self.emit(node, "pow", [a, b], attrs, name=name)
+        if op == "div":
+            a, b = self.b.convert(a, F64), self.b.convert(b, F64)
+        a, b = self.coerce(node, a, b)
+        return self.emit(node, op, [a, b], attrs, name=name)
+
+    def resolve_global(self, name, node):
+        if name in self.closure:
+            return self.closure[name]
+        if name in self.globals:
+            return self.globals[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise UnsupportedSyntaxError(f"the name '{name}' is not defined", self.loc(node))
+
+    def constant(self, obj, node):
+        if isinstance(obj, (bool, int, float, np.integer, np.floating, np.bool_)) and not isinstance(obj, complex):
+            return self.b.const(obj.item() if isinstance(obj, np.generic) else obj)
+        self.unsupported(node, f"using {type(obj).__name__} {getattr(obj, '__name__', '')!s} as a value",
+                         "numbers and arrays can be used as values; functions can be called")
+
+    def call(self, node, env):
+        if node.keywords:
+            self.unsupported(node, "keyword arguments in calls (yet)")
+        fobj = None
+        if isinstance(node.func, ast.Name) and node.func.id not in self.locals:
+            fobj = self.resolve_global(node.func.id, node.func)
+        elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id not in self.locals:
+            mod = self.resolve_global(node.func.value.id, node.func.value)
+            fobj = getattr(mod, node.func.attr, None)
+        if fobj is None:
+            self.unsupported(node, "calling this", "call math/numpy functions or plain module-level functions")
+        args = [self.expr(a, env) for a in node.args]
+        if fobj in _UNARY and len(args) == 1:
+            prim = _UNARY[fobj]
+            if prim in ("abs", "fabs"):
+                v = args[0] if prim == "abs" else self.b.convert(args[0], F64)
+                return self.emit(node, "abs", [v])
+            if prim in ("floor", "ceil"):
+                return self.emit(node, prim, [self.b.convert(args[0], F64)])
+            return self.emit(node, prim, [self.b.convert(args[0], F64)])
+        if fobj in _BINARY and len(args) == 2:
+            prim = _BINARY[fobj]
+            if prim == "fpow":
+                return self.emit(node, "pow", [self.b.convert(a, F64) for a in args])
+            if prim in ("min", "max"):
+                a, b = self.coerce(node, *args)
+                return self.emit(node, prim, [a, b])
+            return self.emit(node, prim, [self.b.convert(a, F64) for a in args])
+        if fobj is builtins.abs and len(args) == 1:
+            return self.emit(node, "abs", args)
+        if fobj in (builtins.min, builtins.max) and len(args) >= 2:
+            out = args[0]
+            for a in args[1:]:
+                x, y = self.coerce(node, out, a)
+                out = self.emit(node, "min" if fobj is builtins.min else "max", [x, y])
+            return out
+        if fobj is builtins.float and len(args) == 1:
+            return self.b.convert(args[0], F64)
+        if fobj is builtins.int and len(args) == 1:
+            return self.emit(node, "to_i64", args) if args[0].type is not I64 else args[0]
+        if fobj is builtins.bool and len(args) == 1:
+            return self.b.convert(args[0], BOOL)
+        if fobj is builtins.len and len(args) == 1:
+            if not args[0].type.is_array:
+                self.typing_error(node, f"len() needs an array, got {args[0].type}")
+            return self.emit(node, "shape", args, {"axis": 0})
+        self.unsupported(node, f"calling {getattr(fobj, '__qualname__', type(fobj).__name__)} (yet)",
+                         "math/numpy elementary functions, abs, min, max, float, int, bool and len work")
+
+    def subscript(self, node, env):
+        # x.shape[k]
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+            arr = self.expr(node.value.value, env)
+            if not arr.type.is_array:
+                self.typing_error(node, f"only arrays have a shape, not {arr.type}")
+            k = node.slice
+            if not (isinstance(k, ast.Constant) and isinstance(k.value, int)):
+                self.unsupported(node, "x.shape[k] with a k that is not a literal integer")
+            axis = k.value + arr.type.ndim if k.value < 0 else k.value
+            return self.emit(node, "shape", [arr], {"axis": axis})
+        arr = self.expr(node.value, env)
+        if not arr.type.is_array:
+            self.typing_error(node, f"only arrays can be indexed, not {arr.type}")
+        idx = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if any(isinstance(i, ast.Slice) for i in idx):
+            self.unsupported(node, "slices (yet)", "index single elements: x[i]")
+        indices = []
+        for k, i in enumerate(idx):
+            v = self.expr(i, env)
+            if v.type not in (I64, BOOL):
+                self.typing_error(i, f"array indices must be integers, got {v.type}")
+            indices.append(v)
+        return self.emit(node, "index", [arr] + indices, {"wrap": True})
+
+
+def _is_docstring_or_pass(s):
+    return isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                       and isinstance(s.value.value, str))
+
+
+def _returns(stmts):
+    """True when every path through ``stmts`` ends in a return."""
+    for s in stmts:
+        if isinstance(s, ast.Return):
+            return True
+        if isinstance(s, ast.If) and s.orelse and _returns(s.body) and _returns(s.orelse):
+            return True
+    return False

@@ -1,0 +1,112 @@
+"""The compiler's types: scalars (f64, i64, bool) and numpy arrays by dtype and rank.
+
+Example:
+    >>> type_of(1.5), type_of(3), type_of(np.ones((2, 2)))
+    (f64, i64, f64[2])
+"""
+import numpy as np
+
+
+class Type:
+    """A scalar type; arrays are ``ArrayType``."""
+
+    def __init__(self, name, py):
+        self.name, self.py = name, py
+
+    def __repr__(self):
+        return self.name
+
+    is_array = False
+
+
+F64 = Type("f64", float)
+I64 = Type("i64", int)
+BOOL = Type("bool", bool)
+NONE = Type("none", type(None))
+
+
+class ArrayType:
+    """A numpy array of ``dtype`` (a scalar Type) and ``ndim`` dimensions (the shape is not part of it)."""
+
+    is_array = True
+
+    def __init__(self, dtype, ndim):
+        self.dtype, self.ndim = dtype, ndim
+
+    def __eq__(self, other):
+        return isinstance(other, ArrayType) and (self.dtype, self.ndim) == (other.dtype, other.ndim)
+
+    def __hash__(self):
+        return hash((self.dtype.name, self.ndim))
+
+    def __repr__(self):
+        return f"{self.dtype}[{self.ndim}]"
+
+
+class TupleType:
+    """The type of a tuple result: ``(f64, f64)``."""
+
+    is_array = False
+
+    def __init__(self, items):
+        self.items = tuple(items)
+
+    def __eq__(self, other):
+        return isinstance(other, TupleType) and self.items == other.items
+
+    def __hash__(self):
+        return hash(self.items)
+
+    def __repr__(self):
+        return "(" + ", ".join(map(repr, self.items)) + ")"
+
+
+class TapeType:
+    """Per-iteration storage of a loop's values for the reverse sweep."""
+
+    is_array = False
+
+    def __init__(self, items):
+        self.items = tuple(items)
+
+    def __eq__(self, other):
+        return isinstance(other, TapeType) and self.items == other.items
+
+    def __hash__(self):
+        return hash(self.items)
+
+    def __repr__(self):
+        return "tape<" + ", ".join(map(repr, self.items)) + ">"
+
+
+_NP_SCALARS = {np.dtype(np.float64): F64, np.dtype(np.int64): I64, np.dtype(np.bool_): BOOL}
+
+
+def type_of(value):
+    """The compiler type of a runtime argument, or None if the compiler does not take it."""
+    if isinstance(value, (bool, np.bool_)):
+        return BOOL
+    if isinstance(value, (int, np.integer)):
+        return I64
+    if isinstance(value, (float, np.floating)):
+        return F64
+    if isinstance(value, np.ndarray):
+        dt = _NP_SCALARS.get(value.dtype)
+        if dt is None:
+            return None
+        return ArrayType(dt, value.ndim)
+    return None
+
+
+def is_scalar(t):
+    return t in (F64, I64, BOOL)
+
+
+def unify(a, b):
+    """The type both a and b convert to (int and float meet at float), or None."""
+    if a == b:
+        return a
+    nums = {F64: 2, I64: 1, BOOL: 0}
+    if a in nums and b in nums:
+        return a if nums[a] >= nums[b] else b
+    return None
