@@ -21,6 +21,7 @@ from .backends import python as python_backend
 from .errors import TypingError
 from .frontend.lower import lower
 from .ir.types import F64, ArrayType, type_of
+from .ir.passes import optimize
 from .ir.verifier import verify
 
 BACKENDS = ("python", "llvm")
@@ -86,10 +87,10 @@ class Compiled:
         return tuple(types)
 
     def _specialise(self, types):
-        ir = verify(lower(self.fun, list(types)))
+        ir = verify(optimize(verify(lower(self.fun, list(types)))))
         code_ir = ir
         if self.kind != "jit":
-            code_ir = verify(reverse(ir, self.wrt))
+            code_ir = verify(optimize(verify(reverse(ir, self.wrt))))
         source = python_backend.to_source(code_ir)
         run = python_backend.compile_function(code_ir, source)
         return _Specialisation(ir, code_ir, source, run)

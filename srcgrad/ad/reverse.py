@@ -324,6 +324,8 @@ class _Reverser:
             k = nb.args[0]
             loaded = bb.emit("tape_get", [tape, k], result_types=list(tape.type.items))
             loaded = loaded if isinstance(loaded, list) else [loaded]
+            for v, a in zip(loaded, args):
+                v.name = a.name
             inner = dict(mapping)
             if is_for:
                 i = bb.emit("add", [start, bb.emit("mul", [k, step])], name=body.args[0].name)
@@ -342,11 +344,11 @@ class _Reverser:
         new = Op("for", [last, minus_one, minus_one] + inits, types, {"result_types": types}, [nb], op.loc,
                  names=names)
         b.block.ops.append(new)
+        adj.update(zip(free, new.results[len(carried):]))   # first: an init may be a free value too
         for slot, j in enumerate(carried):
             init = op.operands[3 + j] if is_for else op.operands[j]
             if init in self.active:
                 self.add(adj, init, new.results[slot])
-        adj.update(zip(free, new.results[len(carried):]))
 
 
 def _named(v, primal):

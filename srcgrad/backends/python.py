@@ -79,6 +79,27 @@ class _Emitter:
     def __init__(self, fn):
         self.fn = fn
         self.names = _Namer()
+        self.uses = {}
+        _count_uses(fn.body, self.uses)
+
+    def coalesce(self, block, results, carried_args=None):
+        """Name a value the block yields after the result it becomes (``s = s + t`` rather than
+        ``s_1 = s + t; s = s_1``) when nothing else uses it and, in a loop, the old value of
+        that name is not read after the value is computed."""
+        ys = block.ops[-1].operands
+        position = {op: k for k, op in enumerate(block.ops)}
+        for j, (y, r) in enumerate(zip(ys, results)):
+            if y.owner not in position or self.uses.get(y, 0) != 1 or y in self.names.of:
+                continue
+            target = self.names.name(r)
+            later = set()
+            for op in block.ops[position[y.owner] + 1:-1]:
+                later |= _all_operands(op)
+            if carried_args is not None and carried_args[j] in later:
+                continue
+            if any(self.names.of.get(v) == target for v in later):
+                continue      # the name still holds a value that is read further down
+            self.names.alias(y, target)
 
     def value(self, v):
         """The expression for value ``v``: constants are written in place."""
@@ -206,6 +227,8 @@ class _Emitter:
         return out
 
     def _if(self, op, ins):
+        for blk in op.regions:
+            self.coalesce(blk, op.results)
         then = self.block(op.regions[0], op.results) or [ast.Pass()]
         other = self.block(op.regions[1], op.results)
         return [ast.If(test=ins[0], body=then, orelse=other)]
@@ -216,6 +239,7 @@ class _Emitter:
         i, *args = body.args
         for a, r in zip(args, op.results):      # carried values share one Python name
             self.names.alias(a, self.names.name(r))
+        self.coalesce(body, op.results, args)
         pre = self._assign_many(op.results, op.operands[3:])
         rng = [stop] if _is_zero(op.operands[0]) and _is_one(op.operands[2]) else (
             [start, stop] if _is_one(op.operands[2]) else [start, stop, step])
@@ -228,6 +252,7 @@ class _Emitter:
         for blk in (cond, body):
             for a, r in zip(blk.args, op.results):
                 self.names.alias(a, self.names.name(r))
+        self.coalesce(body, op.results, body.args)
         pre = self._assign_many(op.results, op.operands)
         cond_ops = cond.ops[:-1]
         test = self.value(cond.ops[-1].operands[0])
@@ -239,6 +264,22 @@ class _Emitter:
             head.extend(self.op(o, None))
         stop = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test), body=[ast.Break()], orelse=[])
         return pre + [ast.While(test=ast.Constant(True), body=head + [stop] + body_stmts, orelse=[])]
+
+
+def _count_uses(block, uses):
+    for op in block.ops:
+        for v in op.operands:
+            uses[v] = uses.get(v, 0) + 1
+        for r in op.regions:
+            _count_uses(r, uses)
+
+
+def _all_operands(op):
+    out = set(op.operands)
+    for r in op.regions:
+        for o in r.ops:
+            out |= _all_operands(o)
+    return out
 
 
 def _is_zero(v):

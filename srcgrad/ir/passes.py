@@ -1,0 +1,168 @@
+"""IR passes: constant folding, algebraic simplification, common subexpressions, dead code.
+
+Each pass rewrites a Function in place and returns it; ``optimize`` runs them in order.
+They keep Python's semantics: no folding that changes NaN or infinity behaviour
+(``x * 0.0`` stays, as NaN * 0 is NaN), no reassociation.
+
+Example:
+    >>> optimize(fn)       # then str(fn) shows the simpler IR
+"""
+import math
+
+from .core import Op
+
+_EFFECTS = {"assert", "tape_put", "return", "yield"}
+_FOLD = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "floordiv": lambda a, b: a // b if b else None, "mod": lambda a, b: a % b if b else None,
+    "div": lambda a, b: a / b if b else None, "neg": lambda a: -a,
+    "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "not": lambda a: not a,
+    "and": lambda a, b: a and b, "or": lambda a, b: a or b, "min": min, "max": max, "abs": abs,
+    "to_f64": float, "to_i64": int, "to_bool": bool,
+}
+
+
+def _const(v):
+    op = v.owner
+    return op is not None and op.prim == "const", (op.attrs["value"] if op is not None and op.prim == "const" else None)
+
+
+def _is(v, value):
+    ok, c = _const(v)
+    return ok and type(c) is type(value) and c == value
+
+
+def fold_constants(fn):
+    """Evaluate ops whose operands are all constants, and drop identities (x + 0, x * 1, x // 1)."""
+    subst = {}
+    _fold_block(fn.body, subst)
+    return fn
+
+
+def _fold_block(block, subst):
+    kept = []
+    for op in block.ops:
+        op.operands = [subst.get(v, v) for v in op.operands]
+        for r in op.regions:
+            _fold_block(r, subst)
+        repl = _fold(op)
+        if repl is None:
+            kept.append(op)
+            continue
+        if isinstance(repl, Op):
+            kept.append(repl)
+            repl = repl.results[0]
+        subst[op.results[0]] = repl
+    block.ops = kept
+
+
+def _fold(op):
+    """A Value or a new const Op that replaces ``op``'s single result, or None."""
+    if op.regions or len(op.results) != 1 or op.prim not in _FOLD:
+        return None
+    res = op.results[0]
+    consts = [_const(v) for v in op.operands]
+    if all(ok for ok, _ in consts):
+        try:
+            value = _FOLD[op.prim](*[c for _, c in consts])
+        except (ArithmeticError, ValueError, OverflowError):
+            return None
+        if value is None or (isinstance(value, float) and not math.isfinite(value)):
+            return None
+        value = res.type.py(value)
+        return Op("const", [], [res.type], {"value": value, "type": res.type}, loc=op.loc, names=[res.name])
+    a = op.operands[0]
+    b = op.operands[1] if len(op.operands) > 1 else None
+    if a.type != res.type or (b is not None and b.type != res.type):
+        return None
+    zero, one = res.type.py(0), res.type.py(1)
+    if op.prim == "add":
+        if _is(b, zero):
+            return a
+        if _is(a, zero):
+            return b
+    if op.prim == "sub" and _is(b, zero):
+        return a
+    if op.prim == "mul":
+        if _is(b, one):
+            return a
+        if _is(a, one):
+            return b
+    if op.prim in ("floordiv", "pow") and _is(b, one):
+        return a
+    return None
+
+
+def eliminate_common_subexpressions(fn):
+    """Reuse the result of an identical pure op computed earlier in the same or an enclosing block."""
+    _cse_block(fn.body, {}, {})
+    return fn
+
+
+def _cse_block(block, seen, subst):
+    seen = dict(seen)
+    kept = []
+    for op in block.ops:
+        op.operands = [subst.get(v, v) for v in op.operands]
+        for r in op.regions:
+            _cse_block(r, seen, subst)
+        if op.regions or op.prim in _EFFECTS or op.prim in ("tape_new", "tape_get", "index_add", "zeros_like") \
+                or len(op.results) != 1:
+            kept.append(op)
+            continue
+        key = (op.prim, tuple(id(v) for v in op.operands), tuple(sorted((k, repr(v)) for k, v in op.attrs.items())))
+        prev = seen.get(key)
+        if prev is not None:
+            subst[op.results[0]] = prev
+            continue
+        seen[key] = op.results[0]
+        kept.append(op)
+    block.ops = kept
+
+
+def eliminate_dead_code(fn):
+    """Remove ops whose results are never used and that have no effect (loops whose results are
+    unused and whose bodies do nothing observable go too)."""
+    changed = True
+    while changed:
+        used = set()
+        _collect_uses(fn.body, used)
+        changed = _dce_block(fn.body, used)
+    return fn
+
+
+def _collect_uses(block, used):
+    for op in block.ops:
+        used.update(op.operands)
+        for r in op.regions:
+            _collect_uses(r, used)
+
+
+def _has_effects(op):
+    if op.prim in _EFFECTS - {"yield"}:
+        return True
+    return any(_has_effects(o) for r in op.regions for o in r.ops)
+
+
+def _dce_block(block, used):
+    changed = False
+    kept = []
+    for op in block.ops:
+        for r in op.regions:
+            changed |= _dce_block(r, used)
+        dead = op.results and not any(r in used for r in op.results) and not _has_effects(op)
+        if dead:
+            changed = True
+        else:
+            kept.append(op)
+    block.ops = kept
+    return changed
+
+
+def optimize(fn):
+    """Constant folding, CSE and dead-code removal, in that order."""
+    fold_constants(fn)
+    eliminate_common_subexpressions(fn)
+    eliminate_dead_code(fn)
+    return fn

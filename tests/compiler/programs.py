@@ -1,0 +1,161 @@
+"""Programs covering each construct of API.md §1 that the compiler handles so far, with
+arguments to differentiate at. Shared by the gradient, jit and source tests."""
+import math
+
+import numpy as np
+
+
+def scalar_expression(x, y):
+    return math.sin(x) * y + x ** 2 / (1.0 + y * y) - math.exp(-x) + math.sqrt(y) * math.log(x)
+
+
+def all_unary(x):
+    s = math.sin(x) + math.cos(x) + math.tan(x) + math.asin(x / 4) + math.acos(x / 4) + math.atan(x)
+    s += math.sinh(x) + math.cosh(x) + math.tanh(x) + math.exp(x) + math.expm1(x) + math.log(x)
+    s += math.log1p(x) + math.log2(x) + math.log10(x) + math.sqrt(x) + math.erf(x) + math.fabs(-x)
+    s += np.sin(x) + np.tanh(x) + np.exp(x) + np.log(x) + np.sqrt(x) + np.arctan(x)
+    return s
+
+
+def binary_functions(x, y):
+    return math.atan2(y, x) + math.hypot(x, y) + math.pow(x, y) + max(x, y) * min(x, 2.0) + abs(x - y) + (x % 1.5)
+
+
+def branch(x):
+    if x > 0.5:
+        y = x * x
+    elif x > 0:
+        y = math.sin(x)
+    else:
+        y = -x
+    return y * 3.0
+
+
+def early_return(x, w):
+    if x > 1.0:
+        return x * w
+    z = x - w
+    if z < 0:
+        return z * z
+    return math.exp(z)
+
+
+def conditional_expression(x):
+    return x * 2.0 if x > 0 else x ** 3
+
+
+def for_accumulator(x, n):
+    s = 0
+    for i in range(n):
+        s += math.sin(x * i) * math.exp(-1e-3 * i)
+    return s + x * x
+
+
+def for_with_step(x):
+    p = 1.0
+    for k in range(10, 1, -3):
+        p = p * (x + k)
+    return p
+
+
+def nested_loops(x):
+    s = 0.0
+    for i in range(3):
+        t = x
+        for j in range(i + 1):
+            t = t * x + j
+        s = s + t
+    return s
+
+
+def while_loop(x):
+    y = x
+    n = 0
+    while y < 100.0:
+        y = y * 1.7 + 0.1
+        n += 1
+    return y + n
+
+
+def array_loop(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += np.tanh(x[i] * w)
+    return s
+
+
+def matrix_loop(a, v):
+    s = 0.0
+    for i in range(a.shape[0]):
+        row = 0.0
+        for j in range(len(v)):
+            row += a[i, j] * v[j]
+        s += row * row
+    return s
+
+
+def tuple_unpacking(x, y):
+    a, b = x * y, x + y
+    a, b = b, a
+    return a * 2.0 - b
+
+
+def int_float_mixing(x, k):
+    s = 0
+    for i in range(k):
+        s = s + i
+    s = s * x
+    return s / k + k // 2 + 7 % 3
+
+
+def loop_in_branch(x):
+    if x > 0:
+        for i in range(3):
+            x = x * 1.5 - i
+    else:
+        x = x * 0.5
+    return x
+
+
+def branch_in_loop(x):
+    s = 0.0
+    for i in range(6):
+        if i % 2 == 0:
+            s = s + x * i
+        else:
+            s = s * x
+    return s
+
+
+def with_assert_and_print(x):
+    assert x > 0, "x must be positive"
+    print("ignored in compiled code")
+    return x * x
+
+
+CASES = {
+    # name: (function, args, wrt)
+    "scalar_expression": (scalar_expression, (1.3, 0.7), (0, 1)),
+    "all_unary": (all_unary, (0.6,), 0),
+    "binary_functions": (binary_functions, (1.3, 0.7), (0, 1)),
+    "branch_then": (branch, (0.8,), 0),
+    "branch_elif": (branch, (0.3,), 0),
+    "branch_else": (branch, (-0.3,), 0),
+    "early_return_1": (early_return, (1.5, 0.3), (0, 1)),
+    "early_return_2": (early_return, (0.2, 0.5), (0, 1)),
+    "early_return_3": (early_return, (0.9, 0.5), (0, 1)),
+    "conditional_expression": (conditional_expression, (-0.7,), 0),
+    "for_accumulator": (for_accumulator, (0.3, 50), 0),
+    "for_zero_trips": (for_accumulator, (0.3, 0), 0),
+    "for_with_step": (for_with_step, (0.4,), 0),
+    "nested_loops": (nested_loops, (0.9,), 0),
+    "while_loop": (while_loop, (1.5,), 0),
+    "array_loop": (array_loop, (np.array([0.5, -1.0, 2.0]), 0.7), (0, 1)),
+    "matrix_loop": (matrix_loop, (np.arange(6.0).reshape(2, 3) / 7, np.array([0.3, -0.2, 0.9])), ("a", "v")),
+    "tuple_unpacking": (tuple_unpacking, (1.1, 0.4), (0, 1)),
+    "int_float_mixing": (int_float_mixing, (0.8, 5), 0),
+    "loop_in_branch": (loop_in_branch, (0.8,), 0),
+    "loop_in_branch_else": (loop_in_branch, (-0.8,), 0),
+    "branch_in_loop": (branch_in_loop, (0.9,), 0),
+    "with_assert_and_print": (with_assert_and_print, (1.5,), 0),
+}
