@@ -123,6 +123,7 @@ class _Lowerer:
                     pass
         self.locals = set(a.arg for a in fdef.args.args) | set(_assigned_names(fdef.body))
         self.b = None
+        self.stack = (fn,)     # functions being compiled, to refuse recursion
 
     # ------------------------------------------------------------------ helpers
     def loc(self, node):
@@ -424,6 +425,8 @@ class _Lowerer:
         """An expression that may be a tuple (for unpacking)."""
         if isinstance(node, ast.Tuple):
             return [self.expr(e, env) for e in node.elts]
+        if isinstance(node, ast.Call):
+            return self.call(node, env)
         return self.expr(node, env)
 
     def expr(self, node, env):
@@ -571,8 +574,31 @@ class _Lowerer:
             if not args[0].type.is_array:
                 self.typing_error(node, f"len() needs an array, got {args[0].type}")
             return self.emit(node, "shape", args, {"axis": 0})
+        if inspect.isfunction(fobj):
+            return self.inline(node, fobj, args)
         self.unsupported(node, f"calling {getattr(fobj, '__qualname__', type(fobj).__name__)} (yet)",
-                         "math/numpy elementary functions, abs, min, max, float, int, bool and len work")
+                         "math/numpy elementary functions, abs, min, max, float, int, bool, len and plain "
+                         "Python functions work")
+
+    def inline(self, node, fobj, args):
+        """A call to a plain Python function: its body is compiled in place (and so differentiated)."""
+        if fobj in self.stack:
+            self.unsupported(node, f"recursion ({fobj.__name__} calls itself)", "write the recursion as a loop")
+        src, file, first = source_of(fobj)
+        fdef = ast.parse(src).body[0]
+        sub = _Lowerer(fobj, fdef, file, first)
+        sub.stack = self.stack + (fobj,)
+        sub.b = self.b
+        a = fdef.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+            sub.unsupported(fdef, "*args, **kwargs, keyword-only arguments or defaults in a called function")
+        params = [p.arg for p in a.args]
+        if len(params) != len(args):
+            self.typing_error(node, f"{fobj.__name__}() takes {len(params)} arguments but {len(args)} were given")
+        _, ret = sub.body(fdef.body, dict(zip(params, args)))
+        if ret is None:
+            sub.unsupported(fdef, "a called function that returns nothing", "return a value")
+        return ret[0] if len(ret) == 1 else list(ret)
 
     def subscript(self, node, env):
         # x.shape[k]

@@ -159,3 +159,22 @@ CASES = {
     "branch_in_loop": (branch_in_loop, (0.9,), 0),
     "with_assert_and_print": (with_assert_and_print, (1.5,), 0),
 }
+
+
+def _helper(a, b):
+    if a > b:
+        return a * b, a
+    return a + b, b
+
+
+def _square(t):
+    return t * t
+
+
+def calls_helpers(x, y):
+    p, q = _helper(x, y)
+    return _square(p) + math.sin(q)
+
+
+CASES["calls_helpers_1"] = (calls_helpers, (1.5, 0.5), (0, 1))
+CASES["calls_helpers_2"] = (calls_helpers, (0.2, 0.5), (0, 1))

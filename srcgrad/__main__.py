@@ -1,0 +1,69 @@
+"""``python -m srcgrad show path/to/file.py:func [--stage ir|adjoint] [--wrt 0,1] [--args ...]``
+
+The function is compiled for the argument values given with ``--args`` (Python literals or
+``array(n)``/``array(n,m)`` for float64 arrays of ones); by default every argument is 1.0.
+
+Example:
+    python -m srcgrad show examples/compiler_demo.py:f --stage adjoint --args "array(3), 0.5"
+"""
+import argparse
+import ast
+import importlib.util
+import sys
+
+import numpy as np
+
+from .api import grad, jit
+
+
+def _load(spec):
+    path, _, name = spec.rpartition(":")
+    if not path or not name:
+        raise SystemExit("expected path/to/file.py:function")
+    mod_spec = importlib.util.spec_from_file_location("_srcgrad_target", path)
+    if mod_spec is None:
+        raise SystemExit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(mod_spec)
+    sys.modules["_srcgrad_target"] = module
+    mod_spec.loader.exec_module(module)
+    fn = getattr(module, name, None)
+    if fn is None:
+        raise SystemExit(f"{path} has no function {name!r}")
+    return fn
+
+
+def _args(text, n):
+    if not text:
+        return [1.0] * n
+    out = []
+    for part in ast.parse(f"({text},)", mode="eval").body.elts:
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Name) and part.func.id == "array":
+            out.append(np.ones(tuple(ast.literal_eval(a) for a in part.args)))
+        else:
+            out.append(ast.literal_eval(part))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m srcgrad", description="Show the stages of a compiled function.")
+    sub = ap.add_subparsers(dest="command", required=True)
+    show = sub.add_parser("show", help="print the IR or the generated adjoint source")
+    show.add_argument("target", help="path/to/file.py:function")
+    show.add_argument("--stage", default="adjoint", choices=["ir", "adjoint", "llvm", "ptx"])
+    show.add_argument("--wrt", default="0", help="argument indices, comma-separated (default 0)")
+    show.add_argument("--args", default="", help='argument values, e.g. "array(3), 0.5" (default: all 1.0)')
+    show.add_argument("--jit", action="store_true", help="compile the forward function only")
+    a = ap.parse_args(argv)
+    fn = _load(a.target)
+    import inspect
+    n = len(inspect.signature(fn).parameters)
+    wrt = tuple(int(w) for w in a.wrt.split(","))
+    compiled = jit(fn) if a.jit else grad(fn, wrt=wrt if len(wrt) > 1 else wrt[0])
+    compiled(*_args(a.args, n))
+    if a.stage in ("llvm", "ptx"):
+        raise SystemExit(f"the {a.stage} stage is not built yet")
+    print(compiled.ir if a.stage == "ir" else compiled.adjoint_source)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""grad / value_and_grad / jit as calls and decorators, wrt forms, one specialisation per
+signature, gradient types, show and the command line."""
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import srcgrad
+
+from .programs import array_loop, for_accumulator
+
+
+def f(x, w):
+    return math.sin(x) * w + w * w
+
+
+def test_decorator_forms_and_wrt():
+    @srcgrad.grad
+    def g1(x, w):
+        return f(x, w)
+
+    @srcgrad.grad(wrt="w")
+    def g2(x, w):
+        return f(x, w)
+
+    assert g1(0.5, 2.0) == pytest.approx(math.cos(0.5) * 2.0)
+    assert g2(0.5, 2.0) == pytest.approx(math.sin(0.5) + 4.0)
+    both = srcgrad.grad(f, wrt=(0, 1))(0.5, 2.0)
+    assert isinstance(both, tuple) and both[1] == pytest.approx(math.sin(0.5) + 4.0)
+    assert srcgrad.grad(f, wrt=-1)(0.5, 2.0) == pytest.approx(math.sin(0.5) + 4.0)
+    value, g = srcgrad.value_and_grad(f, wrt=0)(0.5, 2.0)
+    assert value == pytest.approx(f(0.5, 2.0)) and g == pytest.approx(math.cos(0.5) * 2.0)
+
+
+def test_gradient_has_the_argument_type():
+    x = np.array([0.5, -1.0, 2.0])
+    gx, gw = srcgrad.grad(array_loop, wrt=(0, 1))(x, 0.7)
+    assert isinstance(gx, np.ndarray) and gx.shape == x.shape and gx.dtype == x.dtype
+    assert type(gw) is float
+
+
+def test_one_specialisation_per_signature():
+    df = srcgrad.grad(for_accumulator)
+    df(0.3, 10)
+    df(0.5, 20)
+    assert len(df._cache) == 1
+    df(0.5, True)                 # bool is another signature
+    assert len(df._cache) == 2
+    g = srcgrad.grad(array_loop)
+    g(np.ones(3), 0.5)
+    g(np.ones(7), 0.5)            # shape is not part of the signature
+    assert len(g._cache) == 1
+
+
+def test_ir_and_adjoint_source_are_shown():
+    df = srcgrad.grad(f)
+    df(0.5, 2.0)
+    assert "func f(%x: f64, %w: f64)" in df.ir and "func f_grad(" in df.ir
+    assert df.adjoint_source.startswith("def f_grad(x, w):")
+    assert "dx" in df.adjoint_source
+
+
+def test_show(capsys):
+    df = srcgrad.grad(f)
+    df(0.5, 2.0)
+    srcgrad.show(df)
+    assert "def f_grad" in capsys.readouterr().out
+    srcgrad.show(df, stage="ir")
+    assert "func f(" in capsys.readouterr().out
+    with pytest.raises(ValueError):
+        srcgrad.show(df, stage="nope")
+
+
+def test_jit_gives_the_same_results():
+    fast = srcgrad.jit(for_accumulator)
+    assert fast(0.3, 25) == pytest.approx(for_accumulator(0.3, 25), rel=1e-15)
+
+
+def test_command_line_show(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text("import math\n\ndef g(x, y):\n    return math.sin(x) * y\n")
+    out = subprocess.run([sys.executable, "-m", "srcgrad", "show", f"{path}:g", "--stage", "adjoint", "--wrt", "0,1"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith("def g_grad(x, y):")
+    out = subprocess.run([sys.executable, "-m", "srcgrad", "show", f"{path}:g", "--stage", "ir"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "func g(%x: f64, %y: f64) -> f64" in out

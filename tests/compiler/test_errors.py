@@ -1,0 +1,112 @@
+"""Unsupported code raises UnsupportedSyntaxError (a SyntaxError) naming the file, the line,
+the column, showing the line with a caret and saying what to do instead; type problems raise
+TypingError; never an internal traceback."""
+import inspect
+
+import numpy as np
+import pytest
+
+import srcgrad
+
+from . import bad_programs as bad
+
+
+def _line_of(fn, text):
+    lines, first = inspect.getsourcelines(fn)
+    for k, line in enumerate(lines):
+        if text in line:
+            return first + k
+    raise AssertionError(text)
+
+
+@pytest.mark.parametrize("fn,marker,instead", [
+    (bad.uses_try, "try:", "check inputs"),
+    (bad.uses_with, "with open", "move the `with` block"),
+    (bad.uses_lambda, "= lambda", "named function"),
+    (bad.uses_list_comprehension, "sum([", "write the loop out"),
+    (bad.writes_array, "x[0] = 1.0", "array writes"),
+    (bad.global_write, "global COUNTER", "pass the value in"),
+    (bad.class_inside, "class A", "define the class outside"),
+])
+def test_unsupported_constructs(fn, marker, instead):
+    with pytest.raises(srcgrad.UnsupportedSyntaxError) as info:
+        srcgrad.grad(fn)(1.0 if fn is not bad.writes_array else np.ones(2))
+    err = info.value
+    assert isinstance(err, SyntaxError) and isinstance(err, srcgrad.SrcGradError)
+    text = str(err)
+    assert err.filename.endswith("bad_programs.py")
+    assert err.lineno == _line_of(fn, marker)
+    assert marker.strip() in text and "^" in text
+    assert instead in text
+
+
+def test_unknown_callable_names_it():
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="calling gamma"):
+        srcgrad.jit(bad.unknown_callable)(1.0)
+
+
+def test_maybe_unbound_variable():
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="'y' may be used before it has a value"):
+        srcgrad.jit(bad.maybe_unbound)(1.0)
+
+
+def test_grad_needs_a_scalar_result():
+    with pytest.raises(srcgrad.TypingError, match="use srcgrad.vjp|Use srcgrad.vjp"):
+        srcgrad.grad(bad.returns_two_values)(1.0)
+
+
+def test_gradient_of_an_int_argument_is_an_error():
+    def f(x, n):
+        return x * n
+    with pytest.raises(srcgrad.TypingError, match="argument 'n' of type i64"):
+        srcgrad.grad(f, wrt=1)(1.0, 3)
+
+
+def test_unsupported_argument_types():
+    with pytest.raises(srcgrad.TypingError, match="argument 'x' of uses_try is a str"):
+        srcgrad.grad(bad.uses_try)("a")
+    with pytest.raises(srcgrad.TypingError, match="dtype complex128"):
+        srcgrad.grad(bad.uses_try)(np.ones(2, dtype=complex))
+
+
+def test_float_index_is_a_typing_error():
+    with pytest.raises(srcgrad.TypingError, match="array indices must be integers, got f64"):
+        srcgrad.jit(bad.index_with_float)(np.ones(3))
+
+
+def test_string_constant():
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="the constant 'hello'"):
+        srcgrad.jit(bad.string_constant)(1.0)
+
+
+def test_function_without_source_file():
+    namespace = {}
+    exec("def f(x):\n    return x * 2\n", namespace)
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="inspect.getsource"):
+        srcgrad.grad(namespace["f"])(1.0)
+
+
+def test_wrong_argument_count_and_bad_wrt():
+    def f(x, y):
+        return x * y
+    with pytest.raises(TypeError, match="takes 2 arguments but 1 were given"):
+        srcgrad.grad(f)(1.0)
+    with pytest.raises(ValueError, match="no argument named 'z'"):
+        srcgrad.grad(f, wrt="z")
+    with pytest.raises(ValueError, match="wrt=5"):
+        srcgrad.grad(f, wrt=5)
+
+
+def test_ir_before_first_call_says_what_to_do():
+    with pytest.raises(RuntimeError, match="call it once"):
+        srcgrad.grad(bad.uses_try).ir
+
+
+def test_llvm_backend_not_built_yet_is_clear():
+    with pytest.raises(NotImplementedError, match="llvm backend is not built yet"):
+        srcgrad.grad(bad.uses_try, backend="llvm")
+
+
+def test_recursion_is_a_clear_error():
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="recursion"):
+        srcgrad.grad(bad.recursive)(3.0)
