@@ -226,10 +226,12 @@ class _Reverser:
         adj[v] = g if prev is None else self.b().emit("add", [prev, g], name=prev.name)
 
     def zero_like(self, v, mapping):
+        """A zero adjoint for ``v``, named d<name>."""
         b = self.b()
+        name = "d" + v.name if v.name else None
         if isinstance(v.type, ArrayType):
-            return b.emit("zeros_like", [mapping[v]])
-        return b.const(0.0, F64)
+            return b.emit("zeros_like", [mapping[v]], name=name)
+        return b.const(0.0, F64, name=name)
 
     def backward(self, ops, adj, mapping, tapes):
         for op in reversed(ops):

@@ -160,9 +160,54 @@ def _dce_block(block, used):
     return changed
 
 
+def prune_tapes(fn):
+    """Store on a tape only what the reverse sweep reads back: items no ``tape_get`` uses are
+    dropped from every ``tape_put``; a tape nobody reads goes away entirely."""
+    ops = list(_walk(fn.body))
+    used = set()
+    for op in ops:
+        used.update(op.operands)
+    for op in ops:
+        if op.prim != "tape_new":
+            continue
+        tape = op.results[0]
+        gets = [o for o in ops if o.prim == "tape_get" and o.operands[0] is tape]
+        keep = [j for j in range(len(op.attrs["items"])) if any(g.results[j] in used for g in gets)]
+        if len(keep) == len(op.attrs["items"]):
+            continue
+        op.attrs["items"] = [op.attrs["items"][j] for j in keep]
+        tape.type = type(tape.type)(op.attrs["items"])
+        for o in ops:
+            if o.prim == "tape_put" and o.operands[0] is tape:
+                o.operands = o.operands[:2] + [o.operands[2 + j] for j in keep]
+                if not keep:
+                    o.attrs["dead"] = True
+            elif o.prim == "tape_get" and o.operands[0] is tape:
+                o.results = [o.results[j] for j in keep]
+    _drop_dead_puts(fn.body)
+    return fn
+
+
+def _walk(block):
+    for op in block.ops:
+        yield op
+        for r in op.regions:
+            yield from _walk(r)
+
+
+def _drop_dead_puts(block):
+    block.ops = [op for op in block.ops if not (op.prim == "tape_put" and op.attrs.get("dead"))
+                 and not (op.prim == "tape_get" and not op.results)]
+    for op in block.ops:
+        for r in op.regions:
+            _drop_dead_puts(r)
+
+
 def optimize(fn):
-    """Constant folding, CSE and dead-code removal, in that order."""
+    """Constant folding, CSE, dead-code removal and tape pruning."""
     fold_constants(fn)
     eliminate_common_subexpressions(fn)
+    eliminate_dead_code(fn)
+    prune_tapes(fn)
     eliminate_dead_code(fn)
     return fn

@@ -1,0 +1,49 @@
+"""The five functions whose generated gradients docs/adjoint-source.md shows.
+
+Regenerate the page with:  python docs/examples/make_adjoint_doc.py
+(tests/compiler/test_adjoint_doc.py fails when the page is out of date)."""
+import math
+
+import numpy as np
+
+
+def scalar_expression(x, y):
+    return math.sin(x) * y + x * x / y
+
+
+def with_if(x):
+    if x > 0.0:
+        y = x * x
+    else:
+        y = -x
+    return 3.0 * y
+
+
+def loop_accumulator(x, n):
+    s = 0.0
+    for i in range(n):
+        s += math.sin(x * i)
+    return s
+
+
+def with_while(x):
+    y = x
+    while y < 10.0:
+        y = y * y + 1.0
+    return y
+
+
+def array_loop(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += np.tanh(x[i] * w)
+    return s
+
+
+EXAMPLES = [
+    ("A scalar expression", scalar_expression, (1.0, 2.0), (0, 1)),
+    ("An `if`", with_if, (0.5,), 0),
+    ("A `for` loop with an accumulator", loop_accumulator, (0.3, 10), 0),
+    ("A `while` loop", with_while, (1.5,), 0),
+    ("An array loop", array_loop, (np.ones(3), 0.5), (0, 1)),
+]
