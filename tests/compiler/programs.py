@@ -178,3 +178,34 @@ def calls_helpers(x, y):
 
 CASES["calls_helpers_1"] = (calls_helpers, (1.5, 0.5), (0, 1))
 CASES["calls_helpers_2"] = (calls_helpers, (0.2, 0.5), (0, 1))
+
+
+def thirty_lines(x, w, n):
+    """The function of benchmarks/compile_time.py."""
+    s = 0.0
+    prev = 0.0
+    for i in range(n):
+        t = x * i + w
+        if t > 1.0:
+            u = math.sin(t) * math.exp(-0.01 * i)
+        elif t > 0.0:
+            u = t * t - 0.5 * t
+        else:
+            u = -math.tanh(t)
+        prev = 0.9 * prev + 0.1 * u
+        s += prev * prev + math.log1p(abs(u))
+    k = 0
+    y = s
+    while y > 1.0 and k < 20:
+        y = math.sqrt(y) + 0.01 * w
+        k += 1
+    a = y * x - w / (1.0 + x * x)
+    b = max(a, 0.0) + min(a, 0.0) * 0.1
+    c = math.atan2(b, 1.0 + w * w)
+    d = math.hypot(c, x) + math.cos(w) ** 2
+    e = d / (1.0 + abs(c))
+    return e + 0.5 * s
+
+
+CASES["thirty_lines"] = (thirty_lines, (0.3, 0.7, 50), (0, 1))
+CASES["thirty_lines_negative"] = (thirty_lines, (-0.05, -0.2, 30), (0, 1))
