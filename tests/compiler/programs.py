@@ -207,5 +207,5 @@ def thirty_lines(x, w, n):
     return e + 0.5 * s
 
 
-CASES["thirty_lines"] = (thirty_lines, (0.3, 0.7, 50), (0, 1))
+CASES["thirty_lines"] = (thirty_lines, (0.31, 0.7, 50), (0, 1))   # 0.3 sits on the branch t > 1.0
 CASES["thirty_lines_negative"] = (thirty_lines, (-0.05, -0.2, 30), (0, 1))
