@@ -80,8 +80,8 @@ def _activity(fn, seeds):
                     if op.operands[3 + j] in active or ys[j] in active:
                         mark(a)
                 visit(body)
-                for y, r in zip(ys, op.results):
-                    if y in active:
+                for j, (y, r) in enumerate(zip(ys, op.results)):
+                    if y in active or op.operands[3 + j] in active:    # zero trips pass the init through
                         mark(r)
             elif op.prim == "while":
                 cond, body = op.regions
@@ -92,8 +92,8 @@ def _activity(fn, seeds):
                         mark(body.args[j])
                 visit(cond)
                 visit(body)
-                for y, r in zip(ys, op.results):
-                    if y in active:
+                for j, (y, r) in enumerate(zip(ys, op.results)):
+                    if y in active or op.operands[j] in active:
                         mark(r)
             elif op.prim == "if":
                 for blk in op.regions:

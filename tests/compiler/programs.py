@@ -209,3 +209,13 @@ def thirty_lines(x, w, n):
 
 CASES["thirty_lines"] = (thirty_lines, (0.31, 0.7, 50), (0, 1))   # 0.3 sits on the branch t > 1.0
 CASES["thirty_lines_negative"] = (thirty_lines, (-0.05, -0.2, 30), (0, 1))
+
+
+def zero_trip_overwrite(x, y):
+    """Found by the random-program test: a zero-trip loop passes x through unchanged."""
+    for i1 in range(0):
+        x = 0.5
+    return math.tanh(0.5) + x * y
+
+
+CASES["zero_trip_overwrite"] = (zero_trip_overwrite, (0.3, 1.0), (0, 1))
