@@ -13,9 +13,11 @@ Example:
 import functools
 import inspect
 import threading
+import weakref
 
 import numpy as np
 
+from .ad.forward import forward
 from .ad.reverse import reverse
 from .backends import python as python_backend
 from .errors import TypingError
@@ -89,13 +91,36 @@ class Compiled:
     def _specialise(self, types):
         ir = verify(optimize(verify(lower(self.fun, list(types)))))
         code_ir = ir
-        if self.kind != "jit":
+        if self.kind in ("grad", "value_and_grad"):
             code_ir = verify(optimize(verify(reverse(ir, self.wrt))))
+        elif self.kind == "vjp":
+            code_ir = verify(optimize(verify(reverse(ir, _float_params(types), cotangents=True))))
+        elif self.kind == "jvp":
+            code_ir = verify(optimize(verify(forward(ir))))
         source = python_backend.to_source(code_ir)
         run = python_backend.compile_function(code_ir, source)
         return _Specialisation(ir, code_ir, source, run)
 
     def __call__(self, *args):
+        if self.kind in ("vjp", "jvp"):
+            return self.call_with_extra(args[:len(self._params)], args[len(self._params):])
+        return self._call(args)
+
+    def call_with_extra(self, args, extra):
+        """vjp/jvp: specialise on ``args``; ``extra`` (cotangents or tangents) follow them."""
+        if len(args) != len(self._params):
+            raise TypeError(f"{self.fun.__name__}() takes {len(self._params)} arguments but {len(args)} were given")
+        key = self._signature(args)
+        spec = self._cache.get(key)
+        if spec is None:
+            with self._lock:
+                spec = self._cache.get(key)
+                if spec is None:
+                    spec = self._cache[key] = self._specialise(key)
+        self._last = spec
+        return spec.run(*args, *extra)
+
+    def _call(self, args):
         if len(args) != len(self._params):
             raise TypeError(f"{self.fun.__name__}() takes {len(self._params)} arguments but {len(args)} were given")
         key = self._signature(args)
@@ -108,6 +133,8 @@ class Compiled:
         self._last = spec
         out = spec.run(*args)
         if self.kind == "jit":
+            return out
+        if self.kind in ("vjp", "jvp"):
             return out
         value, grads = out[0], list(out[1:])
         grads = [_like(g, args[i]) for g, i in zip(grads, self.wrt)]
@@ -135,6 +162,10 @@ class Compiled:
 
     def __repr__(self):
         return f"<srcgrad.{self.kind} of {self.fun.__qualname__}>"
+
+
+def _float_params(types):
+    return [k for k, t in enumerate(types) if t is F64 or (isinstance(t, ArrayType) and t.dtype is F64)]
 
 
 def _like(g, arg):
@@ -168,6 +199,84 @@ def jit(fun=None, *, backend=None):
     return Compiled(fun, "jit", backend=backend)
 
 
+_compiled_cache = weakref.WeakKeyDictionary()
+
+
+def _compiled(fun, kind, backend):
+    per_fun = _compiled_cache.setdefault(fun, {})
+    key = (kind, backend)
+    if key not in per_fun:
+        per_fun[key] = Compiled(fun, kind, backend=backend)
+    return per_fun[key]
+
+
+def vjp(fun, *primals, backend=None):
+    """``(outputs, pullback)``: ``pullback(cotangent)`` gives one vector-Jacobian product per
+    argument (None for integer and bool arguments).
+
+    >>> y, pullback = srcgrad.vjp(f, 1.0, 2.0)
+    >>> dx, dy = pullback(1.0)
+    """
+    compiled = _compiled(fun, "vjp", backend)
+    forward_fn = _compiled(fun, "jit", backend)
+    out = forward_fn(*primals)
+    outs = out if isinstance(out, tuple) else (out,)
+    types = compiled._signature(primals)
+    floats = _float_params(types)
+
+    def pullback(*cotangents):
+        if len(cotangents) == 1 and isinstance(cotangents[0], tuple) and len(outs) > 1:
+            cotangents = cotangents[0]
+        if len(cotangents) != len(outs):
+            raise TypeError(f"pullback takes one cotangent per output ({len(outs)}), got {len(cotangents)}")
+        cts = [_like(c, o) for c, o in zip(cotangents, outs)]
+        res = compiled.call_with_extra(primals, cts)
+        grads = dict(zip(floats, res[len(outs):]))
+        return tuple(_like(grads[k], primals[k]) if k in grads else None for k in range(len(primals)))
+
+    return out, _Pullback(pullback, compiled)
+
+
+class _Pullback:
+    """The pullback of ``vjp``: call it with the output cotangent(s); ``.ir`` and
+    ``.adjoint_source`` show the compiled vector-Jacobian product."""
+
+    def __init__(self, fn, compiled):
+        self._fn, self._compiled = fn, compiled
+
+    def __call__(self, *cotangents):
+        return self._fn(*cotangents)
+
+    @property
+    def ir(self):
+        return self._compiled.ir
+
+    @property
+    def adjoint_source(self):
+        return self._compiled.adjoint_source
+
+
+def jvp(fun, primals, tangents, backend=None):
+    """``(outputs, output tangents)``: forward-mode derivative of ``fun`` at ``primals`` in the
+    direction ``tangents`` (one per argument; those of integer arguments are ignored).
+
+    >>> y, ydot = srcgrad.jvp(f, (1.0, 2.0), (1.0, 0.0))
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    compiled = _compiled(fun, "jvp", backend)
+    floats = _float_params(compiled._signature(primals))
+    tans = [_like(tangents[k], primals[k]) for k in floats]
+    res = compiled.call_with_extra(primals, tans)
+    n = len(res) // 2
+    outs, touts = res[:n], res[n:]
+    touts = tuple(_like(t, o) for t, o in zip(touts, outs))
+    if n == 1:
+        return outs[0], touts[0]
+    return tuple(outs), touts
+
+
 def show(obj, stage="adjoint"):
     """Print one stage of a compiled function: ``"ir"`` or ``"adjoint"``."""
     if stage == "ir":
@@ -180,4 +289,4 @@ def show(obj, stage="adjoint"):
         raise ValueError(f"stage must be 'ir', 'adjoint', 'llvm' or 'ptx', got {stage!r}")
 
 
-__all__ = ["grad", "value_and_grad", "jit", "show", "Compiled", "F64", "ArrayType"]
+__all__ = ["grad", "value_and_grad", "jit", "vjp", "jvp", "show", "Compiled"]

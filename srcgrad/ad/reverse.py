@@ -20,10 +20,18 @@ from ..ir.types import F64, I64, ArrayType, TapeType
 from .rules import ADJOINT
 
 
-def reverse(primal, wrt):
-    """An IR Function returning ``(value, *gradients for the wrt parameters)``."""
+def reverse(primal, wrt, cotangents=False):
+    """An IR Function returning ``(value, *gradients for the wrt parameters)``.
+
+    With ``cotangents`` (for ``vjp``) the function takes one more parameter per result — the
+    result's cotangent — and returns ``(*results, *vector-Jacobian products)``.
+    """
     ret = primal.body.ops[-1]
-    if len(ret.operands) != 1 or ret.operands[0].type is not F64:
+    if cotangents:
+        for v in ret.operands:
+            if not (v.type is F64 or (isinstance(v.type, ArrayType) and v.type.dtype is F64)):
+                raise TypingError(f"vjp needs float results; {primal.name} returns {v.type}", primal.loc)
+    elif len(ret.operands) != 1 or ret.operands[0].type is not F64:
         got = ", ".join(repr(v.type) for v in ret.operands)
         raise TypingError(f"grad needs a function with one real scalar (float) result; {primal.name} returns "
                           f"({got}). Use srcgrad.vjp for other results.", primal.loc)
@@ -32,20 +40,26 @@ def reverse(primal, wrt):
         if not (p.type is F64 or (isinstance(p.type, ArrayType) and p.type.dtype is F64)):
             raise TypingError(f"cannot take the gradient with respect to argument '{p.name}' of type {p.type}: "
                               "only float scalars and float64 arrays have gradients", primal.loc)
-    fn = Function(primal.name + "_grad", [(p.name, p.type) for p in primal.params], primal.loc)
+    params = [(p.name, p.type) for p in primal.params]
+    if cotangents:
+        params += [(f"d{v.name or 'out'}", v.type) for v in ret.operands]
+    fn = Function(primal.name + ("_vjp" if cotangents else "_grad"), params, primal.loc)
     active = _activity(primal, [primal.params[i] for i in wrt])
     r = _Reverser(active)
     mapping = dict(zip(primal.params, fn.params))
     with Builder(fn.body) as b:
         tapes = r.forward(primal.body.ops[:-1], mapping, tape_loops=True)
-        out = ret.operands[0]
         adj = {}
         for i in wrt:
             p = primal.params[i]
             if isinstance(p.type, ArrayType):
                 adj[p] = b.emit("zeros_like", [mapping[p]], name="d" + (p.name or "x"))
-        if out in active:
-            adj[out] = b.const(1.0, F64, name="d" + (out.name or "out"))
+        seeds = fn.params[len(primal.params):] if cotangents else [b.const(1.0, F64)]
+        for out, seed in zip(ret.operands, seeds):
+            if out in active:
+                if seed.name is None:
+                    seed.name = "d" + (out.name or "out")
+                r.add(adj, out, seed)
         r.backward(primal.body.ops[:-1], adj, mapping, tapes)
         grads = []
         for i in wrt:
@@ -54,7 +68,7 @@ def reverse(primal, wrt):
             if g is None:
                 g = b.emit("zeros_like", [mapping[p]]) if isinstance(p.type, ArrayType) else b.const(0.0, F64)
             grads.append(g)
-        b.ret([mapping[out]] + grads)
+        b.ret([mapping[v] for v in ret.operands] + grads)
     return fn
 
 

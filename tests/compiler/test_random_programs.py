@@ -46,3 +46,6 @@ def test_random_program_gradient(tmp_path_factory, source, x, y):
         left = (value - _shifted(f, x, y, i, -eps)) / eps
         assume(abs(right - left) < 1e-4 * (1 + abs(right)))      # not at a branch boundary or kink
         assert g == pytest.approx((right + left) / 2, rel=1e-4, abs=1e-5), source
+    # forward and reverse mode agree: <vjp(1), v> = jvp(v)
+    _, ydot = srcgrad.jvp(f, (x, y), (0.3, -1.1))
+    assert ydot == pytest.approx(0.3 * gx - 1.1 * gy, rel=1e-9, abs=1e-12), source
