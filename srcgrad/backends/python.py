@@ -52,7 +52,9 @@ class _Namer:
 
     def fresh(self, hint):
         if hint:
-            base = hint.replace(".", "_")
+            base = "".join(c if c.isalnum() or c == "_" else "_" for c in hint).strip("_") or "t"
+            if base[0].isdigit():
+                base = "v" + base
             n, k = base, 1
             while n in self.used:
                 n, k = f"{base}_{k}", k + 1

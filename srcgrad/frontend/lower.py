@@ -74,6 +74,17 @@ def source_of(fn):
     return textwrap.dedent(src), inspect.getsourcefile(fn) or "<unknown>", fn.__code__.co_firstlineno
 
 
+BROKEN = "<broken>"     # the flag a loop with `break` carries (not a valid Python name: no clash)
+
+
+class _ContinueMarker:
+    def __repr__(self):
+        return "CONTINUE"
+
+
+CONTINUE = _ContinueMarker()
+
+
 class _Unbound:
     """A name assigned on some paths only: reading it is an error (Python's UnboundLocalError)."""
 
@@ -121,7 +132,7 @@ class _Lowerer:
                     self.closure[n] = cell.cell_contents
                 except ValueError:
                     pass
-        self.locals = set(a.arg for a in fdef.args.args) | set(_assigned_names(fdef.body))
+        self.locals = set(a.arg for a in fdef.args.args) | set(_assigned_names(fdef.body)) | {BROKEN}
         self.b = None
         self.stack = (fn,)     # functions being compiled, to refuse recursion
 
@@ -164,18 +175,22 @@ class _Lowerer:
 
     # ------------------------------------------------------------------ statements
     def body(self, stmts, env):
-        """Lower statements; returns (env, returned values or None if control falls through)."""
+        """Lower statements; returns (env, how they end): None when control falls through, the
+        returned values for a `return`, CONTINUE when the loop iteration ends here."""
         stmts = [s for s in stmts if not _is_docstring_or_pass(s)]
         for k, s in enumerate(stmts):
             if isinstance(s, ast.Return):
                 if s.value is None:
                     self.unsupported(s, "`return` without a value", "return the result")
                 return env, self.returned(s.value, env)
-            if isinstance(s, ast.If) and _returns(s.body) != _returns(s.orelse or []) and k + 1 < len(stmts):
-                # an early return: the statements after the `if` belong to the branch that falls through
+            if isinstance(s, ast.Continue):
+                return env, CONTINUE
+            if isinstance(s, ast.If) and _ends(s.body) != _ends(s.orelse or []) and k + 1 < len(stmts):
+                # an early return or continue: the statements after the `if` belong to the branch
+                # that falls through
                 rest = stmts[k + 1:]
-                new = ast.If(test=s.test, body=s.body + ([] if _returns(s.body) else rest),
-                             orelse=(s.orelse or []) + ([] if _returns(s.orelse or []) else rest))
+                new = ast.If(test=s.test, body=s.body + ([] if _ends(s.body) else rest),
+                             orelse=(s.orelse or []) + ([] if _ends(s.orelse or []) else rest))
                 ast.copy_location(new, s)
                 return self.if_stmt(new, env)
             env, ret = self.stmt(s, env)
@@ -224,7 +239,7 @@ class _Lowerer:
             self.emit(s, "assert", [self.truth(s.test, env)], {"message": msg})
             return env, None
         if isinstance(s, (ast.Break, ast.Continue)):
-            self.unsupported(s, f"`{type(s).__name__.lower()}` (yet)", "use a `while` loop with a condition")
+            self.unsupported(s, f"`{type(s).__name__.lower()}` outside a loop")
         hint = _WHAT_INSTEAD.get(type(s))
         self.unsupported(s, f"the statement `{type(s).__name__}`", hint)
 
@@ -272,6 +287,13 @@ class _Lowerer:
             branch_out.append((benv, ret))
         self.b = outer_b
         (tenv, tret), (eenv, eret) = branch_out
+        ending = None
+        if tret is CONTINUE and eret is CONTINUE:
+            ending = CONTINUE
+        if tret is CONTINUE or eret is CONTINUE:
+            if isinstance(tret, list) or isinstance(eret, list):
+                self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
+            tret = eret = None
         if (tret is None) != (eret is None):
             raise AssertionError("early returns are folded into both branches by body()")
         if tret is not None:
@@ -302,7 +324,7 @@ class _Lowerer:
         for n in assigned:     # bound on one path only
             if n not in names and (n in tenv or n in eenv):
                 env[n] = _Unbound(n)
-        return env, None
+        return env, ending
 
     def truth(self, node, env):
         v = self.expr(node, env)
@@ -338,7 +360,8 @@ class _Lowerer:
         else:
             self.unsupported(s.iter, "range() with more than 3 arguments")
         var = s.target.id
-        carried = self._carried(s.body, env, exclude=(var,))
+        body_stmts, env = self._with_break_flag(s.body, env)
+        carried = self._carried(body_stmts, env, exclude=(var,))
         types = [env[n].type for n in carried]
         for _ in range(4):       # widen carried types until the body agrees (s = 0 then s += 0.5)
             block = Block()
@@ -352,8 +375,8 @@ class _Lowerer:
             outer_b = self.b
             self.b = Builder(block, outer_b.loc)
             with self.b:
-                benv, ret = self.body(s.body, benv)
-                if ret is not None:
+                benv, ret = self.body(body_stmts, benv)
+                if isinstance(ret, list):
                     self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
                 outs = [self.read(n, benv, s) for n in carried]
                 new_types = [unify(t, o.type) for t, o in zip(types, outs)]
@@ -376,12 +399,14 @@ class _Lowerer:
             if n not in carried and n not in env:
                 env[n] = _Unbound(n)
         env[var] = _Unbound(var)
+        env.pop(BROKEN, None)
         return env
 
     def while_stmt(self, s, env):
         if s.orelse:
             self.unsupported(s, "`while ... else`")
-        carried = self._carried(s.body, env)
+        body_stmts, env = self._with_break_flag(s.body, env)
+        carried = self._carried(body_stmts, env)
         types = [env[n].type for n in carried]
         from ..ir.core import Value
         for _ in range(4):
@@ -394,13 +419,13 @@ class _Lowerer:
             with self.b:
                 cenv = dict(env)
                 cenv.update(zip(carried, cargs))
-                self.b.yield_([self.truth(s.test, cenv)])
+                self.b.yield_([self.loop_test(s, cenv)])
             self.b = Builder(body_block, outer_b.loc)
             with self.b:
                 benv = dict(env)
                 benv.update(zip(carried, bargs))
-                benv, ret = self.body(s.body, benv)
-                if ret is not None:
+                benv, ret = self.body(body_stmts, benv)
+                if isinstance(ret, list):
                     self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
                 outs = [self.read(n, benv, s) for n in carried]
                 new_types = [unify(t, o.type) for t, o in zip(types, outs)]
@@ -418,7 +443,37 @@ class _Lowerer:
         for n in _assigned_names(s.body):
             if n not in carried and n not in env:
                 env[n] = _Unbound(n)
+        env.pop(BROKEN, None)
         return env
+
+    def _with_break_flag(self, stmts, env):
+        """`break` becomes a flag: set it and end the iteration; a `for` loop skips the rest of
+        its iterations while the flag is set, a `while` loop stops."""
+        if not _has_break(stmts):
+            return stmts, env
+        env = dict(env)
+        env[BROKEN] = self.b.const(False)
+        guard = ast.If(test=ast.Name(id=BROKEN, ctx=ast.Load()), body=[ast.Continue()], orelse=[])
+        ast.copy_location(guard, stmts[0])
+        for node in ast.walk(guard):
+            ast.copy_location(node, stmts[0])
+        return [guard] + _replace_breaks(stmts), env
+
+    def loop_test(self, s, env):
+        """A while loop's condition; with a break flag, the condition is not evaluated once set."""
+        if BROKEN not in env:
+            return self.truth(s.test, env)
+        then, other = Block(), Block()
+        with Builder(then, self.loc(s)) as bb:
+            bb.yield_([bb.const(False)])
+        outer = self.b
+        self.b = Builder(other, self.loc(s))
+        with self.b:
+            self.b.yield_([self.truth(s.test, env)])
+        self.b = outer
+        op = Op("if", [self.read(BROKEN, env, s)], [BOOL], {"result_types": [BOOL]}, [then, other], self.loc(s))
+        self.b.block.ops.append(op)
+        return op.results[0]
 
     # ------------------------------------------------------------------ expressions
     def expr_any(self, node, env):
@@ -631,11 +686,38 @@ def _is_docstring_or_pass(s):
                                        and isinstance(s.value.value, str))
 
 
-def _returns(stmts):
-    """True when every path through ``stmts`` ends in a return."""
+def _ends(stmts):
+    """True when every path through ``stmts`` ends in a return, continue or break."""
     for s in stmts:
-        if isinstance(s, ast.Return):
+        if isinstance(s, (ast.Return, ast.Continue, ast.Break)):
             return True
-        if isinstance(s, ast.If) and s.orelse and _returns(s.body) and _returns(s.orelse):
+        if isinstance(s, ast.If) and s.orelse and _ends(s.body) and _ends(s.orelse):
             return True
     return False
+
+
+def _has_break(stmts):
+    """A `break` that belongs to this loop (not to a loop nested in it)."""
+    for s in stmts:
+        if isinstance(s, ast.Break):
+            return True
+        if isinstance(s, ast.If) and (_has_break(s.body) or _has_break(s.orelse)):
+            return True
+    return False
+
+
+def _replace_breaks(stmts):
+    out = []
+    for s in stmts:
+        if isinstance(s, ast.Break):
+            flag = ast.Assign(targets=[ast.Name(id=BROKEN, ctx=ast.Store())], value=ast.Constant(True))
+            cont = ast.Continue()
+            for node in (flag, flag.targets[0], flag.value, cont):
+                ast.copy_location(node, s)
+            out += [flag, cont]
+        elif isinstance(s, ast.If):
+            new = ast.If(test=s.test, body=_replace_breaks(s.body), orelse=_replace_breaks(s.orelse))
+            out.append(ast.copy_location(new, s))
+        else:
+            out.append(s)
+    return out

@@ -219,3 +219,52 @@ def zero_trip_overwrite(x, y):
 
 
 CASES["zero_trip_overwrite"] = (zero_trip_overwrite, (0.3, 1.0), (0, 1))
+
+
+def with_continue(x):
+    s = 0.0
+    for i in range(8):
+        if i % 3 == 0:
+            continue
+        s += math.sin(x * i)
+    return s
+
+
+def with_break(x):
+    s = 0.0
+    for i in range(20):
+        s = s + x * i
+        if s > 5.0:
+            break
+        s = s * 1.1
+    return s
+
+
+def while_with_break(x):
+    y = x
+    k = 0
+    while k < 100:
+        y = y * 1.3 + 0.2
+        if y > 10.0:
+            break
+        k += 1
+    return y * k
+
+
+def nested_break(x):
+    total = 0.0
+    for i in range(4):
+        t = x
+        for j in range(10):
+            t = t * x + i
+            if t > 3.0:
+                break
+        total += t
+    return total
+
+
+CASES["with_continue"] = (with_continue, (0.7,), 0)
+CASES["with_break"] = (with_break, (0.4,), 0)
+CASES["with_break_never"] = (with_break, (0.001,), 0)
+CASES["while_with_break"] = (while_with_break, (0.5,), 0)
+CASES["nested_break"] = (nested_break, (1.2,), 0)
