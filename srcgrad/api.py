@@ -97,8 +97,8 @@ class Compiled:
             code_ir = verify(optimize(verify(reverse(ir, _float_params(types), cotangents=True))))
         elif self.kind == "jvp":
             code_ir = verify(optimize(verify(forward(ir))))
-        source = python_backend.to_source(code_ir)
-        run = python_backend.compile_function(code_ir, source)
+        source, externals = python_backend.generate(code_ir)
+        run = python_backend.compile_function(code_ir, source, externals)
         return _Specialisation(ir, code_ir, source, run)
 
     def __call__(self, *args):

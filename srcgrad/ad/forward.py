@@ -67,6 +67,9 @@ class _Forward:
             if not op.results or op.results[0] not in self.active:
                 continue
             res = op.results[0]
+            if op.prim == "call_custom":
+                raise TypingError(f"jvp cannot go through {op.attrs['fn'].__name__}: a custom_vjp function has a "
+                                  "reverse-mode derivative only; use grad or vjp", op.loc)
             if op.prim == "index":
                 dt = tangent.get(op.operands[0])
                 if dt is not None:

@@ -263,6 +263,9 @@ class _Reverser:
             g = adj.get(res)
             if g is None:
                 continue
+            if op.prim == "call_custom":
+                self._custom_adjoint(op, adj, mapping)
+                continue
             if op.prim == "index":
                 arr = op.operands[0]
                 if arr in self.active:
@@ -276,6 +279,19 @@ class _Reverser:
             for v, thunk in zip(op.operands, thunks):
                 if thunk is not None and v in self.active:
                     self.add(adj, v, _named(thunk(), v))
+
+    def _custom_adjoint(self, op, adj, mapping):
+        """The user's vjp: fn.vjp(*args, result(s), cotangent(s)) -> one cotangent per argument."""
+        b = self.b()
+        gs = [adj.get(r) or b.const(0.0, F64) for r in op.results]
+        targets = [k for k, v in enumerate(op.operands) if v in self.active]
+        types = [op.operands[k].type for k in targets]
+        outs = b.emit("call_custom_vjp", [mapping[v] for v in op.operands] + [mapping[r] for r in op.results] + gs,
+                      {"fn": op.attrs["fn"], "n_args": len(op.operands), "targets": targets, "result_types": types},
+                      result_types=types)
+        outs = outs if isinstance(outs, list) else [outs]
+        for k, g in zip(targets, outs):
+            self.add(adj, op.operands[k], _named(g, op.operands[k]))
 
     def _free(self, op, regions):
         """Active values from outside ``op`` whose adjoints its regions update."""

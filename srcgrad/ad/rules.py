@@ -62,11 +62,11 @@ _rule("erf")(lambda g, x, out: (lambda: g * (2.0 / math.sqrt(math.pi)) * exp(-(x
 # no derivative: piecewise constant, integer-valued or not numbers at all
 for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "floordiv", "lt", "le", "gt", "ge", "eq", "ne",
               "not", "and", "or", "shape", "assert", "range_len", "tape_new", "tape_put", "tape_get",
-              "zeros_like", "index_add", "yield", "return"):
+              "zeros_like", "index_add", "yield", "return", "call_custom_vjp"):
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
 ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if x.type is F64 else (None,)
-for _name in ("index", "if", "for", "while"):
+for _name in ("index", "if", "for", "while", "call_custom"):
     ADJOINT[_name] = "structural"
 
 __all__ = ["ADJOINT", "const"]

@@ -83,6 +83,18 @@ class _Emitter:
         self.names = _Namer()
         self.uses = {}
         _count_uses(fn.body, self.uses)
+        self.externals = {}      # name -> Python object the generated code calls
+
+    def fresh_name(self, hint):
+        return self.names.fresh(hint)
+
+    def external(self, obj, suffix=""):
+        name = f"{obj.__name__}{suffix}"
+        if self.externals.get(name, obj) is not obj:
+            name = f"{name}_{len(self.externals)}"
+        self.externals[name] = obj
+        self.names.used.add(name)
+        return name
 
     def coalesce(self, block, results, carried_args=None):
         """Name a value the block yields after the result it becomes (``s = s + t`` rather than
@@ -169,6 +181,25 @@ class _Emitter:
             targets = [_store(self.names.name(r)) for r in op.results]
             tgt = targets[0] if len(targets) == 1 else ast.Tuple(elts=targets, ctx=ast.Store())
             return [ast.Assign(targets=[tgt], value=ast.Subscript(value=tape, slice=k, ctx=ast.Load()), lineno=0)]
+        if p == "call_custom":
+            fn = op.attrs["fn"]
+            call = _call(_name(self.external(fn.fun)), ins)
+            targets = [_store(self.names.name(r)) for r in op.results]
+            tgt = targets[0] if len(targets) == 1 else ast.Tuple(elts=targets, ctx=ast.Store())
+            return [ast.Assign(targets=[tgt], value=call, lineno=0)]
+        if p == "call_custom_vjp":
+            fn = op.attrs["fn"]
+            call = _call(_name(self.external(fn.vjp)), ins)
+            if len(op.attrs["targets"]) == 1:
+                picked = ast.Subscript(value=call, slice=ast.Constant(op.attrs["targets"][0]), ctx=ast.Load())
+                return [ast.Assign(targets=[_store(self.names.name(op.results[0]))], value=picked, lineno=0)]
+            everything = _store(self.fresh_name("cotangents"))
+            out = [ast.Assign(targets=[everything], value=call, lineno=0)]
+            for r, k in zip(op.results, op.attrs["targets"]):
+                out.append(ast.Assign(targets=[_store(self.names.name(r))],
+                                      value=ast.Subscript(value=_name(everything.id), slice=ast.Constant(k),
+                                                          ctx=ast.Load()), lineno=0))
+            return out
         if p == "index_add":
             # adjoint arrays are updated in place: the result is the same array, under the same name
             arr, g, *idx = op.operands
@@ -292,15 +323,22 @@ def _is_one(v):
     return v.owner is not None and v.owner.prim == "const" and v.owner.attrs["value"] == 1
 
 
+def generate(fn):
+    """(readable Python source of IR function ``fn``, the objects its code calls by name)."""
+    em = _Emitter(fn)
+    tree = ast.Module(body=[em.function()], type_ignores=[])
+    return astor.to_source(tree), em.externals
+
+
 def to_source(fn):
     """Readable Python source of IR function ``fn``."""
-    tree = ast.Module(body=[_Emitter(fn).function()], type_ignores=[])
-    return astor.to_source(tree)
+    return generate(fn)[0]
 
 
-def compile_function(fn, source=None):
+def compile_function(fn, source=None, externals=None):
     """A Python callable running IR function ``fn``."""
-    source = source or to_source(fn)
-    namespace = {"np": np, "math": math}
+    if source is None:
+        source, externals = generate(fn)
+    namespace = {"np": np, "math": math, **(externals or {})}
     exec(compile(source, f"<srcgrad {fn.name}>", "exec"), namespace)
     return namespace[fn.name]

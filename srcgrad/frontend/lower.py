@@ -20,6 +20,7 @@ import textwrap
 
 import numpy as np
 
+from ..custom import custom_vjp
 from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Function, Loc, Op
 from ..ir.types import BOOL, F64, I64, ArrayType, unify
@@ -94,12 +95,28 @@ class _Unbound:
 
 def lower(fn, arg_types, name=None):
     """The IR Function of ``fn`` specialised on ``arg_types`` (a list of compiler types)."""
+    if isinstance(fn, custom_vjp):
+        return _lower_custom(fn, arg_types, name)
     src, file, first = source_of(fn)
     tree = ast.parse(src)
     fdef = tree.body[0]
     if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise UnsupportedSyntaxError(f"srcgrad compiles functions defined with `def`, not {type(fdef).__name__}")
     return _Lowerer(fn, fdef, file, first).run(arg_types, name)
+
+
+def _lower_custom(fobj, arg_types, name):
+    """A custom_vjp function on its own: one call op."""
+    params = list(inspect.signature(fobj.fun).parameters)
+    if len(params) != len(arg_types):
+        raise TypeError(f"{fobj.__name__}() takes {len(params)} arguments but {len(arg_types)} were given")
+    fn = Function(name or fobj.__name__, list(zip(params, arg_types)))
+    result_types = lower(fobj.fun, arg_types).result_types
+    with Builder(fn.body) as b:
+        out = b.emit("call_custom", fn.params, {"fn": fobj, "result_types": result_types},
+                     result_types=result_types, name="y")
+        b.ret(out if isinstance(out, list) else [out])
+    return fn
 
 
 def _assigned_names(stmts):
@@ -629,11 +646,24 @@ class _Lowerer:
             if not args[0].type.is_array:
                 self.typing_error(node, f"len() needs an array, got {args[0].type}")
             return self.emit(node, "shape", args, {"axis": 0})
+        if isinstance(fobj, custom_vjp):
+            return self.custom_call(node, fobj, args)
         if inspect.isfunction(fobj):
             return self.inline(node, fobj, args)
         self.unsupported(node, f"calling {getattr(fobj, '__qualname__', type(fobj).__name__)} (yet)",
                          "math/numpy elementary functions, abs, min, max, float, int, bool, len and plain "
                          "Python functions work")
+
+    def custom_call(self, node, fobj, args):
+        """A call to a ``custom_vjp`` function: kept as a call; its vjp gives the gradient."""
+        if fobj.vjp is None:
+            self.unsupported(node, f"calling custom_vjp function {fobj.__name__} before its vjp is defined",
+                             f"decorate its derivative with @{fobj.__name__}.defvjp")
+        result_types = lower(fobj.fun, [a.type for a in args]).result_types
+        self.b.loc = self.loc(node)
+        out = self.b.emit("call_custom", args, {"fn": fobj, "result_types": result_types},
+                          result_types=result_types)
+        return out
 
     def inline(self, node, fobj, args):
         """A call to a plain Python function: its body is compiled in place (and so differentiated)."""

@@ -173,6 +173,11 @@ _def("zeros_like", _zeros_like_rule, "an array of zeros shaped like the operand"
 _def("index_add", _index_add_rule, "adjoint accumulation: arr[idx] += g; returns arr (updated in place)")
 _def("range_len", lambda ts, a: I64, "len(range(start, stop, step))")
 
+# calls into user code with a hand-written derivative (srcgrad.custom_vjp)
+_def("call_custom", lambda ts, a: list(a["result_types"]), "fn(*operands); attrs: fn (a custom_vjp)")
+_def("call_custom_vjp", lambda ts, a: list(a["result_types"]),
+     "fn.vjp(*args, *results, *cotangents) -> one cotangent per float argument; attrs: fn, n_args")
+
 # structured control flow: ops that own regions
 _def("if", _region_rule, "operands: cond; regions: then, else; each yields the results", region_op=True)
 _def("for", _region_rule, "operands: start, stop, step, *init; region args: i, *carried", region_op=True)
