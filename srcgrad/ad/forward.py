@@ -41,6 +41,26 @@ def forward(primal):
     return fn
 
 
+def _matmul_jvp(b, op, ts, xs):
+    da, db = ts
+    a, bb = xs
+    terms = []
+    if da is not None:
+        terms.append(b.emit("matmul", [da, bb]))
+    if db is not None:
+        terms.append(b.emit("matmul", [a, db]))
+    return terms[0] if len(terms) == 1 else b.emit("add", terms)
+
+
+# Ops that are not elementwise: their tangent rule is not their (transposed) adjoint rule.
+_STRUCTURAL_JVP = {
+    "sum": lambda b, op, ts, xs: b.emit("sum", [ts[0]], dict(op.attrs)) if ts[0] is not None else None,
+    "transpose": lambda b, op, ts, xs: b.emit("transpose", [ts[0]]) if ts[0] is not None else None,
+    "copy": lambda b, op, ts, xs: ts[0],
+    "matmul": _matmul_jvp,
+}
+
+
 class _Forward:
     def __init__(self, active):
         self.active = active
@@ -75,6 +95,13 @@ class _Forward:
                 if dt is not None:
                     tangent[res] = self.b().emit("index", [dt] + [mapping[i] for i in op.operands[1:]],
                                                  name="d" + (res.name or "v"))
+                continue
+            if op.prim in _STRUCTURAL_JVP:
+                ts = [tangent.get(v) for v in op.operands]
+                t = _STRUCTURAL_JVP[op.prim](self.b(), op, ts, [mapping[v] for v in op.operands])
+                if t is not None:
+                    t.name = t.name or "d" + (res.name or "v")
+                    tangent[res] = t
                 continue
             total = None
             for k, v in enumerate(op.operands):

@@ -272,13 +272,24 @@ class _Reverser:
                     acc = adj.get(arr)
                     if acc is None:
                         acc = self.zero_like(arr, mapping)
+                    elif acc.owner is not None and acc.owner.prim not in ("zeros_like", "index_add", "copy"):
+                        acc = self.b().emit("copy", [acc], name=acc.name)    # it may be shared: update a copy
                     adj[arr] = self.b().emit("index_add", [acc, g] + [mapping[i] for i in op.operands[1:]],
                                              name=acc.name)
                 continue
             thunks = rule(g, *[mapping[v] for v in op.operands], mapping[res])
             for v, thunk in zip(op.operands, thunks):
                 if thunk is not None and v in self.active:
-                    self.add(adj, v, _named(thunk(), v))
+                    self.add(adj, v, _named(self._unbroadcast(thunk(), v, mapping, op), v))
+
+    def _unbroadcast(self, c, v, mapping, op):
+        """A contribution from a broadcasting op, summed back to the shape of operand ``v``."""
+        if c is None or not c.type.is_array or len(op.operands) < 2 or op.prim == "matmul":
+            return c
+        b = self.b()
+        if v.type.is_array:
+            return b.emit("sum_to", [c, mapping[v]])
+        return b.emit("sum", [c], {"axis": None})
 
     def _custom_adjoint(self, op, adj, mapping):
         """The user's vjp: fn.vjp(*args, result(s), cotangent(s)) -> one cotangent per argument."""

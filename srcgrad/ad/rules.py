@@ -59,10 +59,38 @@ _rule("log10")(lambda g, x, out: (lambda: g / (x * math.log(10.0)),))
 _rule("sqrt")(lambda g, x, out: (lambda: g * 0.5 / out,))
 _rule("erf")(lambda g, x, out: (lambda: g * (2.0 / math.sqrt(math.pi)) * exp(-(x * x)),))
 
+_rule("sum")(lambda g, x, out: (lambda: _emit_attrs("broadcast_like", [g, x], axis=_axis(out, x)),))
+_rule("transpose")(lambda g, x, out: (lambda: _emit("transpose", g),))
+_rule("copy")(lambda g, x, out: (lambda: g,))
+
+
+@_rule("matmul")
+def _matmul(g, a, b, out):
+    """d(a @ b): vector·vector, matrix·vector, vector·matrix and matrix·matrix."""
+    ra, rb = a.type.ndim, b.type.ndim
+    if ra == 1 and rb == 1:
+        return (lambda: g * b, lambda: g * a)
+    if ra == 2 and rb == 1:
+        return (lambda: _emit("outer", g, b), lambda: _emit("matmul", _emit("transpose", a), g))
+    if ra == 1 and rb == 2:
+        return (lambda: _emit("matmul", b, g), lambda: _emit("outer", a, g))
+    return (lambda: _emit("matmul", g, _emit("transpose", b)), lambda: _emit("matmul", _emit("transpose", a), g))
+
+
+def _emit_attrs(prim, args, **attrs):
+    return current().emit(prim, list(args), attrs)
+
+
+def _axis(out, x):
+    """The reduced axis of a sum (None: all), read back from the op that made ``out``."""
+    return out.owner.attrs.get("axis") if out.owner is not None else None
+
+
 # no derivative: piecewise constant, integer-valued or not numbers at all
 for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "floordiv", "lt", "le", "gt", "ge", "eq", "ne",
               "not", "and", "or", "shape", "assert", "range_len", "tape_new", "tape_put", "tape_get",
-              "zeros_like", "index_add", "yield", "return", "call_custom_vjp"):
+              "zeros_like", "index_add", "yield", "return", "call_custom_vjp", "size", "outer", "sum_to",
+              "broadcast_like"):
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
 ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if x.type is F64 else (None,)

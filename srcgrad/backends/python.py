@@ -14,6 +14,7 @@ import astor
 import numpy as np
 
 from ..ir.types import F64
+from . import runtime
 
 _BIN = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "div": ast.Div, "floordiv": ast.FloorDiv,
         "mod": ast.Mod, "pow": ast.Pow}
@@ -47,7 +48,8 @@ class _Namer:
 
     def __init__(self, reserved=()):
         self.of = {}
-        self.used = set(reserved) | {"np", "math", "range", "len", "float", "int", "bool", "abs", "min", "max"}
+        self.used = set(reserved) | {"np", "math", "range", "len", "float", "int", "bool", "abs", "min", "max",
+                                     "_sum_to", "_broadcast_like"}
         self.temp = 0
 
     def fresh(self, hint):
@@ -228,13 +230,36 @@ class _Emitter:
             return ast.UnaryOp(op=ast.Not(), operand=ins[0])
         if p in ("and", "or"):
             return ast.BoolOp(op=ast.And() if p == "and" else ast.Or(), values=ins)
+        array = op.results and op.results[0].type.is_array
         if p in ("abs", "min", "max"):
+            if array:
+                return _call(_attr("np", {"abs": "abs", "min": "minimum", "max": "maximum"}[p]), ins)
             return _call(_name(p), ins)
+        if p == "sum":
+            kw = [] if op.attrs.get("axis") is None else [ast.keyword(arg="axis", value=ast.Constant(op.attrs["axis"]))]
+            return ast.Call(func=_attr("np", "sum"), args=ins, keywords=kw)
+        if p == "size":
+            return ast.Attribute(value=ins[0], attr="size", ctx=ast.Load())
+        if p == "matmul":
+            return ast.BinOp(left=ins[0], op=ast.MatMult(), right=ins[1])
+        if p == "transpose":
+            return ast.Attribute(value=ins[0], attr="T", ctx=ast.Load())
+        if p == "outer":
+            return _call(_attr("np", "outer"), ins)
+        if p == "copy":
+            return _call(ast.Attribute(value=ins[0], attr="copy", ctx=ast.Load()), [])
+        if p == "sum_to":
+            return _call(_name("_sum_to"), ins)
+        if p == "broadcast_like":
+            args = ins + ([ast.Constant(op.attrs["axis"])] if op.attrs.get("axis") is not None else [])
+            return _call(_name("_broadcast_like"), args)
         if p in _NP_FUNCS:
             return _call(_attr("np", _NP_FUNCS[p]), ins)
         if p in _MATH_FUNCS:
             return _call(_attr("math", _MATH_FUNCS[p]), ins)
         if p == "select":
+            if array:
+                return _call(_attr("np", "where"), ins)
             return ast.IfExp(test=ins[0], body=ins[1], orelse=ins[2])
         if p in ("to_f64", "to_i64", "to_bool"):
             return _call(_name({"to_f64": "float", "to_i64": "int", "to_bool": "bool"}[p]), ins)
@@ -339,6 +364,7 @@ def compile_function(fn, source=None, externals=None):
     """A Python callable running IR function ``fn``."""
     if source is None:
         source, externals = generate(fn)
-    namespace = {"np": np, "math": math, **(externals or {})}
+    namespace = {"np": np, "math": math, "_sum_to": runtime.sum_to, "_broadcast_like": runtime.broadcast_like,
+                 **(externals or {})}
     exec(compile(source, f"<srcgrad {fn.name}>", "exec"), namespace)
     return namespace[fn.name]

@@ -40,10 +40,11 @@ _UNARY[np.abs] = "abs"
 _UNARY[np.fabs] = "fabs"
 _UNARY[math.floor] = "floor"
 _UNARY[math.ceil] = "ceil"
+_ARRAY_FUNCS = {np.sum: "sum", np.mean: "mean", np.dot: "dot", np.where: "where"}
 _BINARY = {math.atan2: "atan2", np.arctan2: "atan2", math.hypot: "hypot", np.hypot: "hypot", math.pow: "fpow",
            np.power: "fpow", np.maximum: "max", np.minimum: "min"}
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
-           ast.Mod: "mod", ast.Pow: "pow"}
+           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
 _WHAT_INSTEAD = {
@@ -552,6 +553,12 @@ class _Lowerer:
             return self.call(node, env)
         if isinstance(node, ast.Subscript):
             return self.subscript(node, env)
+        if isinstance(node, ast.Attribute) and node.attr in ("T", "size") and not (
+                isinstance(node.value, ast.Name) and node.value.id not in self.locals):
+            arr = self.expr(node.value, env)
+            if not arr.type.is_array:
+                self.typing_error(node, f"only arrays have .{node.attr}, not {arr.type}")
+            return self.emit(node, "transpose" if node.attr == "T" else "size", [arr])
         if isinstance(node, ast.Attribute):
             base = node.value
             if isinstance(base, ast.Name) and base.id not in self.locals:
@@ -563,14 +570,33 @@ class _Lowerer:
         self.unsupported(node, f"the expression `{type(node).__name__}`", hint)
 
     def coerce(self, node, a, b):
+        if a.type.is_array or b.type.is_array:
+            return self.to_float_array_operands(node, a, b)
         t = unify(a.type, b.type)
         if t is None:
             self.typing_error(node, f"cannot combine {a.type} and {b.type}")
         return self.b.convert(a, t), self.b.convert(b, t)
 
+    def to_float_array_operands(self, node, *vals):
+        """Whole-array arithmetic computes in float64 (scalars are converted, arrays must be float)."""
+        out = []
+        for v in vals:
+            if v.type.is_array:
+                if v.type.dtype is not F64:
+                    self.unsupported(node, f"arithmetic on an array of {v.type.dtype} (yet)",
+                                     "use float64 arrays: x.astype(np.float64) before calling")
+                out.append(v)
+            else:
+                out.append(self.b.convert(v, F64))
+        return out
+
     def binop(self, node, op, a, b, name=None):
         if a.type.is_array or b.type.is_array:
-            self.unsupported(node, "arithmetic on whole arrays (yet)", "loop over the elements: x[i] * w")
+            if op == "matmul":
+                return self.emit(node, "matmul", self.to_float_array_operands(node, a, b), name=name)
+            return self.emit(node, op, self.to_float_array_operands(node, a, b), name=name)
+        if op == "matmul":
+            self.typing_error(node, f"@ needs arrays, got {a.type} and {b.type}")
         attrs = {}
         if op == "pow":
             c = b.owner.attrs.get("value") if b.owner is not None and b.owner.prim == "const" else None
@@ -600,7 +626,7 @@ class _Lowerer:
                          "numbers and arrays can be used as values; functions can be called")
 
     def call(self, node, env):
-        if node.keywords:
+        if node.keywords and not (isinstance(node.func, ast.Attribute) and node.func.attr in ("sum", "mean")):
             self.unsupported(node, "keyword arguments in calls (yet)")
         fobj = None
         if isinstance(node.func, ast.Name) and node.func.id not in self.locals:
@@ -612,6 +638,11 @@ class _Lowerer:
         if fobj is None:
             self.unsupported(node, "calling this", "call math/numpy functions or plain module-level functions")
         args = [self.expr(a, env) for a in node.args]
+        if fobj in _UNARY and len(args) == 1 and args[0].type.is_array:
+            prim = _UNARY[fobj]
+            if prim in ("floor", "ceil") or fobj in (math.fabs,) or getattr(fobj, "__module__", "") == "math":
+                self.unsupported(node, f"math.{fobj.__name__} on an array", f"use np.{fobj.__name__}")
+            return self.emit(node, "abs" if prim == "fabs" else prim, self.to_float_array_operands(node, *args))
         if fobj in _UNARY and len(args) == 1:
             prim = _UNARY[fobj]
             if prim in ("abs", "fabs"):
@@ -620,6 +651,11 @@ class _Lowerer:
             if prim in ("floor", "ceil"):
                 return self.emit(node, prim, [self.b.convert(args[0], F64)])
             return self.emit(node, prim, [self.b.convert(args[0], F64)])
+        if fobj in _BINARY and len(args) == 2 and (args[0].type.is_array or args[1].type.is_array):
+            prim = _BINARY[fobj]
+            return self.emit(node, "pow" if prim == "fpow" else prim, self.to_float_array_operands(node, *args))
+        if fobj in _ARRAY_FUNCS:
+            return self.array_call(node, _ARRAY_FUNCS[fobj], args, env)
         if fobj in _BINARY and len(args) == 2:
             prim = _BINARY[fobj]
             if prim == "fpow":
@@ -653,6 +689,41 @@ class _Lowerer:
         self.unsupported(node, f"calling {getattr(fobj, '__qualname__', type(fobj).__name__)} (yet)",
                          "math/numpy elementary functions, abs, min, max, float, int, bool, len and plain "
                          "Python functions work")
+
+    def array_call(self, node, what, args, env):
+        """np.sum / np.mean (optionally along one axis), np.dot, np.where, len-like queries."""
+        if what in ("sum", "mean"):
+            if len(args) != 1 or not args[0].type.is_array:
+                self.typing_error(node, f"np.{what} takes one array here")
+            (x,) = self.to_float_array_operands(node, *args)
+            axis = self.axis_keyword(node, x)
+            total = self.emit(node, "sum", [x], {"axis": axis})
+            if what == "sum":
+                return total
+            if axis is None:
+                count = self.emit(node, "size", [x])
+            else:
+                count = self.emit(node, "shape", [x], {"axis": axis})
+            return self.emit(node, "div", [total, self.b.convert(count, F64)])
+        if what == "dot":
+            if len(args) != 2:
+                self.typing_error(node, "np.dot takes two arrays")
+            return self.emit(node, "matmul", self.to_float_array_operands(node, *args))
+        if what == "where":
+            if len(args) != 3:
+                self.typing_error(node, "np.where takes (condition, a, b)")
+            c, a, b = args
+            a, b = self.to_float_array_operands(node, a, b)
+            return self.emit(node, "select", [c, a, b])
+        raise AssertionError(what)
+
+    def axis_keyword(self, node, x):
+        axis = None
+        for kw in node.keywords:
+            if kw.arg != "axis" or not isinstance(kw.value, ast.Constant) or not isinstance(kw.value.value, int):
+                self.unsupported(node, f"the keyword {kw.arg}= here", "np.sum(x) and np.sum(x, axis=k) work")
+            axis = kw.value.value + x.type.ndim if kw.value.value < 0 else kw.value.value
+        return axis
 
     def custom_call(self, node, fobj, args):
         """A call to a ``custom_vjp`` function: kept as a call; its vjp gives the gradient."""

@@ -59,7 +59,7 @@ def _fold_block(block, subst):
 
 def _fold(op):
     """A Value or a new const Op that replaces ``op``'s single result, or None."""
-    if op.regions or len(op.results) != 1 or op.prim not in _FOLD:
+    if op.regions or len(op.results) != 1 or op.prim not in _FOLD or not hasattr(op.results[0].type, "py"):
         return None
     res = op.results[0]
     consts = [_const(v) for v in op.operands]

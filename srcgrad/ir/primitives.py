@@ -41,6 +41,18 @@ def _numeric(t, what):
     return t
 
 
+def _elementwise(scalar_rule):
+    """Lift a scalar type rule to numpy broadcasting: any array operand makes an array result
+    of the largest rank, its dtype given by the scalar rule on the element types."""
+    def rule(ts, attrs):
+        arrays = [t for t in ts if isinstance(t, ArrayType)]
+        if not arrays:
+            return scalar_rule(ts, attrs)
+        elem = scalar_rule([t.dtype if isinstance(t, ArrayType) else t for t in ts], attrs)
+        return ArrayType(elem, max(t.ndim for t in arrays))
+    return rule
+
+
 def _float_rule(ts, attrs):
     for t in ts:
         _numeric(t, "this math function")
@@ -112,42 +124,91 @@ _def("to_bool", lambda ts, a: BOOL, "bool(x)")
 
 # arithmetic (Python semantics: / is true division, // and % floor toward -inf)
 for _n in ("add", "sub", "mul"):
-    _def(_n, _arith_rule)
+    _def(_n, _elementwise(_arith_rule))
 def _div_rule(ts, attrs):
     _arith_rule(ts, attrs)      # checks the operands
     return F64
 
 
-_def("div", _div_rule, "true division")
-_def("floordiv", _arith_rule, "floor division (toward -inf)")
-_def("mod", _arith_rule, "remainder with the sign of the divisor")
-_def("pow", _pow_rule, "x ** y; attrs: int_result for int ** non-negative int constant")
-_def("neg", _same_rule)
-_def("abs", _same_rule)
-_def("min", _arith_rule)
-_def("max", _arith_rule)
-_def("atan2", _float_rule)
-_def("hypot", _float_rule)
+_def("div", _elementwise(_div_rule), "true division")
+_def("floordiv", _elementwise(_arith_rule), "floor division (toward -inf)")
+_def("mod", _elementwise(_arith_rule), "remainder with the sign of the divisor")
+_def("pow", _elementwise(_pow_rule), "x ** y; attrs: int_result for int ** non-negative int constant")
+_def("neg", _elementwise(_same_rule))
+_def("abs", _elementwise(_same_rule))
+_def("min", _elementwise(_arith_rule), "min(a, b); np.minimum on arrays")
+_def("max", _elementwise(_arith_rule), "max(a, b); np.maximum on arrays")
+_def("atan2", _elementwise(_float_rule))
+_def("hypot", _elementwise(_float_rule))
 
 # elementary functions of floats
 UNARY_MATH = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "expm1", "log",
               "log1p", "log2", "log10", "sqrt", "erf")
 for _n in UNARY_MATH:
-    _def(_n, _float_rule)
+    _def(_n, _elementwise(_float_rule))
 _def("floor", lambda ts, a: I64, "math.floor: an int")
 _def("ceil", lambda ts, a: I64, "math.ceil: an int")
 
 # comparisons and logic
 for _n in ("lt", "le", "gt", "ge", "eq", "ne"):
-    _def(_n, _bool_rule)
+    _def(_n, _elementwise(_bool_rule))
 _def("not", _bool_rule)
 _def("and", _bool_rule, "both operands evaluated (they have no side effects)")
 _def("or", _bool_rule)
-_def("select", _select_rule, "cond ? a : b")
+def _select_array_rule(ts, attrs):
+    c, a, b = ts
+    if not any(isinstance(t, ArrayType) for t in ts):
+        return _select_rule(ts, attrs)
+    elems = [t.dtype if isinstance(t, ArrayType) else t for t in ts]
+    return ArrayType(_select_rule(elems, attrs), max(t.ndim for t in ts if isinstance(t, ArrayType)))
+
+
+_def("select", _select_array_rule, "cond ? a : b (np.where on arrays)")
 
 # arrays
 _def("index", _index_rule, "x[i, j]: one element")
 _def("shape", _shape_rule, "x.shape[axis]; attrs: axis")
+
+# whole arrays
+def _float_array(t, what):
+    if not (isinstance(t, ArrayType) and t.dtype in (F64, I64, BOOL)):
+        raise TypingError(f"{what} needs an array, got {t}")
+    return t
+
+
+def _reduce_rule(ts, attrs):
+    t = _float_array(ts[0], "this reduction")
+    elem = I64 if t.dtype is BOOL else t.dtype
+    axis = attrs.get("axis")
+    if axis is None or t.ndim == 1:
+        return elem
+    if not 0 <= axis < t.ndim:
+        raise TypingError(f"axis {axis} is out of range for an array of {t.ndim} dimensions")
+    return ArrayType(elem, t.ndim - 1)
+
+
+def _matmul_rule(ts, attrs):
+    a, b = ts
+    for t in ts:
+        if not isinstance(t, ArrayType) or t.ndim not in (1, 2):
+            raise TypingError(f"np.dot and @ take vectors and matrices here, got {t}")
+    elem = unify(a.dtype, b.dtype)
+    rank = a.ndim + b.ndim - 2
+    return elem if rank == 0 else ArrayType(elem, rank)
+
+
+def _like_second(ts, attrs):
+    return ts[1]
+
+
+_def("sum", _reduce_rule, "np.sum(x) or np.sum(x, axis=k); attrs: axis")
+_def("size", lambda ts, a: I64, "x.size")
+_def("matmul", _matmul_rule, "np.dot(a, b), a @ b for vectors and matrices")
+_def("transpose", lambda ts, a: _float_array(ts[0], ".T"), "x.T")
+_def("outer", lambda ts, a: ArrayType(F64, 2), "np.outer(a, b) of two vectors")
+_def("copy", lambda ts, a: ts[0], "a fresh copy of an array")
+_def("sum_to", _like_second, "g summed over broadcast dims to the shape of the second operand")
+_def("broadcast_like", _like_second, "g broadcast to the shape of the second operand; attrs: axis")
 
 # adjoint bookkeeping (made by ad/reverse.py, never by the frontend)
 def _tape_new_rule(ts, attrs):

@@ -268,3 +268,30 @@ CASES["with_break"] = (with_break, (0.4,), 0)
 CASES["with_break_never"] = (with_break, (0.001,), 0)
 CASES["while_with_break"] = (while_with_break, (0.5,), 0)
 CASES["nested_break"] = (nested_break, (1.2,), 0)
+
+
+def whole_arrays(x, w):
+    y = np.tanh(x * w + 0.5) - np.exp(-x * x)
+    return np.sum(y * y) + np.mean(x) * w
+
+
+def logistic_loss(X, y, w):
+    z = X @ w
+    return np.sum(np.log1p(np.exp(-y * z))) + 0.5 * 0.1 * np.dot(w, w)
+
+
+def matrix_ops(a, b):
+    c = a @ b.T
+    return np.sum(np.sin(c) * 2.0) + np.sum(np.sum(a, axis=0) * np.sum(b, axis=1)[0])
+
+
+def broadcasting(m, v, s):
+    return np.sum((m + v) * s - np.maximum(m, v) + np.where(m > v, m * v, 0.0))
+
+
+_rng = np.random.default_rng(1)
+CASES["whole_arrays"] = (whole_arrays, (np.array([0.3, -1.2, 0.8]), 0.7), (0, 1))
+CASES["logistic_loss"] = (logistic_loss, (_rng.standard_normal((5, 3)), np.sign(_rng.standard_normal(5)),
+                                          _rng.standard_normal(3)), ("X", "w"))
+CASES["matrix_ops"] = (matrix_ops, (_rng.standard_normal((2, 3)), _rng.standard_normal((4, 3))), (0, 1))
+CASES["broadcasting"] = (broadcasting, (_rng.standard_normal((3, 2)), _rng.standard_normal(2), 1.7), (0, 1, 2))
