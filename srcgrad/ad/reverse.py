@@ -49,11 +49,7 @@ def reverse(primal, wrt, cotangents=False):
     mapping = dict(zip(primal.params, fn.params))
     with Builder(fn.body) as b:
         tapes = r.forward(primal.body.ops[:-1], mapping, tape_loops=True)
-        adj = {}
-        for i in wrt:
-            p = primal.params[i]
-            if isinstance(p.type, ArrayType):
-                adj[p] = b.emit("zeros_like", [mapping[p]], name="d" + (p.name or "x"))
+        adj = {}        # array adjoints are made on their first contribution
         seeds = fn.params[len(primal.params):] if cotangents else [b.const(1.0, F64)]
         for out, seed in zip(ret.operands, seeds):
             if out in active:
