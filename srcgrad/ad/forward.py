@@ -90,6 +90,17 @@ class _Forward:
             if op.prim == "call_custom":
                 raise TypingError(f"jvp cannot go through {op.attrs['fn'].__name__}: a custom_vjp function has a "
                                   "reverse-mode derivative only; use grad or vjp", op.loc)
+            if op.prim == "setitem":
+                arr, v, *idx = op.operands
+                darr, dv = tangent.get(arr), tangent.get(v)
+                b = self.b()
+                if darr is None:
+                    darr = b.emit("zeros_like", [mapping[arr]])
+                elif darr.owner is not None and darr.owner.prim not in ("zeros_like", "setitem", "copy"):
+                    darr = b.emit("copy", [darr])       # may be shared with another tangent
+                tangent[res] = b.emit("setitem", [darr, dv if dv is not None else b.const(0.0, F64)]
+                                      + [mapping[i] for i in idx], name="d" + (res.name or "v"))
+                continue
             if op.prim == "index":
                 dt = tangent.get(op.operands[0])
                 if dt is not None:

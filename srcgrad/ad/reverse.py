@@ -45,7 +45,7 @@ def reverse(primal, wrt, cotangents=False):
         params += [(f"d{v.name or 'out'}", v.type) for v in ret.operands]
     fn = Function(primal.name + ("_vjp" if cotangents else "_grad"), params, primal.loc)
     active = _activity(primal, [primal.params[i] for i in wrt])
-    r = _Reverser(active)
+    r = _Reverser(active, _mutable(primal))
     mapping = dict(zip(primal.params, fn.params))
     with Builder(fn.body) as b:
         tapes = r.forward(primal.body.ops[:-1], mapping, tape_loops=True)
@@ -121,6 +121,51 @@ def _activity(fn, seeds):
     return active
 
 
+def _mutable(fn):
+    """Array values that are versions of an array written with x[i] = v: the same memory, so
+    the reverse sweep may not read them again (it reads taped values instead)."""
+    out = set()
+    ops = []
+
+    def walk(block):
+        for op in block.ops:
+            ops.append(op)
+            for r in op.regions:
+                walk(r)
+    walk(fn.body)
+    for op in ops:
+        if op.prim == "setitem":
+            out.update((op.operands[0], op.results[0]))
+    changed = True
+    while changed:          # a version flows through loops and branches
+        changed = False
+        for op in ops:
+            links = []
+            if op.prim == "for":
+                body = op.regions[0]
+                links = [(op.operands[3 + j], a, y, r) for j, (a, y, r) in
+                         enumerate(zip(body.args[1:], body.ops[-1].operands, op.results))]
+            elif op.prim == "while":
+                cond, body = op.regions
+                links = [(op.operands[j], a, y, r, c) for j, (a, y, r, c) in
+                         enumerate(zip(body.args, body.ops[-1].operands, op.results, cond.args))]
+            elif op.prim == "if":
+                for blk in op.regions:
+                    links += [(y, r) for y, r in zip(blk.ops[-1].operands, op.results)]
+            elif op.prim == "copy":
+                continue
+            for group in links:
+                if any(v in out for v in group) and not all(v in out for v in group):
+                    out.update(group)
+                    changed = True
+    return out
+
+
+def _reads_mutable(op, mutable):
+    """An op (not a region op, not a write) that reads a written array."""
+    return op.prim not in ("setitem", "yield", "return") and not op.regions and any(v in mutable for v in op.operands)
+
+
 def _uses(block):
     """Every value used by the ops of ``block`` and its nested regions."""
     out = set()
@@ -141,26 +186,72 @@ def _defined(block):
 
 
 class _Reverser:
-    def __init__(self, active):
+    def __init__(self, active, mutable=frozenset()):
         self.active = active
+        self.mutable = mutable
 
     def b(self):
         from ..ir.core import current
         return current()
 
     # ------------------------------------------------------------------ forward sweep
-    def forward(self, ops, mapping, tape_loops):
+    def forward(self, ops, mapping, tape_loops, reads=None):
+        if reads is None:
+            return self._forward(ops, mapping, tape_loops, None)
+        replaying, self.replaying = self.replaying, True
+        try:
+            return self._forward(ops, mapping, tape_loops, reads)
+        finally:
+            self.replaying = replaying
+
+    replaying = False     # inside a recomputation: array writes are not done again
+
+    def _forward(self, ops, mapping, tape_loops, reads):
         """Clone ``ops`` into the current block; taped loops for those the reverse sweep needs.
-        Returns {primal loop op: (tape, trip count, start, step)}."""
+        Returns {primal loop op: (tape, trip count, start, step, reads tape, read ops)}.
+
+        ``reads`` marks a recomputation inside the reverse sweep: ops that read a written array
+        take their values from ``reads`` (taped in the forward sweep), and writes are skipped —
+        the array memory holds its final contents by then."""
         tapes = {}
         for op in ops:
+            if reads is not None:
+                if op in reads:
+                    mapping[op.results[0]] = reads[op]
+                    continue
+                if op.prim == "setitem":
+                    mapping[op.results[0]] = mapping[op.operands[0]]
+                    continue
+                self._refuse_nested_mutable_reads(op)
             if tape_loops and op.prim in ("for", "while") and self._needs_adjoint(op):
                 tapes[op] = self._taped_loop(op, mapping)
             else:
                 self._clone(op, mapping)
         return tapes
 
+    def _refuse_nested_mutable_reads(self, op):
+        from ..errors import UnsupportedSyntaxError
+        for r in op.regions:
+            for o in _walk_ops(r):
+                if _reads_mutable(o, self.mutable):
+                    raise UnsupportedSyntaxError(
+                        "srcgrad cannot differentiate this yet: an array that is written with x[i] = v is read "
+                        "inside a nested loop or branch of a loop", o.loc,
+                        "read the array in the outer loop's body, or keep reads and writes of one array at one "
+                        "loop level")
+
     def _clone(self, op, mapping):
+        if op.prim == "setitem" and self.replaying:
+            mapping[op.results[0]] = mapping[op.operands[0]]
+            return
+        if not self.replaying and op.prim != "index" and _reads_mutable(op, self.mutable) \
+                and any(v in self.active for v in op.operands):
+            # a whole-array read of an array written later: the reverse sweep needs this version
+            snapshot = dict(mapping)
+            for v in op.operands:
+                if v in self.mutable:
+                    snapshot[v] = self.b().emit("copy", [mapping[v]], name=v.name)
+            mapping = _Overlay(mapping, snapshot)
         regions = []
         for blk in op.regions:
             nb = Block([Value(a.type, a.name) for a in blk.args])
@@ -181,23 +272,29 @@ class _Reverser:
         body = op.regions[-1]
         carried = body.args[1:] if op.prim == "for" else body.args
         items = [a.type for a in carried]
+        read_ops = [o for o in body.ops if _reads_mutable(o, self.mutable) and o.results]
         if op.prim == "for":
             start, stop, step = (mapping[v] for v in op.operands[:3])
             n = b.emit("range_len", [start, stop, step], name="n")
             tape = b.emit("tape_new", [n], {"items": items}, name="tape")
+            rtape = b.emit("tape_new", [n], {"items": [o.results[0].type for o in read_ops]},
+                           name="reads") if read_ops else None
             nb = Block([Value(a.type, a.name) for a in body.args])
             inner = dict(mapping)
             inner.update(zip(body.args, nb.args))
             with Builder(nb) as bb:
                 k = bb.emit("floordiv", [bb.emit("sub", [nb.args[0], start]), step], name="k")
                 bb.emit("tape_put", [tape, k] + nb.args[1:], result_types=[])
-                for o in body.ops:
+                for o in body.ops[:-1]:
                     self._clone(o, inner)
+                if read_ops:
+                    bb.emit("tape_put", [rtape, k] + [inner[o.results[0]] for o in read_ops], result_types=[])
+                self._clone(body.ops[-1], inner)
             new = Op("for", [start, stop, step] + [mapping[v] for v in op.operands[3:]],
                      [r.type for r in op.results], dict(op.attrs), [nb], op.loc, names=[r.name for r in op.results])
             b.block.ops.append(new)
             mapping.update(zip(op.results, new.results))
-            return tape, n, start, step
+            return tape, n, start, step, rtape, read_ops
         # while: count the iterations and let the tape grow
         cond, body = op.regions
         tape = b.emit("tape_new", [], {"items": items}, name="tape")
@@ -211,10 +308,15 @@ class _Reverser:
                 self._clone(o, inner)
         inner = dict(mapping)
         inner.update(zip(body.args, nbody.args))
+        rtape = b.emit("tape_new", [], {"items": [o.results[0].type for o in read_ops]},
+                       name="reads") if read_ops else None
         with Builder(nbody) as bb:
             bb.emit("tape_put", [tape, nbody.args[-1]] + nbody.args[:-1], {"append": True}, result_types=[])
             for o in body.ops[:-1]:
                 self._clone(o, inner)
+            if read_ops:
+                bb.emit("tape_put", [rtape, nbody.args[-1]] + [inner[o.results[0]] for o in read_ops],
+                        {"append": True}, result_types=[])
             one = bb.const(1)
             bb.yield_([inner[v] for v in body.ops[-1].operands] + [bb.emit("add", [nbody.args[-1], one])])
         zero = b.const(0)
@@ -222,7 +324,7 @@ class _Reverser:
                  op.loc, names=[r.name for r in op.results] + ["n"])
         b.block.ops.append(new)
         mapping.update(zip(op.results, new.results[:-1]))
-        return tape, new.results[-1], None, None
+        return tape, new.results[-1], None, None, rtape, read_ops
 
     def _needs_adjoint(self, op):
         return any(v in self.active for v in _uses(op.regions[-1]) | set(op.operands) | set(op.results))
@@ -262,14 +364,14 @@ class _Reverser:
             if op.prim == "call_custom":
                 self._custom_adjoint(op, adj, mapping)
                 continue
+            if op.prim == "setitem":
+                self._setitem_adjoint(op, adj, mapping)
+                continue
             if op.prim == "index":
                 arr = op.operands[0]
                 if arr in self.active:
                     acc = adj.get(arr)
-                    if acc is None:
-                        acc = self.zero_like(arr, mapping)
-                    elif acc.owner is not None and acc.owner.prim not in ("zeros_like", "index_add", "copy"):
-                        acc = self.b().emit("copy", [acc], name=acc.name)    # it may be shared: update a copy
+                    acc = self.zero_like(arr, mapping) if acc is None else self._exclusive(acc)
                     adj[arr] = self.b().emit("index_add", [acc, g] + [mapping[i] for i in op.operands[1:]],
                                              name=acc.name)
                 continue
@@ -277,6 +379,27 @@ class _Reverser:
             for v, thunk in zip(op.operands, thunks):
                 if thunk is not None and v in self.active:
                     self.add(adj, v, _named(self._unbroadcast(thunk(), v, mapping, op), v))
+
+    def _exclusive(self, acc):
+        """An adjoint array the caller may update in place (copied when it may be shared)."""
+        if acc.owner is not None and acc.owner.prim not in ("zeros_like", "index_add", "copy", "setitem"):
+            return self.b().emit("copy", [acc], name=acc.name)
+        return acc
+
+    def _setitem_adjoint(self, op, adj, mapping):
+        """x' = x with x[idx] = v: v gets x'[idx]'s adjoint; the old x[idx] was overwritten, so
+        its adjoint restarts from zero."""
+        g = adj.get(op.results[0])
+        if g is None:
+            return
+        b = self.b()
+        arr, v, *idx = op.operands
+        idx = [mapping[i] for i in idx]
+        if v in self.active:
+            self.add(adj, v, _named(b.emit("index", [g] + idx), v))
+        if arr in self.active:
+            cleared = b.emit("setitem", [self._exclusive(g), b.const(0.0, F64)] + idx, name=g.name)
+            self.add(adj, arr, cleared)
 
     def _unbroadcast(self, c, v, mapping, op):
         """A contribution from a broadcasting op, summed back to the shape of operand ``v``."""
@@ -322,7 +445,7 @@ class _Reverser:
             nb = Block()
             with Builder(nb) as bb:
                 inner = dict(mapping)
-                tapes = self.forward(blk.ops[:-1], inner, tape_loops=True)
+                tapes = self.forward(blk.ops[:-1], inner, tape_loops=True, reads=self._no_reads(blk))
                 local = {f: adj[f] for f in free}
                 for j in ys_active:
                     y = blk.ops[-1].operands[j]
@@ -337,8 +460,18 @@ class _Reverser:
         self.b().block.ops.append(new)
         adj.update(zip(free, new.results))
 
+    def _no_reads(self, blk):
+        """A branch is recomputed as is: refuse written arrays inside it (no tape to read from)."""
+        for o in _walk_ops(blk):
+            if _reads_mutable(o, self.mutable) or o.prim == "setitem":
+                from ..errors import UnsupportedSyntaxError
+                raise UnsupportedSyntaxError(
+                    "srcgrad cannot differentiate this yet: an array written with x[i] = v is read or written "
+                    "inside an `if`", o.loc, "move the read or write out of the `if` (compute both, then select)")
+        return None
+
     def _loop_adjoint(self, op, adj, mapping, taped):
-        tape, n, start, step = taped
+        tape, n, start, step, rtape, read_ops = taped
         b = self.b()
         is_for = op.prim == "for"
         body = op.regions[-1]
@@ -351,7 +484,7 @@ class _Reverser:
         inits = []
         for j in carried:
             r = op.results[j]
-            inits.append(adj[r] if r in adj else b.const(0.0, F64))
+            inits.append(adj[r] if r in adj else self.zero_like(r, mapping))
         inits += [adj[f] for f in free]
         # for k in range(n - 1, -1, -1): the iterations backwards
         one = b.const(1)
@@ -370,14 +503,21 @@ class _Reverser:
                 i = bb.emit("add", [start, bb.emit("mul", [k, step])], name=body.args[0].name)
                 inner[body.args[0]] = i
             inner.update(zip(args, loaded))
-            tapes = self.forward(body.ops[:-1], inner, tape_loops=True)
+            reads = {}
+            if read_ops:
+                values = bb.emit("tape_get", [rtape, k], result_types=list(rtape.type.items))
+                values = values if isinstance(values, list) else [values]
+                for o, v in zip(read_ops, values):
+                    v.name = o.results[0].name
+                    reads[o] = v
+            tapes = self.forward(body.ops[:-1], inner, tape_loops=True, reads=reads)
             local = {f: a for f, a in zip(free, nb.args[1 + len(carried):])}
             ys = body.ops[-1].operands
             for slot, j in enumerate(carried):
                 if ys[j] in self.active:
                     self.add(local, ys[j], nb.args[1 + slot])
             self.backward(body.ops[:-1], local, inner, tapes)
-            outs = [local.get(args[j]) or bb.const(0.0, F64) for j in carried] + [local[f] for f in free]
+            outs = [local.get(args[j]) or self.zero_like(args[j], inner) for j in carried] + [local[f] for f in free]
             bb.yield_(outs)
         types = [v.type for v in inits]
         new = Op("for", [last, minus_one, minus_one] + inits, types, {"result_types": types}, [nb], op.loc,
@@ -388,6 +528,26 @@ class _Reverser:
             init = op.operands[3 + j] if is_for else op.operands[j]
             if init in self.active:
                 self.add(adj, init, new.results[slot])
+
+
+class _Overlay(dict):
+    """A mapping whose writes also go to ``base`` (used to read snapshots for one op)."""
+
+    def __init__(self, base, view):
+        super().__init__(view)
+        self.base = base
+
+    def update(self, *a, **kw):
+        items = dict(*a, **kw)      # an iterator can be read once only
+        super().update(items)
+        self.base.update(items)
+
+
+def _walk_ops(block):
+    for op in block.ops:
+        yield op
+        for r in op.regions:
+            yield from _walk_ops(r)
 
 
 def _named(v, primal):

@@ -62,6 +62,7 @@ _rule("erf")(lambda g, x, out: (lambda: g * (2.0 / math.sqrt(math.pi)) * exp(-(x
 _rule("sum")(lambda g, x, out: (lambda: _emit_attrs("broadcast_like", [g, x], axis=_axis(out, x)),))
 _rule("transpose")(lambda g, x, out: (lambda: _emit("transpose", g),))
 _rule("copy")(lambda g, x, out: (lambda: g,))
+ADJOINT["full"] = None
 
 
 @_rule("matmul")
@@ -94,7 +95,7 @@ for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "floordiv", "lt", "
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
 ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if x.type is F64 else (None,)
-for _name in ("index", "if", "for", "while", "call_custom"):
+for _name in ("index", "if", "for", "while", "call_custom", "setitem"):
     ADJOINT[_name] = "structural"
 
 __all__ = ["ADJOINT", "const"]

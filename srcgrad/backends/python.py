@@ -108,7 +108,7 @@ class _Emitter:
             if y.owner not in position or self.uses.get(y, 0) != 1 or y in self.names.of:
                 continue
             target = self.names.name(r)
-            later = set()
+            later = {v for k, v in enumerate(ys) if k != j}     # the yield reads the others afterwards
             for op in block.ops[position[y.owner] + 1:-1]:
                 later |= _all_operands(op)
             if carried_args is not None and carried_args[j] in later:
@@ -202,6 +202,14 @@ class _Emitter:
                                       value=ast.Subscript(value=_name(everything.id), slice=ast.Constant(k),
                                                           ctx=ast.Load()), lineno=0))
             return out
+        if p == "setitem":
+            # arrays are updated in place: the new version is the same array, under the same name
+            arr, v, *idx = op.operands
+            self.names.alias(op.result, self.names.name(arr))
+            key = self.value(idx[0]) if len(idx) == 1 else ast.Tuple(elts=[self.value(i) for i in idx],
+                                                                      ctx=ast.Load())
+            target = ast.Subscript(value=_name(self.names.name(arr)), slice=key, ctx=ast.Store())
+            return [ast.Assign(targets=[target], value=self.value(v), lineno=0)]
         if p == "index_add":
             # adjoint arrays are updated in place: the result is the same array, under the same name
             arr, g, *idx = op.operands
@@ -271,6 +279,14 @@ class _Emitter:
                                  slice=ast.Constant(op.attrs["axis"]), ctx=ast.Load())
         if p == "zeros_like":
             return _call(_attr("np", "zeros_like"), ins)
+        if p == "full":
+            shape = ins[0] if len(ins) == 1 else ast.Tuple(elts=ins, ctx=ast.Load())
+            value = op.attrs["value"]
+            if value == 0:
+                return _call(_attr("np", "zeros"), [shape])
+            if value == 1:
+                return _call(_attr("np", "ones"), [shape])
+            return _call(_attr("np", "full"), [shape, ast.Constant(value)])
         if p == "range_len":
             return _call(_name("len"), [_call(_name("range"), ins)])
         raise NotImplementedError(f"python backend: no rule for primitive '{p}'")

@@ -40,7 +40,9 @@ _UNARY[np.abs] = "abs"
 _UNARY[np.fabs] = "fabs"
 _UNARY[math.floor] = "floor"
 _UNARY[math.ceil] = "ceil"
-_ARRAY_FUNCS = {np.sum: "sum", np.mean: "mean", np.dot: "dot", np.where: "where"}
+_ARRAY_FUNCS = {np.sum: "sum", np.mean: "mean", np.dot: "dot", np.where: "where", np.zeros: "zeros",
+                np.ones: "ones", np.empty: "zeros", np.full: "full", np.zeros_like: "zeros_like",
+                np.ones_like: "ones_like"}
 _BINARY = {math.atan2: "atan2", np.arctan2: "atan2", math.hypot: "hypot", np.hypot: "hypot", math.pow: "fpow",
            np.power: "fpow", np.maximum: "max", np.minimum: "min"}
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -133,6 +135,8 @@ def _assigned_names(stmts):
             elif isinstance(sub, ast.For):
                 targets = [sub.target]
             for t in targets:
+                while isinstance(t, ast.Subscript):      # x[i] = v makes a new version of x
+                    t = t.value
                 for n in ast.walk(t):
                     if isinstance(n, ast.Name) and n.id not in out:
                         out.append(n.id)
@@ -228,10 +232,15 @@ class _Lowerer:
                 self.assign(t, value, env, s)
             return env, None
         if isinstance(s, ast.AugAssign):
-            if not isinstance(s.target, ast.Name):
-                self.unsupported(s, "augmented assignment to an array element (yet)",
-                                 "this session's compiler reads arrays only; array writes are the next step")
             op = _BINOPS.get(type(s.op))
+            if isinstance(s.target, ast.Subscript):
+                if op is None:
+                    self.unsupported(s, f"the operator {type(s.op).__name__}=")
+                old = self.subscript(s.target, env)
+                self.assign(s.target, self.binop(s, op, old, self.expr(s.value, env)), env, s)
+                return env, None
+            if not isinstance(s.target, ast.Name):
+                self.unsupported(s, f"augmented assignment to {type(s.target).__name__}")
             if op is None:
                 self.unsupported(s, f"the operator {type(s.op).__name__}=")
             cur = self.read(s.target.id, env, s.target)
@@ -274,10 +283,36 @@ class _Lowerer:
             for t, v in zip(target.elts, value):
                 self.assign(t, v, env, node)
         elif isinstance(target, ast.Subscript):
-            self.unsupported(node, "writing into an array element (yet)",
-                             "this session's compiler reads arrays only; array writes are the next step")
+            self.setitem(target, value, env, node)
         else:
             self.unsupported(node, f"assigning to {type(target).__name__}")
+
+    def setitem(self, target, value, env, node):
+        """x[i, j] = v: a new version of the array; every name bound to the old one sees it."""
+        if isinstance(value, list):
+            self.unsupported(node, "storing a tuple into an array element")
+        if value.type.is_array:
+            self.unsupported(node, "writing an array into a slice (yet)", "write element by element in a loop")
+        if isinstance(target.value, ast.Attribute) or not isinstance(target.value, ast.Name):
+            self.unsupported(node, "writing into this expression", "write into a named array: x[i] = v")
+        old = self.read(target.value.id, env, target.value)
+        if not old.type.is_array:
+            self.typing_error(node, f"only arrays can be written into, '{target.value.id}' is {old.type}")
+        idx = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        if any(isinstance(i, ast.Slice) for i in idx):
+            self.unsupported(node, "writing into a slice (yet)", "write element by element in a loop")
+        indices = []
+        for i in idx:
+            v = self.expr(i, env)
+            if v.type not in (I64, BOOL):
+                self.typing_error(i, f"array indices must be integers, got {v.type}")
+            indices.append(v)
+        if old.type.dtype is F64:
+            value = self.b.convert(value, F64)
+        new = self.emit(node, "setitem", [old, value] + indices, name=target.value.id)
+        for n, v in list(env.items()):
+            if v is old:
+                env[n] = new
 
     def read(self, name, env, node):
         v = env.get(name)
@@ -353,7 +388,7 @@ class _Lowerer:
     # ------------------------------------------------------------------ loops
     def _carried(self, body_stmts, env, exclude=()):
         names = [n for n in _assigned_names(body_stmts) if n in env and not isinstance(env[n], _Unbound)
-                 and n not in exclude and not env[n].type.is_array]
+                 and n not in exclude]
         return names
 
     def for_stmt(self, s, env):
@@ -635,8 +670,16 @@ class _Lowerer:
                 and node.func.value.id not in self.locals:
             mod = self.resolve_global(node.func.value.id, node.func.value)
             fobj = getattr(mod, node.func.attr, None)
+        if fobj is None and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and not node.args:
+            arr = self.expr(node.func.value, env)
+            if not arr.type.is_array:
+                self.typing_error(node, f".copy() needs an array, got {arr.type}")
+            return self.emit(node, "copy", [arr])
         if fobj is None:
             self.unsupported(node, "calling this", "call math/numpy functions or plain module-level functions")
+        if fobj in (np.zeros, np.ones, np.empty, np.full):
+            args = [self.expr(a, env) for a in node.args[1:]]
+            return self.array_call(node, _ARRAY_FUNCS[fobj], [None] + args, env)
         args = [self.expr(a, env) for a in node.args]
         if fobj in _UNARY and len(args) == 1 and args[0].type.is_array:
             prim = _UNARY[fobj]
@@ -705,6 +748,24 @@ class _Lowerer:
             else:
                 count = self.emit(node, "shape", [x], {"axis": axis})
             return self.emit(node, "div", [total, self.b.convert(count, F64)])
+        if what in ("zeros", "ones", "full"):
+            if not args or len(args) > (2 if what == "full" else 1) or node.keywords:
+                self.unsupported(node, f"np.{what} with these arguments", f"np.{what}(n) or np.{what}((n, m))")
+            value = {"zeros": 0.0, "ones": 1.0}.get(what)
+            if what == "full":
+                c = args[1].owner
+                if c is None or c.prim != "const":
+                    self.unsupported(node, "np.full with a value that is not a constant", "np.zeros then a loop")
+                value = float(c.attrs["value"])
+            sizes = self.shape_values(node, node.args[0], env)
+            return self.emit(node, "full", sizes, {"value": value, "dtype": F64})
+        if what in ("zeros_like", "ones_like"):
+            (x,) = args
+            if not x.type.is_array:
+                self.typing_error(node, f"np.{what} needs an array, got {x.type}")
+            sizes = [self.emit(node, "shape", [x], {"axis": k}) for k in range(x.type.ndim)]
+            return self.emit(node, "full", sizes, {"value": 0.0 if what == "zeros_like" else 1.0,
+                                                   "dtype": x.type.dtype})
         if what == "dot":
             if len(args) != 2:
                 self.typing_error(node, "np.dot takes two arrays")
@@ -716,6 +777,11 @@ class _Lowerer:
             a, b = self.to_float_array_operands(node, a, b)
             return self.emit(node, "select", [c, a, b])
         raise AssertionError(what)
+
+    def shape_values(self, node, shape_node, env):
+        if isinstance(shape_node, ast.Tuple):
+            return [self.expr(e, env) for e in shape_node.elts]
+        return [self.expr(shape_node, env)]
 
     def axis_keyword(self, node, x):
         axis = None

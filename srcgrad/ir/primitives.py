@@ -201,6 +201,25 @@ def _like_second(ts, attrs):
     return ts[1]
 
 
+def _setitem_rule(ts, attrs):
+    arr, v = ts[0], ts[1]
+    _index_rule([arr] + list(ts[2:]), attrs)
+    if v not in (F64, I64, BOOL):
+        raise TypingError(f"an array element takes a number, got {v}")
+    if arr.dtype is not F64 and v is F64:
+        raise TypingError(f"cannot store a float into an array of {arr.dtype}")
+    return arr
+
+
+def _new_array_rule(ts, attrs):
+    for t in ts:
+        if t not in (I64, BOOL):
+            raise TypingError(f"array sizes must be integers, got {t}")
+    return ArrayType(attrs.get("dtype", F64), len(ts))
+
+
+_def("setitem", _setitem_rule, "x[i, j] = v: a new version of x (the backends write in place)")
+_def("full", _new_array_rule, "np.zeros/np.ones/np.full/np.empty(shape): operands: the sizes; attrs: value")
 _def("sum", _reduce_rule, "np.sum(x) or np.sum(x, axis=k); attrs: axis")
 _def("size", lambda ts, a: I64, "x.size")
 _def("matmul", _matmul_rule, "np.dot(a, b), a @ b for vectors and matrices")

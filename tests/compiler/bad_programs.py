@@ -32,9 +32,15 @@ def unknown_callable(x):
     return math.gamma(x)
 
 
-def writes_array(x):
-    x[0] = 1.0
-    return x[0]
+def reads_written_array_in_if(x):
+    a = np.zeros(2)
+    a[0] = x
+    if x > 0:
+        b = a[0] * 2.0
+    else:
+        b = x
+    a[0] = 0.0
+    return b
 
 
 def global_write(x):

@@ -295,3 +295,71 @@ CASES["logistic_loss"] = (logistic_loss, (_rng.standard_normal((5, 3)), np.sign(
                                           _rng.standard_normal(3)), ("X", "w"))
 CASES["matrix_ops"] = (matrix_ops, (_rng.standard_normal((2, 3)), _rng.standard_normal((4, 3))), (0, 1))
 CASES["broadcasting"] = (broadcasting, (_rng.standard_normal((3, 2)), _rng.standard_normal(2), 1.7), (0, 1, 2))
+
+
+def fill_array(x, w):
+    """An array loop with in-place writes."""
+    y = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        y[i] = x[i] * w + math.sin(x[i])
+    return np.sum(y * y)
+
+
+def recurrence(x, a):
+    """y[i] reads y[i - 1]: a written array read back inside the loop (taped reads)."""
+    n = x.shape[0]
+    y = np.zeros(n)
+    y[0] = x[0]
+    for i in range(1, n):
+        y[i] = a * y[i - 1] + x[i]
+    return np.sum(y) + y[n - 1] * y[n - 1]
+
+
+def overwrite(x):
+    """A value that was used, then overwritten: its old value must not leak into the gradient."""
+    a = np.zeros(2)
+    a[0] = x * x
+    b = a[0] * 3.0
+    a[0] = math.sin(x)
+    a[1] += a[0] * b
+    return a[0] + a[1]
+
+
+def writes_argument(x, w):
+    """Writes into an argument array (the caller sees it, as in Python)."""
+    x[0] = x[0] * w
+    return np.sum(x * x)
+
+
+def matrix_fill(a):
+    m, n = a.shape[0], a.shape[1]
+    out = np.zeros((n, m))
+    for i in range(m):
+        for j in range(n):
+            out[j, i] = a[i, j] * (i + 1)
+    return np.sum(out * out)
+
+
+def accumulate_into_array(x):
+    acc = np.zeros(3)
+    for i in range(x.shape[0]):
+        acc[i % 3] += x[i] * x[i]
+    return acc[0] * acc[1] + acc[2]
+
+
+CASES["fill_array"] = (fill_array, (np.array([0.5, -1.0, 2.0]), 0.7), (0, 1))
+CASES["recurrence"] = (recurrence, (np.array([0.5, -1.0, 2.0, 0.3]), 0.8), (0, 1))
+CASES["overwrite"] = (overwrite, (0.7,), 0)
+CASES["matrix_fill"] = (matrix_fill, (np.arange(6.0).reshape(2, 3) / 5,), 0)
+CASES["accumulate_into_array"] = (accumulate_into_array, (np.array([0.5, -1.0, 2.0, 0.3, 1.1]),), 0)
+
+
+def swap_in_loop(x, y):
+    """Found by the random-program test: the yield reads the old x after x's new value exists."""
+    for i1 in range(1):
+        y = x
+        x += math.tanh(0.5)
+    return math.tanh(0.5) + x * y
+
+
+CASES["swap_in_loop"] = (swap_in_loop, (1.0, 1.0), (0, 1))
