@@ -33,11 +33,12 @@ def with_while(x):
     return y
 
 
-def array_loop(x, w):
-    s = 0.0
-    for i in range(x.shape[0]):
-        s += np.tanh(x[i] * w)
-    return s
+def array_loop(x, a):
+    y = np.zeros(x.shape[0])
+    y[0] = x[0]
+    for i in range(1, x.shape[0]):
+        y[i] = a * y[i - 1] + np.tanh(x[i])
+    return np.sum(y * y)
 
 
 EXAMPLES = [
@@ -45,5 +46,5 @@ EXAMPLES = [
     ("An `if`", with_if, (0.5,), 0),
     ("A `for` loop with an accumulator", loop_accumulator, (0.3, 10), 0),
     ("A `while` loop", with_while, (1.5,), 0),
-    ("An array loop", array_loop, (np.ones(3), 0.5), (0, 1)),
+    ("An array loop with in-place writes", array_loop, (np.ones(3), 0.5), (0, 1)),
 ]

@@ -51,6 +51,7 @@ def reverse(primal, wrt, cotangents=False):
         tapes = r.forward(primal.body.ops[:-1], mapping, tape_loops=True)
         adj = {}        # array adjoints are made on their first contribution
         seeds = fn.params[len(primal.params):] if cotangents else [b.const(1.0, F64)]
+        r.shared.update(seeds)           # the caller's cotangent arrays are never updated in place
         for out, seed in zip(ret.operands, seeds):
             if out in active:
                 if seed.name is None:
@@ -189,6 +190,8 @@ class _Reverser:
     def __init__(self, active, mutable=frozenset()):
         self.active = active
         self.mutable = mutable
+        self.snapshots = {}     # op -> the mapping with copies of the written arrays it read
+        self.shared = set()     # adjoint arrays that other names may hold too
 
     def b(self):
         from ..ir.core import current
@@ -251,6 +254,7 @@ class _Reverser:
             for v in op.operands:
                 if v in self.mutable:
                     snapshot[v] = self.b().emit("copy", [mapping[v]], name=v.name)
+            self.snapshots[op] = snapshot
             mapping = _Overlay(mapping, snapshot)
         regions = []
         for blk in op.regions:
@@ -375,14 +379,25 @@ class _Reverser:
                     adj[arr] = self.b().emit("index_add", [acc, g] + [mapping[i] for i in op.operands[1:]],
                                              name=acc.name)
                 continue
-            thunks = rule(g, *[mapping[v] for v in op.operands], mapping[res])
+            seen = self.snapshots.get(op, mapping)
+            thunks = rule(g, *[seen[v] for v in op.operands], mapping[res])
             for v, thunk in zip(op.operands, thunks):
                 if thunk is not None and v in self.active:
-                    self.add(adj, v, _named(self._unbroadcast(thunk(), v, mapping, op), v))
+                    c = thunk()
+                    if c is g:
+                        self.shared.add(c)
+                    self.add(adj, v, _named(self._unbroadcast(c, v, mapping, op), v))
 
     def _exclusive(self, acc):
-        """An adjoint array the caller may update in place (copied when it may be shared)."""
-        if acc.owner is not None and acc.owner.prim not in ("zeros_like", "index_add", "copy", "setitem"):
+        """An adjoint array the caller may update in place, copied when it may be shared.
+
+        Shared are: a gradient a rule passed through unchanged (``add`` gives ``g`` to both
+        operands), a cotangent the user passed in, and views (``.T``, a ``sum_to`` that had
+        nothing to sum). Results of other ops are fresh arrays; loops and branches thread
+        accumulators whose inits and yields go through here."""
+        if not acc.type.is_array:
+            return acc
+        if acc in self.shared or (acc.owner is not None and acc.owner.prim in _VIEWS):
             return self.b().emit("copy", [acc], name=acc.name)
         return acc
 
@@ -438,8 +453,7 @@ class _Reverser:
             return
         free = self._free(op, op.regions)
         for f in free:
-            if f not in adj:
-                adj[f] = self.zero_like(f, mapping)
+            adj[f] = self._exclusive(adj[f]) if f in adj else self.zero_like(f, mapping)
         blocks = []
         for blk in op.regions:
             nb = Block()
@@ -452,7 +466,7 @@ class _Reverser:
                     if y in self.active:
                         self.add(local, y, adj[op.results[j]])
                 self.backward(blk.ops[:-1], local, inner, tapes)
-                bb.yield_([local[f] for f in free])
+                bb.yield_([self._exclusive(local[f]) for f in free])
             blocks.append(nb)
         types = [f.type for f in free]
         new = Op("if", [mapping[op.operands[0]]], types, {"result_types": types}, blocks, op.loc,
@@ -484,8 +498,8 @@ class _Reverser:
         inits = []
         for j in carried:
             r = op.results[j]
-            inits.append(adj[r] if r in adj else self.zero_like(r, mapping))
-        inits += [adj[f] for f in free]
+            inits.append(self._exclusive(adj[r]) if r in adj else self.zero_like(r, mapping))
+        inits += [self._exclusive(adj[f]) for f in free]
         # for k in range(n - 1, -1, -1): the iterations backwards
         one = b.const(1)
         last = b.emit("sub", [n, one])
@@ -518,7 +532,7 @@ class _Reverser:
                     self.add(local, ys[j], nb.args[1 + slot])
             self.backward(body.ops[:-1], local, inner, tapes)
             outs = [local.get(args[j]) or self.zero_like(args[j], inner) for j in carried] + [local[f] for f in free]
-            bb.yield_(outs)
+            bb.yield_([self._exclusive(o) for o in outs])
         types = [v.type for v in inits]
         new = Op("for", [last, minus_one, minus_one] + inits, types, {"result_types": types}, [nb], op.loc,
                  names=names)
@@ -528,6 +542,9 @@ class _Reverser:
             init = op.operands[3 + j] if is_for else op.operands[j]
             if init in self.active:
                 self.add(adj, init, new.results[slot])
+
+
+_VIEWS = ("transpose", "sum_to", "call_custom_vjp", "tape_get")
 
 
 class _Overlay(dict):
