@@ -363,3 +363,17 @@ def swap_in_loop(x, y):
 
 
 CASES["swap_in_loop"] = (swap_in_loop, (1.0, 1.0), (0, 1))
+
+
+def shared_gradients(x):
+    """x + x gives one gradient to two operands; in-place updates must not mix them."""
+    y = x + x
+    z = np.zeros(3)
+    for i in range(3):
+        z[i] = y[i] * 2.0 + x[i]
+    z[0] += y[1]
+    return np.sum(z * z) + np.sum(y * x)
+
+
+CASES["shared_gradients"] = (shared_gradients, (np.array([0.5, -1.0, 2.0]),), 0)
+CASES["recurrence_while"] = (recurrence, (np.array([0.1, 0.2]), -1.5), (0, 1))

@@ -52,3 +52,22 @@ def test_tuple_results():
 def test_jvp_argument_count_mismatch():
     with pytest.raises(TypeError, match="2 primals but 1 tangents"):
         srcgrad.jvp(two_outputs, (0.5, 2.0), (1.0,))
+
+
+def scale_array(x, w):
+    y = x * w
+    y[0] = y[0] + 1.0
+    return y
+
+
+def test_vjp_of_an_array_result_leaves_the_cotangent_alone():
+    x = np.array([1.0, 2.0, 3.0])
+    y, pullback = srcgrad.vjp(scale_array, x.copy(), 2.0)
+    ct = np.array([1.0, 10.0, 100.0])
+    keep = ct.copy()
+    gx, gw = pullback(ct)
+    np.testing.assert_array_equal(ct, keep)
+    np.testing.assert_allclose(gx, ct * 2.0)
+    assert gw == pytest.approx(float(np.dot(ct, x)))
+    (y2, ydot) = srcgrad.jvp(scale_array, (x.copy(), 2.0), (np.ones(3), 0.5))
+    np.testing.assert_allclose(ydot, 2.0 + 0.5 * x)
