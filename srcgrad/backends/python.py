@@ -292,13 +292,19 @@ class _Emitter:
         raise NotImplementedError(f"python backend: no rule for primitive '{p}'")
 
     def _assign_many(self, targets, values):
-        out = []
+        """Assign values to the targets as one parallel move (``a, b = b, a`` when they overlap)."""
+        pairs = []
         for t, v in zip(targets, values):
             tn = self.names.name(t)
-            if isinstance(self.value(v), ast.Name) and self.value(v).id == tn:
-                continue
-            out.append(ast.Assign(targets=[_store(tn)], value=self.value(v), lineno=0))
-        return out
+            e = self.value(v)
+            if not (isinstance(e, ast.Name) and e.id == tn):
+                pairs.append((tn, e))
+        names = {tn for tn, _ in pairs}
+        reads = {n.id for _, e in pairs for n in ast.walk(e) if isinstance(n, ast.Name)}
+        if len(pairs) > 1 and names & reads:
+            return [ast.Assign(targets=[ast.Tuple(elts=[_store(tn) for tn, _ in pairs], ctx=ast.Store())],
+                               value=ast.Tuple(elts=[e for _, e in pairs], ctx=ast.Load()), lineno=0)]
+        return [ast.Assign(targets=[_store(tn)], value=e, lineno=0) for tn, e in pairs]
 
     def _if(self, op, ins):
         for blk in op.regions:

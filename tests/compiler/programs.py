@@ -377,3 +377,14 @@ def shared_gradients(x):
 
 CASES["shared_gradients"] = (shared_gradients, (np.array([0.5, -1.0, 2.0]),), 0)
 CASES["recurrence_while"] = (recurrence, (np.array([0.1, 0.2]), -1.5), (0, 1))
+
+
+def rotate_in_loop(x, y, v):
+    """Found by the random-program test: the loop's yield is a parallel move (x, y = y, v[0])."""
+    for i1 in range(2):
+        x = y
+        y = v[0] * x
+    return x * y
+
+
+CASES["rotate_in_loop"] = (rotate_in_loop, (1.0, 0.7, np.array([0.4, -0.9])), (0, 1, 2))

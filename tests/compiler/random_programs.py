@@ -1,5 +1,5 @@
-"""A hypothesis strategy for random scalar programs: straight-line code, branches, `for` and
-`while` loops, helper-free. Each program is Python source for ``def f(x, y): ...`` whose
+"""A hypothesis strategy for random programs: straight-line code, branches, `for` and `while`
+loops, reads of an argument array ``v`` and reads and writes of a local array ``buf``. Each program is Python source for ``def f(x, y): ...`` whose
 values stay bounded (tanh/sin squash, divisions by 1 + v*v), so finite differences are a
 fair reference away from branch boundaries."""
 from hypothesis import strategies as st
@@ -13,6 +13,8 @@ BINARY = ["({}) + ({})", "({}) - ({})", "({}) * ({})", "({}) / (1.0 + ({}) * ({}
 @st.composite
 def expression(draw, names, depth=2):
     if depth == 0 or draw(st.integers(0, 3)) == 0:
+        if draw(st.integers(0, 4)) == 0:
+            return f"{draw(st.sampled_from(['v', 'buf']))}[{draw(st.integers(0, 2))}]"
         if draw(st.booleans()):
             return draw(st.sampled_from(names))
         return repr(draw(st.sampled_from([0.5, 1.5, -0.7, 2.0, 0.25])))
@@ -33,8 +35,12 @@ def statements(draw, names, indent, depth):
     lines = []
     pad = "    " * indent
     for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.sampled_from(["assign", "assign", "aug", "if", "for", "while"] if depth else ["assign", "aug"]))
-        if kind == "assign":
+        kind = draw(st.sampled_from(["assign", "assign", "aug", "write", "if", "for", "while"] if depth
+                                    else ["assign", "aug", "write"]))
+        if kind == "write":
+            op = draw(st.sampled_from(["=", "+="]))
+            lines.append(f"{pad}buf[{draw(st.integers(0, 2))}] {op} math.tanh({draw(expression(names))})")
+        elif kind == "assign":
             target = draw(st.sampled_from(["a", "b", "c"] + names[:2]))
             lines.append(f"{pad}{target} = {draw(expression(names))}")
             if target not in names:
@@ -70,4 +76,5 @@ def program(draw):
     names = ["x", "y"]
     body = draw(statements(names, 1, 2))
     result = draw(expression(names))
-    return "import math\n\n\ndef f(x, y):\n" + "\n".join(body) + f"\n    return math.tanh({result}) + x * y\n"
+    return ("import math\n\nimport numpy as np\n\n\ndef f(x, y, v):\n    buf = np.zeros(3)\n" + "\n".join(body)
+            + f"\n    return math.tanh({result}) + x * y + buf[0] * v[1]\n")
