@@ -154,7 +154,8 @@ class _Lowerer:
                     self.closure[n] = cell.cell_contents
                 except ValueError:
                     pass
-        self.locals = set(a.arg for a in fdef.args.args) | set(_assigned_names(fdef.body)) | {BROKEN}
+        self.locals = set(a.arg for a in fdef.args.args) | set(_assigned_names(fdef.body)) | {BROKEN, RETURNED} | \
+            {_retval(k) for k in range(8)}
         self.b = None
         self.stack = (fn,)     # functions being compiled, to refuse recursion
 
@@ -200,17 +201,23 @@ class _Lowerer:
         """Lower statements; returns (env, how they end): None when control falls through, the
         returned values for a `return`, CONTINUE when the loop iteration ends here."""
         stmts = [s for s in stmts if not _is_docstring_or_pass(s)]
-        for k, s in enumerate(stmts):
+        k = 0
+        while k < len(stmts):
+            s = stmts[k]
+            if isinstance(s, (ast.For, ast.While)) and _contains_return(s.body):
+                stmts = stmts[:k] + _loop_with_return_flag(s) + stmts[k + 1:]
+                s = stmts[k]
+            k += 1
             if isinstance(s, ast.Return):
                 if s.value is None:
                     self.unsupported(s, "`return` without a value", "return the result")
                 return env, self.returned(s.value, env)
             if isinstance(s, ast.Continue):
                 return env, CONTINUE
-            if isinstance(s, ast.If) and _ends(s.body) != _ends(s.orelse or []) and k + 1 < len(stmts):
+            if isinstance(s, ast.If) and _ends(s.body) != _ends(s.orelse or []) and k < len(stmts):
                 # an early return or continue: the statements after the `if` belong to the branch
                 # that falls through
-                rest = stmts[k + 1:]
+                rest = stmts[k:]
                 new = ast.If(test=s.test, body=s.body + ([] if _ends(s.body) else rest),
                              orelse=(s.orelse or []) + ([] if _ends(s.orelse or []) else rest))
                 ast.copy_location(new, s)
@@ -413,6 +420,7 @@ class _Lowerer:
         else:
             self.unsupported(s.iter, "range() with more than 3 arguments")
         var = s.target.id
+        outer_flag = env.get(BROKEN)           # an enclosing loop's break flag, shadowed here
         body_stmts, env = self._with_break_flag(s.body, env)
         carried = self._carried(body_stmts, env, exclude=(var,))
         types = [env[n].type for n in carried]
@@ -453,11 +461,14 @@ class _Lowerer:
                 env[n] = _Unbound(n)
         env[var] = _Unbound(var)
         env.pop(BROKEN, None)
+        if outer_flag is not None:
+            env[BROKEN] = outer_flag
         return env
 
     def while_stmt(self, s, env):
         if s.orelse:
             self.unsupported(s, "`while ... else`")
+        outer_flag = env.get(BROKEN)
         body_stmts, env = self._with_break_flag(s.body, env)
         carried = self._carried(body_stmts, env)
         types = [env[n].type for n in carried]
@@ -497,6 +508,8 @@ class _Lowerer:
             if n not in carried and n not in env:
                 env[n] = _Unbound(n)
         env.pop(BROKEN, None)
+        if outer_flag is not None:
+            env[BROKEN] = outer_flag
         return env
 
     def _with_break_flag(self, stmts, env):
@@ -861,6 +874,77 @@ def _ends(stmts):
         if isinstance(s, ast.If) and s.orelse and _ends(s.body) and _ends(s.orelse):
             return True
     return False
+
+
+RETURNED = "<returned>"
+
+
+def _retval(k):
+    return f"<retval{k}>"
+
+
+def _contains_return(stmts):
+    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
+
+
+def _return_arity(stmts):
+    for s in stmts:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Return):
+                return len(n.value.elts) if isinstance(n.value, ast.Tuple) else 1
+    return 1
+
+
+def _at(node, like):
+    for n in ast.walk(node):
+        ast.copy_location(n, like)
+    return node
+
+
+def _name(id, store=False):
+    return ast.Name(id=id, ctx=ast.Store() if store else ast.Load())
+
+
+def _loop_with_return_flag(loop):
+    """A loop containing `return`: the return stores its values and breaks out; after the loop,
+    `if <returned>: return <values>`. Statements after the loop then fold into the `else`."""
+    n = _return_arity(loop.body)
+    inits = [_at(ast.Assign(targets=[_name(RETURNED, True)], value=ast.Constant(False)), loop)]
+    inits += [_at(ast.Assign(targets=[_name(_retval(k), True)], value=ast.Constant(0.0)), loop) for k in range(n)]
+    body = _replace_returns(loop.body, n)
+    new = [ast.copy_location(ast.For(target=loop.target, iter=loop.iter, body=body, orelse=loop.orelse)
+                             if isinstance(loop, ast.For) else ast.While(test=loop.test, body=body, orelse=loop.orelse),
+                             loop)]
+    values = [_name(_retval(k)) for k in range(n)]
+    ret = ast.Return(value=values[0] if n == 1 else ast.Tuple(elts=values, ctx=ast.Load()))
+    after = _at(ast.If(test=_name(RETURNED), body=[ret], orelse=[]), loop)
+    return inits + new + [after]
+
+
+def _replace_returns(stmts, n):
+    out = []
+    for s in stmts:
+        if isinstance(s, ast.Return):
+            if s.value is None:
+                raise UnsupportedSyntaxError("srcgrad does not support `return` without a value")
+            vals = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
+            if len(vals) != n:
+                raise UnsupportedSyntaxError("srcgrad needs every `return` to give the same number of values")
+            out += [_at(ast.Assign(targets=[_name(_retval(k), True)], value=v), s) for k, v in enumerate(vals)]
+            out += [_at(ast.Assign(targets=[_name(RETURNED, True)], value=ast.Constant(True)), s),
+                    _at(ast.Break(), s)]
+        elif isinstance(s, ast.If):
+            out.append(ast.copy_location(ast.If(test=s.test, body=_replace_returns(s.body, n),
+                                                 orelse=_replace_returns(s.orelse, n)), s))
+        elif isinstance(s, (ast.For, ast.While)) and _contains_return(s.body):
+            loop = ast.For(target=s.target, iter=s.iter, body=_replace_returns(s.body, n), orelse=s.orelse) \
+                if isinstance(s, ast.For) else ast.While(test=s.test, body=_replace_returns(s.body, n),
+                                                         orelse=s.orelse)
+            out.append(ast.copy_location(loop, s))
+            out.append(_at(ast.If(test=_name(RETURNED), body=[ast.Break()], orelse=[]), s))
+        else:
+            out.append(s)
+    return out
 
 
 def _has_break(stmts):

@@ -388,3 +388,52 @@ def rotate_in_loop(x, y, v):
 
 
 CASES["rotate_in_loop"] = (rotate_in_loop, (1.0, 0.7, np.array([0.4, -0.9])), (0, 1, 2))
+
+
+def return_in_loop(x):
+    s = 0.0
+    for i in range(10):
+        s = s + x * i
+        if s > 3.0:
+            return s * s
+    return -s
+
+
+def return_in_while(x):
+    y = x
+    while True:
+        y = y * 1.5
+        if y > 4.0:
+            return math.log(y) + x
+    return 0.0
+
+
+def return_in_nested_loop(x):
+    for i in range(3):
+        for j in range(4):
+            t = x * (i + 1) * (j + 1)
+            if t > 2.5:
+                return t * x, i
+    return x, -1
+
+
+def return_first_found(x, v):
+    for i in range(v.shape[0]):
+        if v[i] > 0.5:
+            return v[i] * x
+    return x
+
+
+CASES["return_in_loop"] = (return_in_loop, (0.23,), 0)
+CASES["return_in_loop_never"] = (return_in_loop, (0.01,), 0)
+CASES["return_in_while"] = (return_in_while, (0.7,), 0)
+CASES["return_first_found"] = (return_first_found, (1.3, np.array([0.1, 0.7, 0.9])), (0, 1))
+
+
+def return_in_nested_loop_value(x):
+    t, i = return_in_nested_loop(x)
+    return t + i
+
+
+CASES["return_in_nested_loop"] = (return_in_nested_loop_value, (0.45,), 0)
+CASES["return_in_nested_loop_late"] = (return_in_nested_loop_value, (0.3,), 0)
