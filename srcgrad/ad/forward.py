@@ -52,8 +52,31 @@ def _matmul_jvp(b, op, ts, xs):
     return terms[0] if len(terms) == 1 else b.emit("add", terms)
 
 
+def _outer_jvp(b, op, ts, xs):
+    da, db = ts
+    a, bb = xs
+    terms = []
+    if da is not None:
+        terms.append(b.emit("outer", [da, bb]))
+    if db is not None:
+        terms.append(b.emit("outer", [a, db]))
+    return terms[0] if len(terms) == 1 else b.emit("add", terms)
+
+
+def _reduce_jvp(b, op, ts, xs):
+    """d reduce(x) = sum over the reduced axes of (∂reduce/∂x · ẋ)."""
+    if ts[0] is None:
+        return None
+    x = xs[0]
+    out = b.block.ops[-1].results[0]          # the reduction just cloned
+    partials = b.emit("reduce_grad", [b.const(1.0, F64), x, out], {"of": op.prim, "axis": op.attrs.get("axis")})
+    return b.emit("sum", [b.emit("mul", [partials, ts[0]])], {"axis": op.attrs.get("axis")})
+
+
 # Ops that are not elementwise: their tangent rule is not their (transposed) adjoint rule.
 _STRUCTURAL_JVP = {
+    "outer": _outer_jvp,
+    "prod": _reduce_jvp, "amax": _reduce_jvp, "amin": _reduce_jvp,
     "sum": lambda b, op, ts, xs: b.emit("sum", [ts[0]], dict(op.attrs)) if ts[0] is not None else None,
     "transpose": lambda b, op, ts, xs: b.emit("transpose", [ts[0]]) if ts[0] is not None else None,
     "copy": lambda b, op, ts, xs: ts[0],

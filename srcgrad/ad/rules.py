@@ -61,6 +61,11 @@ _rule("erf")(lambda g, x, out: (lambda: g * (2.0 / math.sqrt(math.pi)) * exp(-(x
 
 _rule("sum")(lambda g, x, out: (lambda: _emit_attrs("broadcast_like", [g, x], axis=_axis(out, x)),))
 _rule("transpose")(lambda g, x, out: (lambda: _emit("transpose", g),))
+_rule("outer")(lambda g, a, b, out: (lambda: _emit("matmul", g, b), lambda: _emit("matmul", _emit("transpose", g), a)))
+for _name in ("prod", "amax", "amin"):
+    # exact at zeros (prod) and sharing the gradient among ties (max/min): done in one runtime helper
+    ADJOINT[_name] = (lambda name: lambda g, x, out: (
+        lambda: _emit_attrs("reduce_grad", [g, x, out], of=name, axis=_axis(out, x)),))(_name)
 _rule("copy")(lambda g, x, out: (lambda: g,))
 ADJOINT["full"] = None
 
@@ -90,8 +95,8 @@ def _axis(out, x):
 # no derivative: piecewise constant, integer-valued or not numbers at all
 for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "floordiv", "lt", "le", "gt", "ge", "eq", "ne",
               "not", "and", "or", "shape", "assert", "range_len", "tape_new", "tape_put", "tape_get",
-              "zeros_like", "index_add", "yield", "return", "call_custom_vjp", "size", "outer", "sum_to",
-              "broadcast_like"):
+              "zeros_like", "index_add", "yield", "return", "call_custom_vjp", "size", "sum_to",
+              "broadcast_like", "reduce_grad", "arange"):
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
 ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if x.type is F64 else (None,)

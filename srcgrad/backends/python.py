@@ -49,7 +49,7 @@ class _Namer:
     def __init__(self, reserved=()):
         self.of = {}
         self.used = set(reserved) | {"np", "math", "range", "len", "float", "int", "bool", "abs", "min", "max",
-                                     "_sum_to", "_broadcast_like"}
+                                     "_sum_to", "_broadcast_like", "_reduce_grad"}
         self.temp = 0
 
     def fresh(self, hint):
@@ -269,6 +269,16 @@ class _Emitter:
             if array:
                 return _call(_attr("np", "where"), ins)
             return ast.IfExp(test=ins[0], body=ins[1], orelse=ins[2])
+        if p == "to_f64" and array:
+            return _call(ast.Attribute(value=ins[0], attr="astype", ctx=ast.Load()), [_attr("np", "float64")])
+        if p in ("prod", "amax", "amin"):
+            kw = [] if op.attrs.get("axis") is None else [ast.keyword(arg="axis", value=ast.Constant(op.attrs["axis"]))]
+            return ast.Call(func=_attr("np", {"prod": "prod", "amax": "max", "amin": "min"}[p]), args=ins, keywords=kw)
+        if p == "reduce_grad":
+            args = ins + [ast.Constant(op.attrs["of"]), ast.Constant(op.attrs.get("axis"))]
+            return _call(_name("_reduce_grad"), args)
+        if p == "arange":
+            return _call(_attr("np", "arange"), ins)
         if p in ("to_f64", "to_i64", "to_bool"):
             return _call(_name({"to_f64": "float", "to_i64": "int", "to_bool": "bool"}[p]), ins)
         if p == "index":
@@ -387,6 +397,7 @@ def compile_function(fn, source=None, externals=None):
     if source is None:
         source, externals = generate(fn)
     namespace = {"np": np, "math": math, "_sum_to": runtime.sum_to, "_broadcast_like": runtime.broadcast_like,
+                 "_reduce_grad": runtime.reduce_grad,
                  **(externals or {})}
     exec(compile(source, f"<srcgrad {fn.name}>", "exec"), namespace)
     return namespace[fn.name]

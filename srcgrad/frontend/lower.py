@@ -40,7 +40,9 @@ _UNARY[np.abs] = "abs"
 _UNARY[np.fabs] = "fabs"
 _UNARY[math.floor] = "floor"
 _UNARY[math.ceil] = "ceil"
-_ARRAY_FUNCS = {np.sum: "sum", np.mean: "mean", np.dot: "dot", np.where: "where", np.zeros: "zeros",
+_ARRAY_FUNCS = {np.sum: "sum", np.mean: "mean", np.prod: "prod", np.max: "amax", np.min: "amin",
+                np.amax: "amax", np.amin: "amin", np.outer: "outer", np.arange: "arange",
+                np.dot: "dot", np.where: "where", np.zeros: "zeros",
                 np.ones: "ones", np.empty: "zeros", np.full: "full", np.zeros_like: "zeros_like",
                 np.ones_like: "ones_like"}
 _BINARY = {math.atan2: "atan2", np.arctan2: "atan2", math.hypot: "hypot", np.hypot: "hypot", math.pow: "fpow",
@@ -631,8 +633,7 @@ class _Lowerer:
         for v in vals:
             if v.type.is_array:
                 if v.type.dtype is not F64:
-                    self.unsupported(node, f"arithmetic on an array of {v.type.dtype} (yet)",
-                                     "use float64 arrays: x.astype(np.float64) before calling")
+                    v = self.emit(node, "to_f64", [v])       # int and bool arrays compute as floats
                 out.append(v)
             else:
                 out.append(self.b.convert(v, F64))
@@ -674,7 +675,8 @@ class _Lowerer:
                          "numbers and arrays can be used as values; functions can be called")
 
     def call(self, node, env):
-        if node.keywords and not (isinstance(node.func, ast.Attribute) and node.func.attr in ("sum", "mean")):
+        if node.keywords and not (isinstance(node.func, ast.Attribute)
+                                  and node.func.attr in ("sum", "mean", "prod", "max", "min", "amax", "amin")):
             self.unsupported(node, "keyword arguments in calls (yet)")
         fobj = None
         if isinstance(node.func, ast.Name) and node.func.id not in self.locals:
@@ -748,6 +750,24 @@ class _Lowerer:
 
     def array_call(self, node, what, args, env):
         """np.sum / np.mean (optionally along one axis), np.dot, np.where, len-like queries."""
+        if what in ("prod", "amax", "amin"):
+            if len(args) != 1 or not args[0].type.is_array:
+                self.typing_error(node, f"np.{what} takes one array here")
+            (x,) = self.to_float_array_operands(node, *args)
+            return self.emit(node, what, [x], {"axis": self.axis_keyword(node, x)})
+        if what == "outer":
+            a, b = self.to_float_array_operands(node, *args)
+            if a.type.ndim != 1 or b.type.ndim != 1:
+                self.typing_error(node, f"np.outer takes two vectors here, got {a.type} and {b.type}")
+            return self.emit(node, "outer", [a, b])
+        if what == "arange":
+            if not 1 <= len(args) <= 3 or any(a.type.is_array for a in args):
+                self.typing_error(node, "np.arange takes 1 to 3 numbers")
+            if len(args) == 1:
+                args = [self.b.const(0), args[0]]
+            if len(args) == 2:
+                args = args + [self.b.const(1)]
+            return self.emit(node, "arange", args)
         if what in ("sum", "mean"):
             if len(args) != 1 or not args[0].type.is_array:
                 self.typing_error(node, f"np.{what} takes one array here")

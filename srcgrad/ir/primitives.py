@@ -118,7 +118,8 @@ def _region_rule(ts, attrs):
 
 # constants and conversions
 _def("const", _const_rule, "a literal or a global read at compile time; attrs: value, type")
-_def("to_f64", lambda ts, a: F64, "float(x)")
+_def("to_f64", lambda ts, a: ArrayType(F64, ts[0].ndim) if isinstance(ts[0], ArrayType) else F64,
+     "float(x); an int or bool array becomes a float64 array")
 _def("to_i64", lambda ts, a: I64, "int(x): truncates toward 0")
 _def("to_bool", lambda ts, a: BOOL, "bool(x)")
 
@@ -221,6 +222,11 @@ def _new_array_rule(ts, attrs):
 _def("setitem", _setitem_rule, "x[i, j] = v: a new version of x (the backends write in place)")
 _def("full", _new_array_rule, "np.zeros/np.ones/np.full/np.empty(shape): operands: the sizes; attrs: value")
 _def("sum", _reduce_rule, "np.sum(x) or np.sum(x, axis=k); attrs: axis")
+_def("prod", _reduce_rule, "np.prod(x[, axis=k])")
+_def("amax", _reduce_rule, "np.max(x[, axis=k])")
+_def("amin", _reduce_rule, "np.min(x[, axis=k])")
+_def("reduce_grad", _like_second, "the gradient of prod/max/min: attrs: of, axis; operands: g, x, out")
+_def("arange", lambda ts, a: ArrayType(F64 if any(t is F64 for t in ts) else I64, 1), "np.arange(start, stop, step)")
 _def("size", lambda ts, a: I64, "x.size")
 _def("matmul", _matmul_rule, "np.dot(a, b), a @ b for vectors and matrices")
 _def("transpose", lambda ts, a: _float_array(ts[0], ".T"), "x.T")

@@ -437,3 +437,17 @@ def return_in_nested_loop_value(x):
 
 CASES["return_in_nested_loop"] = (return_in_nested_loop_value, (0.45,), 0)
 CASES["return_in_nested_loop_late"] = (return_in_nested_loop_value, (0.3,), 0)
+
+
+def reductions(x, m):
+    return (np.prod(x) + np.max(x) * np.min(x) + np.sum(np.prod(m, axis=1)) + np.sum(np.max(m, axis=0))
+            + np.sum(np.outer(x, x)) * 0.1 + np.sum(np.arange(3) * x))
+
+
+def prod_with_zero(x):
+    return np.prod(x) + np.max(x)
+
+
+CASES["reductions"] = (reductions, (np.array([0.5, -1.2, 2.0]), np.array([[0.3, -0.7, 1.1], [2.0, 0.4, -0.2]])),
+                       (0, 1))
+CASES["prod_with_zero"] = (prod_with_zero, (np.array([0.5, 0.0, 2.0]),), 0)
