@@ -113,6 +113,20 @@ class _Forward:
             if op.prim == "call_custom":
                 raise TypingError(f"jvp cannot go through {op.attrs['fn'].__name__}: a custom_vjp function has a "
                                   "reverse-mode derivative only; use grad or vjp", op.loc)
+            if op.prim in ("slice",):
+                dt = tangent.get(op.operands[0])
+                if dt is not None:
+                    tangent[res] = self.b().emit("slice", [dt] + [mapping[i] for i in op.operands[1:]],
+                                                 dict(op.attrs), name="d" + (res.name or "v"))
+                continue
+            if op.prim == "setslice":
+                arr, v, *bounds = op.operands
+                darr, dv = tangent.get(arr), tangent.get(v)
+                b = self.b()
+                darr = b.emit("zeros_like", [mapping[arr]]) if darr is None else b.emit("copy", [darr])
+                tangent[res] = b.emit("setslice", [darr, dv if dv is not None else b.const(0.0, F64)]
+                                      + [mapping[x] for x in bounds], dict(op.attrs), name="d" + (res.name or "v"))
+                continue
             if op.prim == "setitem":
                 arr, v, *idx = op.operands
                 darr, dv = tangent.get(arr), tangent.get(v)

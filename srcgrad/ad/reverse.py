@@ -135,7 +135,7 @@ def _mutable(fn):
                 walk(r)
     walk(fn.body)
     for op in ops:
-        if op.prim == "setitem":
+        if op.prim in ("setitem", "setslice"):
             out.update((op.operands[0], op.results[0]))
     changed = True
     while changed:          # a version flows through loops and branches
@@ -155,6 +155,8 @@ def _mutable(fn):
                     links += [(y, r) for y, r in zip(blk.ops[-1].operands, op.results)]
             elif op.prim == "copy":
                 continue
+            elif op.prim == "slice":
+                links = [(op.operands[0], op.results[0])]     # a view shares the memory
             for group in links:
                 if any(v in out for v in group) and not all(v in out for v in group):
                     out.update(group)
@@ -164,7 +166,8 @@ def _mutable(fn):
 
 def _reads_mutable(op, mutable):
     """An op (not a region op, not a write) that reads a written array."""
-    return op.prim not in ("setitem", "yield", "return") and not op.regions and any(v in mutable for v in op.operands)
+    return op.prim not in ("setitem", "setslice", "yield", "return") and not op.regions and \
+        any(v in mutable for v in op.operands)
 
 
 def _uses(block):
@@ -222,7 +225,7 @@ class _Reverser:
                 if op in reads:
                     mapping[op.results[0]] = reads[op]
                     continue
-                if op.prim == "setitem":
+                if op.prim in ("setitem", "setslice"):
                     mapping[op.results[0]] = mapping[op.operands[0]]
                     continue
                 self._refuse_nested_mutable_reads(op)
@@ -244,7 +247,7 @@ class _Reverser:
                         "loop level")
 
     def _clone(self, op, mapping):
-        if op.prim == "setitem" and self.replaying:
+        if op.prim in ("setitem", "setslice") and self.replaying:
             mapping[op.results[0]] = mapping[op.operands[0]]
             return
         if not self.replaying and op.prim != "index" and _reads_mutable(op, self.mutable) \
@@ -371,6 +374,17 @@ class _Reverser:
             if op.prim == "setitem":
                 self._setitem_adjoint(op, adj, mapping)
                 continue
+            if op.prim == "slice":
+                arr = op.operands[0]
+                if arr in self.active:
+                    acc = adj.get(arr)
+                    acc = self.zero_like(arr, mapping) if acc is None else self._exclusive(acc)
+                    adj[arr] = self.b().emit("slice_add", [acc, g] + [mapping[v] for v in op.operands[1:]],
+                                             dict(op.attrs), name=acc.name)
+                continue
+            if op.prim == "setslice":
+                self._setslice_adjoint(op, adj, mapping)
+                continue
             if op.prim == "index":
                 arr = op.operands[0]
                 if arr in self.active:
@@ -414,6 +428,23 @@ class _Reverser:
             self.add(adj, v, _named(b.emit("index", [g] + idx), v))
         if arr in self.active:
             cleared = b.emit("setitem", [self._exclusive(g), b.const(0.0, F64)] + idx, name=g.name)
+            self.add(adj, arr, cleared)
+
+    def _setslice_adjoint(self, op, adj, mapping):
+        g = adj.get(op.results[0])
+        if g is None:
+            return
+        b = self.b()
+        arr, v, *bounds = op.operands
+        bounds = [mapping[x] for x in bounds]
+        if v in self.active:
+            # a copy: the slice is a view of g, whose elements are zeroed just below
+            part = b.emit("copy", [b.emit("slice", [g] + bounds, dict(op.attrs))])
+            dv = b.emit("sum_to", [part, mapping[v]]) if v.type.is_array else b.emit("sum", [part], {"axis": None})
+            self.add(adj, v, _named(dv, v))
+        if arr in self.active:
+            cleared = b.emit("setslice", [self._exclusive(g), b.const(0.0, F64)] + bounds, dict(op.attrs),
+                             name=g.name)
             self.add(adj, arr, cleared)
 
     def _unbroadcast(self, c, v, mapping, op):

@@ -96,11 +96,11 @@ def _axis(out, x):
 for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "floordiv", "lt", "le", "gt", "ge", "eq", "ne",
               "not", "and", "or", "shape", "assert", "range_len", "tape_new", "tape_put", "tape_get",
               "zeros_like", "index_add", "yield", "return", "call_custom_vjp", "size", "sum_to",
-              "broadcast_like", "reduce_grad", "arange"):
+              "broadcast_like", "reduce_grad", "arange", "slice_add"):
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
 ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if x.type is F64 else (None,)
-for _name in ("index", "if", "for", "while", "call_custom", "setitem"):
+for _name in ("index", "if", "for", "while", "call_custom", "setitem", "slice", "setslice"):
     ADJOINT[_name] = "structural"
 
 __all__ = ["ADJOINT", "const"]

@@ -202,6 +202,14 @@ class _Emitter:
                                       value=ast.Subscript(value=_name(everything.id), slice=ast.Constant(k),
                                                           ctx=ast.Load()), lineno=0))
             return out
+        if p in ("setslice", "slice_add"):
+            arr, v, *bounds = op.operands
+            self.names.alias(op.result, self.names.name(arr))
+            target = ast.Subscript(value=_name(self.names.name(arr)), slice=self.slice_key(op, bounds),
+                                   ctx=ast.Store())
+            if p == "slice_add":
+                return [ast.AugAssign(target=target, op=ast.Add(), value=self.value(v))]
+            return [ast.Assign(targets=[target], value=self.value(v), lineno=0)]
         if p == "setitem":
             # arrays are updated in place: the new version is the same array, under the same name
             arr, v, *idx = op.operands
@@ -219,6 +227,18 @@ class _Emitter:
             target = ast.Subscript(value=_name(self.names.name(arr)), slice=key, ctx=ast.Store())
             return [ast.AugAssign(target=target, op=ast.Add(), value=self.value(g))]
         return [self.assign(op.result, self.expr(op, ins))]
+
+    def slice_key(self, op, bounds):
+        """The subscript of a slice op: ``a:b``, ``j``, ``::s`` per axis."""
+        it = iter(bounds)
+        parts = []
+        for s in op.attrs["spec"]:
+            if s[0] == "i":
+                parts.append(self.value(next(it)))
+            else:
+                lo, hi, st = (self.value(next(it)) if has else None for has in s[1:])
+                parts.append(ast.Slice(lower=lo, upper=hi, step=st))
+        return parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=ast.Load())
 
     def _out(self, v):
         """Returned floats are Python floats, as the user's own function would give."""
@@ -281,6 +301,8 @@ class _Emitter:
             return _call(_attr("np", "arange"), ins)
         if p in ("to_f64", "to_i64", "to_bool"):
             return _call(_name({"to_f64": "float", "to_i64": "int", "to_bool": "bool"}[p]), ins)
+        if p == "slice":
+            return ast.Subscript(value=ins[0], slice=self.slice_key(op, op.operands[1:]), ctx=ast.Load())
         if p == "index":
             key = ins[1] if len(ins) == 2 else ast.Tuple(elts=ins[1:], ctx=ast.Load())
             return ast.Subscript(value=ins[0], slice=key, ctx=ast.Load())

@@ -300,16 +300,23 @@ class _Lowerer:
         """x[i, j] = v: a new version of the array; every name bound to the old one sees it."""
         if isinstance(value, list):
             self.unsupported(node, "storing a tuple into an array element")
-        if value.type.is_array:
-            self.unsupported(node, "writing an array into a slice (yet)", "write element by element in a loop")
         if isinstance(target.value, ast.Attribute) or not isinstance(target.value, ast.Name):
             self.unsupported(node, "writing into this expression", "write into a named array: x[i] = v")
         old = self.read(target.value.id, env, target.value)
         if not old.type.is_array:
             self.typing_error(node, f"only arrays can be written into, '{target.value.id}' is {old.type}")
         idx = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
-        if any(isinstance(i, ast.Slice) for i in idx):
-            self.unsupported(node, "writing into a slice (yet)", "write element by element in a loop")
+        if any(isinstance(i, ast.Slice) for i in idx) or len(idx) < old.type.ndim:
+            spec, bounds = self.slice_spec(idx, env)
+            if value.type.is_array:
+                (value,) = self.to_float_array_operands(node, value)
+            elif old.type.dtype is F64:
+                value = self.b.convert(value, F64)
+            new = self.emit(node, "setslice", [old, value] + bounds, {"spec": spec}, name=target.value.id)
+            for n, v in list(env.items()):
+                if v is old:
+                    env[n] = new
+            return
         indices = []
         for i in idx:
             v = self.expr(i, env)
@@ -322,6 +329,27 @@ class _Lowerer:
         for n, v in list(env.items()):
             if v is old:
                 env[n] = new
+
+    def slice_spec(self, idx, env):
+        """(spec, bound values) of a subscript with slices: see the 'slice' primitive."""
+        spec, bounds = [], []
+        for i in idx:
+            if isinstance(i, ast.Slice):
+                parts = (i.lower, i.upper, i.step)
+                spec.append(("s",) + tuple(p is not None for p in parts))
+                for p in parts:
+                    if p is not None:
+                        v = self.expr(p, env)
+                        if v.type not in (I64, BOOL):
+                            self.typing_error(p, f"slice bounds must be integers, got {v.type}")
+                        bounds.append(v)
+            else:
+                v = self.expr(i, env)
+                if v.type not in (I64, BOOL):
+                    self.typing_error(i, f"array indices must be integers, got {v.type}")
+                spec.append(("i",))
+                bounds.append(v)
+        return tuple(spec), bounds
 
     def read(self, name, env, node):
         v = env.get(name)
@@ -405,8 +433,7 @@ class _Lowerer:
             self.unsupported(s, "`for ... else`")
         if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name)
                 and self.resolve_global(s.iter.func.id, s.iter.func) is builtins.range):
-            self.unsupported(s.iter, "a `for` loop over anything but range(...) (yet)",
-                             "loop over indices: for i in range(len(x)): ... x[i] ...")
+            return self.for_over_array(s, env)
         if not isinstance(s.target, ast.Name):
             self.unsupported(s.target, "a loop variable that is not a plain name")
         args = [self.expr(a, env) for a in s.iter.args]
@@ -465,6 +492,29 @@ class _Lowerer:
         env.pop(BROKEN, None)
         if outer_flag is not None:
             env[BROKEN] = outer_flag
+        return env
+
+    def for_over_array(self, s, env):
+        """``for row in x``: a loop over the first axis, as ``for i in range(len(x)): row = x[i]``."""
+        arr = self.expr(s.iter, env)
+        if not arr.type.is_array:
+            self.unsupported(s.iter, "a `for` loop over anything but range(...) or an array",
+                             "loop over indices: for i in range(n): ...")
+        k = len([n for n in self.locals if n.startswith("<iter")])
+        seq, i = f"<iter{k}>", f"<index{k}>"
+        self.locals.update((seq, i))
+        env = dict(env)
+        env[seq] = arr
+        count = ast.Call(func=ast.Name(id="len", ctx=ast.Load()), args=[ast.Name(id=seq, ctx=ast.Load())],
+                         keywords=[])
+        first = ast.Assign(targets=[s.target], value=ast.Subscript(value=ast.Name(id=seq, ctx=ast.Load()),
+                                                                   slice=ast.Name(id=i, ctx=ast.Load()),
+                                                                   ctx=ast.Load()))
+        loop = ast.For(target=ast.Name(id=i, ctx=ast.Store()),
+                       iter=ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[count], keywords=[]),
+                       body=[_at(first, s)] + s.body, orelse=s.orelse)
+        env = self.for_stmt(_at_shallow(loop, s), env)
+        env.pop(seq, None)
         return env
 
     def while_stmt(self, s, env):
@@ -870,8 +920,9 @@ class _Lowerer:
         if not arr.type.is_array:
             self.typing_error(node, f"only arrays can be indexed, not {arr.type}")
         idx = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if any(isinstance(i, ast.Slice) for i in idx):
-            self.unsupported(node, "slices (yet)", "index single elements: x[i]")
+        if any(isinstance(i, ast.Slice) for i in idx) or len(idx) < arr.type.ndim:
+            spec, bounds = self.slice_spec(idx, env)
+            return self.emit(node, "slice", [arr] + bounds, {"spec": spec})
         indices = []
         for k, i in enumerate(idx):
             v = self.expr(i, env)
@@ -919,6 +970,14 @@ def _at(node, like):
     for n in ast.walk(node):
         ast.copy_location(n, like)
     return node
+
+
+def _at_shallow(node, like):
+    """Give ``node`` and its new parts ``like``'s location, keeping the user's nodes' own."""
+    for n in ast.walk(node):
+        if not hasattr(n, "lineno"):
+            ast.copy_location(n, like)
+    return ast.copy_location(node, like)
 
 
 def _name(id, store=False):

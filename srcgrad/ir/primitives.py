@@ -219,6 +219,32 @@ def _new_array_rule(ts, attrs):
     return ArrayType(attrs.get("dtype", F64), len(ts))
 
 
+def _slice_rule(ts, attrs):
+    arr = ts[0]
+    if not isinstance(arr, ArrayType):
+        raise TypingError(f"only arrays can be sliced, not {arr}")
+    spec = attrs["spec"]
+    if len(spec) > arr.ndim:
+        raise TypingError(f"too many indices for an array of {arr.ndim} dimensions")
+    for t in ts[1:]:
+        if t not in (I64, BOOL):
+            raise TypingError(f"slice bounds and indices must be integers, got {t}")
+    kept = sum(1 for s in spec if s[0] == "s") + arr.ndim - len(spec)
+    return ArrayType(arr.dtype, kept)
+
+
+def _setslice_rule(ts, attrs):
+    arr, v = ts[0], ts[1]
+    part = _slice_rule([arr] + list(ts[2:]), attrs)
+    if isinstance(v, ArrayType) and v.ndim > part.ndim:
+        raise TypingError(f"cannot store an array of {v.ndim} dimensions into a slice of {part.ndim}")
+    return arr
+
+
+_def("slice", _slice_rule, "x[a:b, j, ::s]: a view; attrs: spec, one entry per axis ('i',) or "
+     "('s', has_start, has_stop, has_step); operands: the array, then the bounds given")
+_def("setslice", _setslice_rule, "x[a:b] = v: a new version of x (written in place)")
+_def("slice_add", lambda ts, a: ts[0], "adjoint accumulation: arr[slice] += g; returns arr (in place)")
 _def("setitem", _setitem_rule, "x[i, j] = v: a new version of x (the backends write in place)")
 _def("full", _new_array_rule, "np.zeros/np.ones/np.full/np.empty(shape): operands: the sizes; attrs: value")
 _def("sum", _reduce_rule, "np.sum(x) or np.sum(x, axis=k); attrs: axis")

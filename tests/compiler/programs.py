@@ -451,3 +451,47 @@ def prod_with_zero(x):
 CASES["reductions"] = (reductions, (np.array([0.5, -1.2, 2.0]), np.array([[0.3, -0.7, 1.1], [2.0, 0.4, -0.2]])),
                        (0, 1))
 CASES["prod_with_zero"] = (prod_with_zero, (np.array([0.5, 0.0, 2.0]),), 0)
+
+
+def slices(x, m):
+    head = x[:2]
+    tail = x[1:]
+    row = m[1]
+    col = m[:, 0]
+    every_other = x[::2]
+    return np.sum(head * tail) + np.dot(row, row) + np.sum(col * x[0:2]) + np.sum(every_other) * m[0, 1]
+
+
+def slice_writes(x, w):
+    y = np.zeros(4)
+    y[1:3] = x[:2] * w
+    y[0] = w
+    y[3:] = 2.0 * w
+    y[1:] += x
+    return np.sum(y * y)
+
+
+def rows_of_matrix(m, v):
+    total = 0.0
+    for i in range(m.shape[0]):
+        r = m[i]
+        total += np.dot(r, v) ** 2
+    return total
+
+
+_r2 = np.random.default_rng(2)
+CASES["slices"] = (slices, (np.array([0.5, -1.2, 2.0]), _r2.standard_normal((2, 3))), (0, 1))
+CASES["slice_writes"] = (slice_writes, (np.array([0.5, -1.2, 2.0]), 0.7), (0, 1))
+CASES["rows_of_matrix"] = (rows_of_matrix, (_r2.standard_normal((3, 2)), np.array([0.3, -0.8])), (0, 1))
+
+
+def for_over_array(x, m):
+    s = 0.0
+    for v in x:
+        s += math.sin(v) * v
+    for row in m:
+        s += np.sum(row * row)
+    return s
+
+
+CASES["for_over_array"] = (for_over_array, (np.array([0.5, -1.2, 2.0]), _r2.standard_normal((2, 3))), (0, 1))

@@ -18,7 +18,7 @@ def test_every_primitive_has_a_derivative_rule_entry_and_a_python_backend_rule()
     missing_rules = sorted(set(PRIMITIVES) - set(ADJOINT))
     assert not missing_rules, f"no entry in ad/rules.py for {missing_rules}"
     emitted = {"const", "return", "yield", "if", "for", "while", "assert", "tape_new", "tape_put", "tape_get",
-               "index_add", "call_custom", "call_custom_vjp", "setitem"}
+               "index_add", "call_custom", "call_custom_vjp", "setitem", "setslice", "slice_add"}
     emitter = python_backend._Emitter(Function("f", []))
     for name in sorted(set(PRIMITIVES) - emitted):
         op = Op(name, [], [F64], {"axis": 0})
