@@ -87,6 +87,15 @@ class _Emitter:
         _count_uses(fn.body, self.uses)
         self.externals = {}      # name -> Python object the generated code calls
 
+    def external_value(self, v, value):
+        """A constant array: passed into the generated code's namespace under a name."""
+        name = self.names.of.get(v)
+        if name is None:
+            name = self.names.name(v) if v.name else self.names.fresh("const")
+            self.names.alias(v, name)
+            self.externals[name] = value
+        return name
+
     def fresh_name(self, hint):
         return self.names.fresh(hint)
 
@@ -120,6 +129,8 @@ class _Emitter:
     def value(self, v):
         """The expression for value ``v``: constants are written in place."""
         op = v.owner
+        if op is not None and op.prim == "const" and isinstance(op.attrs["value"], np.ndarray):
+            return _name(self.external_value(v, op.attrs["value"]))
         if op is not None and op.prim == "const":
             c = op.attrs["value"]
             if isinstance(c, float) and not math.isfinite(c):

@@ -23,7 +23,7 @@ import numpy as np
 from ..custom import custom_vjp
 from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Function, Loc, Op
-from ..ir.types import BOOL, F64, I64, ArrayType, unify
+from ..ir.types import BOOL, F64, I64, ArrayType, type_of, unify
 
 # math / numpy functions by identity -> primitive
 _UNARY = {}
@@ -721,6 +721,14 @@ class _Lowerer:
     def constant(self, obj, node):
         if isinstance(obj, (bool, int, float, np.integer, np.floating, np.bool_)) and not isinstance(obj, complex):
             return self.b.const(obj.item() if isinstance(obj, np.generic) else obj)
+        if isinstance(obj, np.ndarray):
+            t = type_of(obj)
+            if t is None:
+                self.unsupported(node, f"a global array of dtype {obj.dtype}", "use float64, int64 or bool arrays")
+            # read at compile time, like every global: a frozen copy, so later changes do not leak in
+            frozen = obj.copy()
+            frozen.flags.writeable = False
+            return self.b.emit("const", [], {"value": frozen, "type": t})
         self.unsupported(node, f"using {type(obj).__name__} {getattr(obj, '__name__', '')!s} as a value",
                          "numbers and arrays can be used as values; functions can be called")
 

@@ -25,7 +25,8 @@ _FOLD = {
 
 def _const(v):
     op = v.owner
-    return op is not None and op.prim == "const", (op.attrs["value"] if op is not None and op.prim == "const" else None)
+    ok = op is not None and op.prim == "const" and not hasattr(op.attrs["value"], "shape")
+    return ok, (op.attrs["value"] if ok else None)
 
 
 def _is(v, value):
@@ -111,7 +112,8 @@ def _cse_block(block, seen, subst):
                 or len(op.results) != 1:
             kept.append(op)
             continue
-        key = (op.prim, tuple(id(v) for v in op.operands), tuple(sorted((k, repr(v)) for k, v in op.attrs.items())))
+        key = (op.prim, tuple(id(v) for v in op.operands),
+               tuple(sorted((k, id(v) if hasattr(v, "shape") else repr(v)) for k, v in op.attrs.items())))
         prev = seen.get(key)
         if prev is not None:
             subst[op.results[0]] = prev

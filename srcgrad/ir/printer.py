@@ -50,7 +50,9 @@ def _op(op, names, indent, lines):
     ins = ", ".join(names(v) for v in op.operands)
     types = ", ".join(repr(r.type) for r in op.results)
     if op.prim == "const":
-        lines.append(f"{pad}{lhs}const {op.attrs['value']!r} : {types}")
+        value = op.attrs["value"]
+        shown = f"array(shape={value.shape})" if hasattr(value, "shape") and value.shape else repr(value)
+        lines.append(f"{pad}{lhs}const {shown} : {types}")
     elif not op.regions:
         lines.append(f"{pad}{lhs}{op.prim} {ins}{_attrs(op)}" + (f" : {types}" if types else ""))
     elif op.prim == "for":

@@ -495,3 +495,13 @@ def for_over_array(x, m):
 
 
 CASES["for_over_array"] = (for_over_array, (np.array([0.5, -1.2, 2.0]), _r2.standard_normal((2, 3))), (0, 1))
+
+
+WEIGHTS = np.array([0.5, -1.0, 2.0])
+
+
+def uses_global_array(x):
+    return np.sum(WEIGHTS * np.sin(x)) + WEIGHTS[1] * x[0]
+
+
+CASES["uses_global_array"] = (uses_global_array, (np.array([0.3, 0.1, -0.7]),), 0)
