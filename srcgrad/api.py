@@ -31,18 +31,15 @@ BACKENDS = ("python", "llvm")
 
 def _check_backend(backend):
     if backend is None:
-        return "python"      # the default becomes "llvm" once that backend lands (issue 4)
+        return "python"      # the default becomes "llvm" once that backend handles arrays too (issue 4)
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    if backend == "llvm":
-        raise NotImplementedError("srcgrad: the llvm backend is not built yet; use backend='python' (the default "
-                                  "for now)")
     return backend
 
 
 class _Specialisation:
-    def __init__(self, ir, code_ir, source, run):
-        self.ir, self.code_ir, self.source, self.run = ir, code_ir, source, run
+    def __init__(self, ir, code_ir, source, run, llvm_ir=None):
+        self.ir, self.code_ir, self.source, self.run, self.llvm_ir = ir, code_ir, source, run, llvm_ir
 
 
 class Compiled:
@@ -98,6 +95,10 @@ class Compiled:
         elif self.kind == "jvp":
             code_ir = verify(optimize(verify(forward(ir))))
         source, externals = python_backend.generate(code_ir)
+        if self.backend == "llvm":
+            from .backends import llvm as llvm_backend
+            run, llvm_ir = llvm_backend.compile_function(code_ir)
+            return _Specialisation(ir, code_ir, source, run, llvm_ir)
         run = python_backend.compile_function(code_ir, source, externals)
         return _Specialisation(ir, code_ir, source, run)
 
@@ -159,6 +160,15 @@ class Compiled:
     def adjoint_source(self):
         """The generated code as readable Python source."""
         return self._spec().source
+
+    @property
+    def llvm_ir(self):
+        """The optimised LLVM IR (backend="llvm")."""
+        s = self._spec()
+        if s.llvm_ir is None:
+            raise RuntimeError(f"{self.fun.__name__} was compiled with backend={self.backend!r}; pass "
+                               "backend='llvm' for LLVM IR")
+        return s.llvm_ir
 
     def __repr__(self):
         return f"<srcgrad.{self.kind} of {self.fun.__qualname__}>"
@@ -283,8 +293,10 @@ def show(obj, stage="adjoint"):
         print(obj.ir)
     elif stage == "adjoint":
         print(obj.adjoint_source)
-    elif stage in ("llvm", "ptx"):
-        raise NotImplementedError(f"srcgrad: the {stage} stage is not built yet")
+    elif stage == "llvm":
+        print(obj.llvm_ir)
+    elif stage == "ptx":
+        raise NotImplementedError("srcgrad: the ptx stage is not built yet")
     else:
         raise ValueError(f"stage must be 'ir', 'adjoint', 'llvm' or 'ptx', got {stage!r}")
 

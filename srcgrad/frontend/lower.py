@@ -271,7 +271,10 @@ class _Lowerer:
             self.unsupported(s, "an expression statement (its value would be thrown away)",
                              "assign the value to a variable, or remove the line")
         if isinstance(s, ast.Assert):
-            msg = ast.unparse(s.msg) if s.msg is not None else f"assert {ast.unparse(s.test)}"
+            if isinstance(s.msg, ast.Constant) and isinstance(s.msg.value, str):
+                msg = s.msg.value
+            else:
+                msg = ast.unparse(s.msg) if s.msg is not None else f"assert {ast.unparse(s.test)}"
             self.emit(s, "assert", [self.truth(s.test, env)], {"message": msg})
             return env, None
         if isinstance(s, (ast.Break, ast.Continue)):

@@ -1,0 +1,499 @@
+"""The llvm backend: IR → LLVM IR (llvmlite) → native code, JIT-compiled with LLVM's O3
+pipeline for the host CPU.
+
+This first step handles scalar programs — f64/i64/bool values, arithmetic with Python's
+semantics, math functions, `if`/`for`/`while`, asserts, and the tapes of reverse mode — so
+scalar gradients and loops run natively. Functions that use arrays raise
+``NotImplementedError`` (arrays are the next step of issue 4).
+
+The compiled function is ``i32 f(args..., T* out0, T* out1, ...)``: it writes its results
+through the pointers and returns 0, or an error code that the Python entry stub turns into
+the exception the python backend would raise.
+
+Example:
+    >>> run, llvm_ir = compile_function(ir_function)
+    >>> run(1.0, 2.0)
+"""
+import ctypes
+import ctypes.util
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from ..ir.types import BOOL, F64, I64, ArrayType, TapeType
+
+_F64, _I64, _I1, _I8, _I32 = ir.DoubleType(), ir.IntType(64), ir.IntType(1), ir.IntType(8), ir.IntType(32)
+_PTR = ir.PointerType(_I8)
+OK, ASSERTION, ZERO_DIVISION = 0, 1, 2
+
+_INTRINSICS = {"sin": "llvm.sin", "cos": "llvm.cos", "exp": "llvm.exp", "log": "llvm.log", "sqrt": "llvm.sqrt",
+               "log2": "llvm.log2", "log10": "llvm.log10"}
+_LIBM = {"tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
+         "tanh": "tanh", "expm1": "expm1", "log1p": "log1p", "erf": "erf", "atan2": "atan2", "hypot": "hypot"}
+_FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+_initialized = []
+
+
+def _init():
+    """A new target machine for the host CPU (each JIT engine takes ownership of its own)."""
+    if not _initialized:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        libm = ctypes.util.find_library("m")
+        if libm:
+            llvm.load_library_permanently(libm)
+        _initialized.append(llvm.get_host_cpu_features().flatten())
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=_initialized[0], opt=3, jit=True)
+
+
+def _ltype(t):
+    if t is F64:
+        return _F64
+    if t is I64:
+        return _I64
+    if t is BOOL:
+        return _I1
+    if isinstance(t, TapeType):
+        return ir.PointerType(ir.LiteralStructType([_ltype(i) for i in t.items]))
+    if isinstance(t, ArrayType):
+        raise NotImplementedError("srcgrad: the llvm backend does not handle arrays yet; use backend='python'")
+    raise NotImplementedError(f"srcgrad: the llvm backend has no type for {t}")
+
+
+_CTYPES = {F64: ctypes.c_double, I64: ctypes.c_int64, BOOL: ctypes.c_int8}
+
+
+class _Lowering:
+    def __init__(self, fn, module):
+        self.fn, self.module = fn, module
+        self.values = {}
+        self.messages = []
+        self.growing = {}      # growing tape value -> (capacity slot, pointer slot)
+
+    # ------------------------------------------------------------------ declarations
+    def declare(self, name, ret, args):
+        f = self.module.globals.get(name)
+        if f is None:
+            f = ir.Function(self.module, ir.FunctionType(ret, args), name=name)
+        return f
+
+    def build(self):
+        fn = self.fn
+        params = [_ltype(p.type) if p.type is not BOOL else _I8 for p in fn.params]
+        outs = [ir.PointerType(_ltype(t) if t is not BOOL else _I8) for t in fn.result_types]
+        self.func = ir.Function(self.module, ir.FunctionType(_I32, params + outs), name=fn.name)
+        entry = self.func.append_basic_block("entry")
+        self.b = ir.IRBuilder(entry)
+        self.exit_block = self.func.append_basic_block("exit")
+        self.allocas_block = entry
+        self.status = self.b.alloca(_I32, name="status")
+        self.b.store(ir.Constant(_I32, OK), self.status)
+        for p, arg in zip(fn.params, self.func.args[:len(fn.params)]):
+            self.values[p] = self.b.trunc(arg, _I1) if p.type is BOOL else arg
+        self.outs = self.func.args[len(fn.params):]
+        self.block(fn.body)
+        eb = ir.IRBuilder(self.exit_block)
+        eb.ret(eb.load(self.status))
+        return self.func
+
+    # ------------------------------------------------------------------ blocks
+    def block(self, block, on_yield=None):
+        for op in block.ops:
+            if op.prim == "yield":
+                return [self.v(x) for x in op.operands]
+            if op.prim == "return":
+                for v, ptr in zip(op.operands, self.outs):
+                    val = self.v(v)
+                    self.b.store(self.b.zext(val, _I8) if v.type is BOOL else val, ptr)
+                self.free_all()
+                self.b.branch(self.exit_block)
+                return None
+            self.op(op)
+        return None
+
+    def v(self, value):
+        return self.values[value]
+
+    def fail(self, code, message=None):
+        """Branch to the exit with an error code when the condition (set up by the caller) holds."""
+        self.b.store(ir.Constant(_I32, code), self.status)
+        self.b.branch(self.exit_block)
+
+    def guard(self, cond, code, message=None):
+        bad = self.func.append_basic_block("error")
+        good = self.func.append_basic_block("ok")
+        self.b.cbranch(cond, bad, good)
+        self.b.position_at_end(bad)
+        if message is not None:
+            self.messages.append(message)
+            code = 100 + len(self.messages) - 1
+        self.fail(code)
+        self.b.position_at_end(good)
+
+    # ------------------------------------------------------------------ ops
+    def op(self, op):
+        p = op.prim
+        b = self.b
+        ins = [self.v(x) for x in op.operands if not isinstance(x.type, ArrayType)] \
+            if p not in ("for", "while", "if") else None
+        if any(isinstance(x.type, ArrayType) for x in op.operands) or \
+                any(isinstance(r.type, ArrayType) for r in op.results):
+            raise NotImplementedError("srcgrad: the llvm backend does not handle arrays yet; use backend='python'")
+        if p == "const":
+            t = op.results[0].type
+            value = op.attrs["value"]
+            out = ir.Constant(_ltype(t), int(value) if t is not F64 else float(value))
+        elif p in ("add", "sub", "mul"):
+            out = self.arith(p, op.results[0].type, ins)
+        elif p == "div":
+            out = b.fdiv(*ins)      # IEEE: x / 0.0 is inf or nan (the python backend raises; see docs)
+        elif p in ("floordiv", "mod"):
+            out = self.floordiv_mod(p, op.results[0].type, ins)
+        elif p == "neg":
+            out = b.fneg(ins[0]) if op.results[0].type is F64 else b.neg(ins[0])
+        elif p == "abs":
+            out = self.call_intrinsic("llvm.fabs", ins) if op.results[0].type is F64 else \
+                b.select(b.icmp_signed("<", ins[0], ir.Constant(_I64, 0)), b.neg(ins[0]), ins[0])
+        elif p == "pow":
+            if op.results[0].type is I64:
+                out = b.call(self.ipow(), ins)
+            else:
+                out = self.call_intrinsic("llvm.pow", ins)
+        elif p in ("min", "max"):
+            a, c = ins
+            if op.results[0].type is F64:
+                better = b.fcmp_ordered("<" if p == "min" else ">", c, a)
+            else:
+                better = b.icmp_signed("<" if p == "min" else ">", c, a)
+            out = b.select(better, c, a)      # Python: the first argument unless the second is better
+        elif p in _INTRINSICS:
+            out = self.call_intrinsic(_INTRINSICS[p], ins)
+        elif p in _LIBM:
+            f = self.declare(_LIBM[p], _F64, [_F64] * len(ins))
+            out = b.call(f, ins)
+        elif p in ("floor", "ceil"):
+            out = b.fptosi(self.call_intrinsic("llvm." + p, ins), _I64)
+        elif p in _FCMP:
+            a, c = ins
+            t = op.operands[0].type
+            if t is F64:
+                out = b.fcmp_unordered("!=", a, c) if p == "ne" else b.fcmp_ordered(_FCMP[p], a, c)
+            else:
+                out = b.icmp_signed(_FCMP[p], a, c)
+        elif p == "not":
+            out = b.not_(ins[0])
+        elif p == "and":
+            out = b.and_(*ins)
+        elif p == "or":
+            out = b.or_(*ins)
+        elif p == "select":
+            out = b.select(*ins)
+        elif p == "to_f64":
+            out = b.uitofp(ins[0], _F64) if op.operands[0].type is BOOL else b.sitofp(ins[0], _F64)
+        elif p == "to_i64":
+            out = b.fptosi(ins[0], _I64) if op.operands[0].type is F64 else b.zext(ins[0], _I64)
+        elif p == "to_bool":
+            x = ins[0]
+            out = b.fcmp_unordered("!=", x, ir.Constant(_F64, 0.0)) if op.operands[0].type is F64 else \
+                b.icmp_signed("!=", x, ir.Constant(_I64, 0))
+        elif p == "assert":
+            self.guard(b.not_(ins[0]), ASSERTION, op.attrs["message"])
+            return
+        elif p == "range_len":
+            out = self.range_len(*ins)
+        elif p == "tape_new":
+            out = self.tape_new(op, ins)
+        elif p == "tape_put":
+            self.tape_put(op, ins)
+            return
+        elif p == "tape_get":
+            tape, k = ins
+            slot = b.gep(self.tape_pointer(op.operands[0]), [k])
+            item = b.load(slot)
+            for j, r in enumerate(op.results):
+                self.values[r] = b.extract_value(item, j)
+            return
+        elif p == "if":
+            self.lower_if(op)
+            return
+        elif p == "for":
+            self.lower_for(op)
+            return
+        elif p == "while":
+            self.lower_while(op)
+            return
+        else:
+            raise NotImplementedError(f"srcgrad: the llvm backend has no rule for primitive '{p}' yet; "
+                                      "use backend='python'")
+        self.values[op.results[0]] = out
+
+    def arith(self, p, t, ins):
+        b = self.b
+        if t is F64:
+            return {"add": b.fadd, "sub": b.fsub, "mul": b.fmul}[p](*ins)
+        return {"add": b.add, "sub": b.sub, "mul": b.mul}[p](*ins)
+
+    def floordiv_mod(self, p, t, ins):
+        """Python's // and %: floor toward -inf; an integer division by zero raises."""
+        b = self.b
+        a, c = ins
+        if t is F64:
+            q = self.call_intrinsic("llvm.floor", [b.fdiv(a, c)])
+            return q if p == "floordiv" else b.fsub(a, b.fmul(q, c))
+        self.guard(b.icmp_signed("==", c, ir.Constant(_I64, 0)), ZERO_DIVISION)
+        q = b.sdiv(a, c)
+        r = b.srem(a, c)
+        adjust = b.and_(b.icmp_signed("!=", r, ir.Constant(_I64, 0)),
+                        b.icmp_signed("<", b.xor(r, c), ir.Constant(_I64, 0)))
+        if p == "floordiv":
+            return b.select(adjust, b.sub(q, ir.Constant(_I64, 1)), q)
+        return b.select(adjust, b.add(r, c), r)
+
+    def call_intrinsic(self, name, args):
+        f = self.module.declare_intrinsic(name, [a.type for a in args[:1]])
+        return self.b.call(f, args)
+
+    def ipow(self):
+        """i64 ** i64 by squaring (the exponent is a non-negative constant)."""
+        f = self.module.globals.get("srcgrad.ipow")
+        if f is not None:
+            return f
+        f = ir.Function(self.module, ir.FunctionType(_I64, [_I64, _I64]), name="srcgrad.ipow")
+        f.linkage = "internal"
+        entry, loop, done = f.append_basic_block(), f.append_basic_block(), f.append_basic_block()
+        b = ir.IRBuilder(entry)
+        base, exp = f.args
+        b.branch(loop)
+        b.position_at_end(loop)
+        acc = b.phi(_I64)
+        bb = b.phi(_I64)
+        ee = b.phi(_I64)
+        acc.add_incoming(ir.Constant(_I64, 1), entry)
+        bb.add_incoming(base, entry)
+        ee.add_incoming(exp, entry)
+        odd = b.trunc(ee, _I1)
+        acc2 = b.select(odd, b.mul(acc, bb), acc)
+        ee2 = b.lshr(ee, ir.Constant(_I64, 1))
+        bb2 = b.mul(bb, bb)
+        acc.add_incoming(acc2, loop)
+        bb.add_incoming(bb2, loop)
+        ee.add_incoming(ee2, loop)
+        b.cbranch(b.icmp_signed("==", ee2, ir.Constant(_I64, 0)), done, loop)
+        b.position_at_end(done)
+        b.ret(acc2)
+        return f
+
+    def range_len(self, start, stop, step):
+        """len(range(start, stop, step)) (step != 0)."""
+        b = self.b
+        self.guard(b.icmp_signed("==", step, ir.Constant(_I64, 0)), ZERO_DIVISION)
+        up = b.icmp_signed(">", step, ir.Constant(_I64, 0))
+        span = b.select(up, b.sub(stop, start), b.sub(start, stop))
+        mag = b.select(up, step, b.neg(step))
+        n = b.sdiv(b.add(span, b.sub(mag, ir.Constant(_I64, 1))), mag)
+        return b.select(b.icmp_signed(">", n, ir.Constant(_I64, 0)), n, ir.Constant(_I64, 0))
+
+    # ------------------------------------------------------------------ tapes
+    def item_type(self, tape_value):
+        return ir.LiteralStructType([_ltype(t) for t in tape_value.type.items])
+
+    def malloc(self):
+        return self.declare("malloc", _PTR, [_I64])
+
+    def tape_new(self, op, ins):
+        b = self.b
+        st = self.item_type(op.results[0])
+        size = ir.Constant(_I64, max(st.get_abi_size(_TARGET_DATA[0]), 1))
+        if op.operands:
+            n = b.select(b.icmp_signed(">", ins[0], ir.Constant(_I64, 0)), ins[0], ir.Constant(_I64, 1))
+            raw = b.call(self.malloc(), [b.mul(n, size)])
+            self.frees.append(raw)
+            return b.bitcast(raw, ir.PointerType(st))
+        # a growing tape: capacity and pointer live in stack slots
+        with b.goto_block(self.allocas_block):
+            b.position_at_start(self.allocas_block)
+            cap = b.alloca(_I64)
+            ptr = b.alloca(_PTR)
+        b.store(ir.Constant(_I64, 16), cap)
+        raw = b.call(self.malloc(), [b.mul(ir.Constant(_I64, 16), size)])
+        b.store(raw, ptr)
+        self.growing[op.results[0]] = (cap, ptr, size)
+        self.frees.append(("slot", ptr))
+        return b.bitcast(raw, ir.PointerType(st))
+
+    def tape_pointer(self, tape_value):
+        if tape_value in self.growing:
+            cap, ptr, size = self.growing[tape_value]
+            return self.b.bitcast(self.b.load(ptr), ir.PointerType(self.item_type(tape_value)))
+        return self.v(tape_value)
+
+    def tape_put(self, op, ins):
+        b = self.b
+        tape_value = op.operands[0]
+        k = ins[1]
+        if op.attrs.get("append"):
+            cap, ptr, size = self.growing[tape_value]
+            grow = self.func.append_basic_block("grow")
+            cont = self.func.append_basic_block("stored")
+            b.cbranch(b.icmp_signed(">=", k, b.load(cap)), grow, cont)
+            b.position_at_end(grow)
+            new_cap = b.mul(b.load(cap), ir.Constant(_I64, 2))
+            realloc = self.declare("realloc", _PTR, [_PTR, _I64])
+            b.store(b.call(realloc, [b.load(ptr), b.mul(new_cap, size)]), ptr)
+            b.store(new_cap, cap)
+            b.branch(cont)
+            b.position_at_end(cont)
+        st = self.item_type(tape_value)
+        item = ir.Constant(st, ir.Undefined)
+        for j, v in enumerate(ins[2:]):
+            item = b.insert_value(item, v, j)
+        b.store(item, b.gep(self.tape_pointer(tape_value), [k]))
+
+    # ------------------------------------------------------------------ control flow
+    def lower_if(self, op):
+        b = self.b
+        cond = self.v(op.operands[0])
+        then_bb = self.func.append_basic_block("then")
+        else_bb = self.func.append_basic_block("else")
+        merge = self.func.append_basic_block("endif")
+        b.cbranch(cond, then_bb, else_bb)
+        incoming = []
+        for blk, bb in ((op.regions[0], then_bb), (op.regions[1], else_bb)):
+            b.position_at_end(bb)
+            ys = self.region(blk)
+            incoming.append((ys, b.block))
+            b.branch(merge)
+        b.position_at_end(merge)
+        for j, r in enumerate(op.results):
+            phi = b.phi(_ltype(r.type))
+            for ys, bb in incoming:
+                phi.add_incoming(ys[j], bb)
+            self.values[r] = phi
+
+    def region(self, blk):
+        """Lower a region's ops; returns its yielded values. Tapes made in it are freed at its end."""
+        saved, self.frees = self.frees, []
+        ys = self.block(blk)
+        self.free_all()
+        self.frees = saved
+        return ys
+
+    def free_all(self):
+        free = self.declare("free", ir.VoidType(), [_PTR])
+        for f in self.frees:
+            ptr = self.b.load(f[1]) if isinstance(f, tuple) else f
+            self.b.call(free, [ptr])
+
+    def lower_for(self, op):
+        b = self.b
+        start, stop, step = (self.v(x) for x in op.operands[:3])
+        inits = [self.v(x) for x in op.operands[3:]]
+        body = op.regions[0]
+        pre = b.block
+        head = self.func.append_basic_block("for.head")
+        loop = self.func.append_basic_block("for.body")
+        done = self.func.append_basic_block("for.end")
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(_I64)
+        i.add_incoming(start, pre)
+        phis = []
+        for v, a in zip(inits, body.args[1:]):
+            phi = b.phi(_ltype(a.type))
+            phi.add_incoming(v, pre)
+            phis.append(phi)
+        up = b.icmp_signed(">", step, ir.Constant(_I64, 0))
+        more = b.select(up, b.icmp_signed("<", i, stop), b.icmp_signed(">", i, stop))
+        b.cbranch(more, loop, done)
+        b.position_at_end(loop)
+        self.values[body.args[0]] = i
+        for a, phi in zip(body.args[1:], phis):
+            self.values[a] = phi
+        ys = self.region(body)
+        latch = b.block
+        i.add_incoming(b.add(i, step), latch)
+        for phi, y in zip(phis, ys):
+            phi.add_incoming(y, latch)
+        b.branch(head)
+        b.position_at_end(done)
+        for r, phi in zip(op.results, phis):
+            self.values[r] = phi
+
+    def lower_while(self, op):
+        b = self.b
+        cond, body = op.regions
+        inits = [self.v(x) for x in op.operands]
+        pre = b.block
+        head = self.func.append_basic_block("while.head")
+        loop = self.func.append_basic_block("while.body")
+        done = self.func.append_basic_block("while.end")
+        b.branch(head)
+        b.position_at_end(head)
+        phis = []
+        for v, a in zip(inits, cond.args):
+            phi = b.phi(_ltype(a.type))
+            phi.add_incoming(v, pre)
+            phis.append(phi)
+        for a, phi in zip(cond.args, phis):
+            self.values[a] = phi
+        (go,) = self.region(cond)
+        b.cbranch(go, loop, done)
+        b.position_at_end(loop)
+        for a, phi in zip(body.args, phis):
+            self.values[a] = phi
+        ys = self.region(body)
+        latch = b.block
+        for phi, y in zip(phis, ys):
+            phi.add_incoming(y, latch)
+        b.branch(head)
+        b.position_at_end(done)
+        for r, phi in zip(op.results, phis):
+            self.values[r] = phi
+
+
+_TARGET_DATA = []
+
+
+def compile_function(fn):
+    """(a Python callable running ``fn`` natively, the optimised LLVM IR text)."""
+    tm = _init()
+    if not _TARGET_DATA:
+        _TARGET_DATA.append(llvm.create_target_data(str(tm.target_data)))
+    module = ir.Module(name=fn.name)
+    module.triple = llvm.get_process_triple()
+    module.data_layout = str(tm.target_data)
+    low = _Lowering(fn, module)
+    low.frees = []
+    low.build()
+    mod = llvm.parse_assembly(str(module))
+    mod.verify()
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pb = llvm.create_pass_builder(tm, pto)
+    pm = pb.getModulePassManager()
+    pm.run(mod, pb)
+    engine = llvm.create_mcjit_compiler(mod, _init())
+    engine.finalize_object()
+    address = engine.get_function_address(fn.name)
+    arg_types = [_CTYPES[p.type] for p in fn.params]
+    out_types = [_CTYPES[t] for t in fn.result_types]
+    cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *arg_types, *[ctypes.POINTER(t) for t in out_types])(address)
+    messages = list(low.messages)
+    kinds = [t for t in fn.result_types]
+
+    def run(*args):
+        outs = [t() for t in out_types]
+        status = cfunc(*args, *[ctypes.byref(o) for o in outs])
+        if status:
+            if status == ZERO_DIVISION:
+                raise ZeroDivisionError("integer division or modulo by zero")
+            if status >= 100:
+                raise AssertionError(messages[status - 100])
+            raise RuntimeError(f"srcgrad: compiled code failed with status {status}")
+        vals = [bool(o.value) if k is BOOL else o.value for o, k in zip(outs, kinds)]
+        return vals[0] if len(vals) == 1 else tuple(vals)
+
+    run._engine = engine          # keeps the machine code alive as long as the callable
+    return run, str(mod)
