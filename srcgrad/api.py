@@ -22,7 +22,7 @@ from .ad.reverse import reverse
 from .backends import python as python_backend
 from .errors import TypingError
 from .frontend.lower import lower
-from .ir.types import F64, ArrayType, type_of
+from .ir.types import ArrayType, is_float, type_of
 from .ir.passes import optimize
 from .ir.verifier import verify
 
@@ -81,7 +81,7 @@ class Compiled:
                 raise TypingError(f"argument '{name}' of {self.fun.__name__} is a {type(a).__name__}"
                                   + (f" of dtype {a.dtype}" if isinstance(a, np.ndarray) else "")
                                   + "; compiled functions take float, int and bool numbers and numpy arrays of "
-                                    "float64, int64 or bool")
+                                    "float64, float32, int64 or bool")
             types.append(t)
         return tuple(types)
 
@@ -175,7 +175,7 @@ class Compiled:
 
 
 def _float_params(types):
-    return [k for k, t in enumerate(types) if t is F64 or (isinstance(t, ArrayType) and t.dtype is F64)]
+    return [k for k, t in enumerate(types) if is_float(t)]
 
 
 def _like(g, arg):

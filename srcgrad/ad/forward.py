@@ -11,13 +11,13 @@ Example:
 """
 from ..errors import TypingError
 from ..ir.core import Block, Builder, Function, Op, Value
-from ..ir.types import F64, ArrayType
+from ..ir.types import F64, ArrayType, is_float
 from .reverse import _activity
 from .rules import ADJOINT
 
 
 def _differentiable(t):
-    return t is F64 or (isinstance(t, ArrayType) and t.dtype is F64)
+    return is_float(t)
 
 
 def forward(primal):

@@ -16,7 +16,7 @@ Example:
 """
 from ..errors import TypingError
 from ..ir.core import Block, Builder, Function, Op, Value
-from ..ir.types import F64, I64, ArrayType, TapeType
+from ..ir.types import F64, I64, ArrayType, TapeType, is_float
 from .rules import ADJOINT
 
 
@@ -29,7 +29,7 @@ def reverse(primal, wrt, cotangents=False):
     ret = primal.body.ops[-1]
     if cotangents:
         for v in ret.operands:
-            if not (v.type is F64 or (isinstance(v.type, ArrayType) and v.type.dtype is F64)):
+            if not is_float(v.type):
                 raise TypingError(f"vjp needs float results; {primal.name} returns {v.type}", primal.loc)
     elif len(ret.operands) != 1 or ret.operands[0].type is not F64:
         got = ", ".join(repr(v.type) for v in ret.operands)
@@ -37,7 +37,7 @@ def reverse(primal, wrt, cotangents=False):
                           f"({got}). Use srcgrad.vjp for other results.", primal.loc)
     for i in wrt:
         p = primal.params[i]
-        if not (p.type is F64 or (isinstance(p.type, ArrayType) and p.type.dtype is F64)):
+        if not is_float(p.type):
             raise TypingError(f"cannot take the gradient with respect to argument '{p.name}' of type {p.type}: "
                               "only float scalars and float64 arrays have gradients", primal.loc)
     params = [(p.name, p.type) for p in primal.params]
@@ -78,7 +78,7 @@ def _activity(fn, seeds):
     changed = [True]
 
     def mark(v):
-        if v not in active and (v.type is F64 or (isinstance(v.type, ArrayType) and v.type.dtype is F64)):
+        if v not in active and is_float(v.type):
             active.add(v)
             changed[0] = True
 

@@ -13,7 +13,7 @@ import math
 import astor
 import numpy as np
 
-from ..ir.types import F64
+from ..ir.types import F32, F64
 from . import runtime
 
 _BIN = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "div": ast.Div, "floordiv": ast.FloorDiv,
@@ -316,7 +316,10 @@ class _Emitter:
             return ast.Subscript(value=ins[0], slice=self.slice_key(op, op.operands[1:]), ctx=ast.Load())
         if p == "index":
             key = ins[1] if len(ins) == 2 else ast.Tuple(elts=ins[1:], ctx=ast.Load())
-            return ast.Subscript(value=ins[0], slice=key, ctx=ast.Load())
+            element = ast.Subscript(value=ins[0], slice=key, ctx=ast.Load())
+            if op.operands[0].type.dtype is F32:      # compiled code computes in float64
+                return _call(_name("float"), [element])
+            return element
         if p == "shape":
             return ast.Subscript(value=ast.Attribute(value=ins[0], attr="shape", ctx=ast.Load()),
                                  slice=ast.Constant(op.attrs["axis"]), ctx=ast.Load())

@@ -23,7 +23,7 @@ import numpy as np
 from ..custom import custom_vjp
 from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Function, Loc, Op
-from ..ir.types import BOOL, F64, I64, ArrayType, type_of, unify
+from ..ir.types import BOOL, F32, F64, I64, ArrayType, type_of, unify
 
 # math / numpy functions by identity -> primitive
 _UNARY = {}
@@ -313,7 +313,7 @@ class _Lowerer:
             spec, bounds = self.slice_spec(idx, env)
             if value.type.is_array:
                 (value,) = self.to_float_array_operands(node, value)
-            elif old.type.dtype is F64:
+            elif old.type.dtype in (F64, F32):
                 value = self.b.convert(value, F64)
             new = self.emit(node, "setslice", [old, value] + bounds, {"spec": spec}, name=target.value.id)
             for n, v in list(env.items()):
@@ -326,7 +326,7 @@ class _Lowerer:
             if v.type not in (I64, BOOL):
                 self.typing_error(i, f"array indices must be integers, got {v.type}")
             indices.append(v)
-        if old.type.dtype is F64:
+        if old.type.dtype in (F64, F32):
             value = self.b.convert(value, F64)
         new = self.emit(node, "setitem", [old, value] + indices, name=target.value.id)
         for n, v in list(env.items()):
@@ -622,6 +622,8 @@ class _Lowerer:
         if isinstance(node, ast.UnaryOp):
             v = self.expr(node.operand, env)
             if isinstance(node.op, ast.USub):
+                if v.type.is_array:
+                    (v,) = self.to_float_array_operands(node, v)
                 return self.emit(node, "neg", [v])
             if isinstance(node.op, ast.UAdd):
                 return v

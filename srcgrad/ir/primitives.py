@@ -9,7 +9,7 @@ Example:
     f64
 """
 from ..errors import TypingError
-from .types import BOOL, F64, I64, NONE, ArrayType, TapeType, unify
+from .types import BOOL, F32, F64, I64, NONE, ArrayType, TapeType, unify
 
 
 class Primitive:
@@ -100,7 +100,7 @@ def _index_rule(ts, attrs):
     for t in ts[1:]:
         if t not in (I64, BOOL):
             raise TypingError(f"array indices must be integers, got {t}")
-    return arr.dtype
+    return F64 if arr.dtype is F32 else arr.dtype
 
 
 def _shape_rule(ts, attrs):
@@ -207,7 +207,7 @@ def _setitem_rule(ts, attrs):
     _index_rule([arr] + list(ts[2:]), attrs)
     if v not in (F64, I64, BOOL):
         raise TypingError(f"an array element takes a number, got {v}")
-    if arr.dtype is not F64 and v is F64:
+    if arr.dtype not in (F64, F32) and v is F64:
         raise TypingError(f"cannot store a float into an array of {arr.dtype}")
     return arr
 

@@ -20,6 +20,7 @@ class Type:
 
 
 F64 = Type("f64", float)
+F32 = Type("f32", float)      # only as the element type of float32 arrays: elements are read as f64
 I64 = Type("i64", int)
 BOOL = Type("bool", bool)
 NONE = Type("none", type(None))
@@ -79,7 +80,8 @@ class TapeType:
         return "tape<" + ", ".join(map(repr, self.items)) + ">"
 
 
-_NP_SCALARS = {np.dtype(np.float64): F64, np.dtype(np.int64): I64, np.dtype(np.bool_): BOOL}
+_NP_SCALARS = {np.dtype(np.float64): F64, np.dtype(np.float32): F32, np.dtype(np.int64): I64,
+               np.dtype(np.bool_): BOOL}
 
 
 def type_of(value):
@@ -96,6 +98,11 @@ def type_of(value):
             return None
         return ArrayType(dt, value.ndim)
     return None
+
+
+def is_float(t):
+    """Values with gradients: f64 numbers and float arrays."""
+    return t is F64 or (isinstance(t, ArrayType) and t.dtype in (F64, F32))
 
 
 def is_scalar(t):

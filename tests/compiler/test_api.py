@@ -87,3 +87,14 @@ def test_command_line_show(tmp_path):
     out = subprocess.run([sys.executable, "-m", "srcgrad", "show", f"{path}:g", "--stage", "ir"],
                          capture_output=True, text=True, check=True).stdout
     assert "func g(%x: f64, %y: f64) -> f64" in out
+
+
+def test_float32_arrays_compute_in_float64_and_get_float32_gradients():
+    x = np.array([0.5, -1.0, 2.0], dtype=np.float32)
+    g = srcgrad.grad(array_loop)(x, 0.7)
+    assert g.dtype == np.float32 and g.shape == (3,)
+    expected = srcgrad.grad(array_loop)(x.astype(np.float64), 0.7)
+    np.testing.assert_allclose(g, expected, rtol=1e-6)
+    from .programs import whole_arrays
+    gx = srcgrad.grad(whole_arrays)(x, 0.7)
+    assert gx.dtype == np.float32
