@@ -58,11 +58,12 @@ def main(argv=None):
     import inspect
     n = len(inspect.signature(fn).parameters)
     wrt = tuple(int(w) for w in a.wrt.split(","))
-    compiled = jit(fn) if a.jit else grad(fn, wrt=wrt if len(wrt) > 1 else wrt[0])
+    if a.stage == "ptx":
+        raise SystemExit("the ptx stage is not built yet")
+    backend = "llvm" if a.stage == "llvm" else None
+    compiled = jit(fn, backend=backend) if a.jit else grad(fn, wrt=wrt if len(wrt) > 1 else wrt[0], backend=backend)
     compiled(*_args(a.args, n))
-    if a.stage in ("llvm", "ptx"):
-        raise SystemExit(f"the {a.stage} stage is not built yet")
-    print(compiled.ir if a.stage == "ir" else compiled.adjoint_source)
+    print({"ir": compiled.ir, "adjoint": compiled.adjoint_source}.get(a.stage) or compiled.llvm_ir)
 
 
 if __name__ == "__main__":

@@ -98,3 +98,11 @@ def test_float32_arrays_compute_in_float64_and_get_float32_gradients():
     from .programs import whole_arrays
     gx = srcgrad.grad(whole_arrays)(x, 0.7)
     assert gx.dtype == np.float32
+
+
+def test_command_line_llvm_stage(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text("import math\n\ndef g(x, y):\n    return math.sin(x) * y\n")
+    out = subprocess.run([sys.executable, "-m", "srcgrad", "show", f"{path}:g", "--stage", "llvm"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "define" in out and "g_grad" in out
