@@ -1,10 +1,13 @@
 """The llvm backend: IR → LLVM IR (llvmlite) → native code, JIT-compiled with LLVM's O3
 pipeline for the host CPU.
 
-This first step handles scalar programs — f64/i64/bool values, arithmetic with Python's
-semantics, math functions, `if`/`for`/`while`, asserts, and the tapes of reverse mode — so
-scalar gradients and loops run natively. Functions that use arrays raise
-``NotImplementedError`` (arrays are the next step of issue 4).
+It handles scalar programs — f64/i64/bool values, arithmetic with Python's semantics, math
+functions, `if`/`for`/`while`, asserts, the tapes of reverse mode — and element-wise array
+code: arrays arrive as (data pointer, shape, strides), so any numpy array, non-contiguous
+included, is used without a copy; element reads and writes are bounds-checked (IndexError
+naming the array, the index and the line); new arrays (``np.zeros``, gradients) are
+allocated natively and handed to numpy on return. Whole-array operations (``x * y``,
+``np.sum``) raise ``NotImplementedError`` for now.
 
 The compiled function is ``i32 f(args..., T* out0, T* out1, ...)``: it writes its results
 through the pointers and returns 0, or an error code that the Python entry stub turns into
@@ -20,11 +23,13 @@ import ctypes.util
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from ..ir.types import BOOL, F64, I64, ArrayType, TapeType
+import numpy as np
+
+from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
 
 _F64, _I64, _I1, _I8, _I32 = ir.DoubleType(), ir.IntType(64), ir.IntType(1), ir.IntType(8), ir.IntType(32)
 _PTR = ir.PointerType(_I8)
-OK, ASSERTION, ZERO_DIVISION = 0, 1, 2
+OK, ASSERTION, ZERO_DIVISION, INDEX = 0, 1, 2, 3
 
 _INTRINSICS = {"sin": "llvm.sin", "cos": "llvm.cos", "exp": "llvm.exp", "log": "llvm.log", "sqrt": "llvm.sqrt",
                "log2": "llvm.log2", "log10": "llvm.log10"}
@@ -57,8 +62,19 @@ def _ltype(t):
     if isinstance(t, TapeType):
         return ir.PointerType(ir.LiteralStructType([_ltype(i) for i in t.items]))
     if isinstance(t, ArrayType):
-        raise NotImplementedError("srcgrad: the llvm backend does not handle arrays yet; use backend='python'")
+        n = ir.ArrayType(_I64, t.ndim)
+        return ir.LiteralStructType([_PTR, n, n])      # data, shape, strides (bytes)
     raise NotImplementedError(f"srcgrad: the llvm backend has no type for {t}")
+
+
+def _elem(t):
+    """The LLVM type of an array's elements (numpy's bool is one byte)."""
+    return {F64: _F64, F32: ir.FloatType(), I64: _I64, BOOL: _I8}[t.dtype]
+
+
+_ELEMENT_SIZE = {F64: 8, F32: 4, I64: 8, BOOL: 1}
+_ARRAY_OPS = {"index", "setitem", "index_add", "shape", "size", "zeros_like", "full", "copy", "yield", "return",
+              "tape_put", "tape_get", "if", "for", "while"}
 
 
 _CTYPES = {F64: ctypes.c_double, I64: ctypes.c_int64, BOOL: ctypes.c_int8}
@@ -80,9 +96,11 @@ class _Lowering:
 
     def build(self):
         fn = self.fn
-        params = [_ltype(p.type) if p.type is not BOOL else _I8 for p in fn.params]
+        params = [ir.PointerType(_ltype(p.type)) if p.type.is_array else (_ltype(p.type) if p.type is not BOOL
+                                                                          else _I8) for p in fn.params]
         outs = [ir.PointerType(_ltype(t) if t is not BOOL else _I8) for t in fn.result_types]
-        self.func = ir.Function(self.module, ir.FunctionType(_I32, params + outs), name=fn.name)
+        extra = [ir.PointerType(_PTR), ir.PointerType(_I64), ir.PointerType(_I64)]   # arena, its count, error info
+        self.func = ir.Function(self.module, ir.FunctionType(_I32, params + outs + extra), name=fn.name)
         entry = self.func.append_basic_block("entry")
         self.b = ir.IRBuilder(entry)
         self.exit_block = self.func.append_basic_block("exit")
@@ -90,8 +108,13 @@ class _Lowering:
         self.status = self.b.alloca(_I32, name="status")
         self.b.store(ir.Constant(_I32, OK), self.status)
         for p, arg in zip(fn.params, self.func.args[:len(fn.params)]):
-            self.values[p] = self.b.trunc(arg, _I1) if p.type is BOOL else arg
-        self.outs = self.func.args[len(fn.params):]
+            if p.type.is_array:
+                self.values[p] = self.b.load(arg)
+            else:
+                self.values[p] = self.b.trunc(arg, _I1) if p.type is BOOL else arg
+        n_out = len(fn.result_types)
+        self.outs = self.func.args[len(fn.params):len(fn.params) + n_out]
+        self.arena, self.arena_count, self.errinfo = self.func.args[len(fn.params) + n_out:]
         self.block(fn.body)
         eb = ir.IRBuilder(self.exit_block)
         eb.ret(eb.load(self.status))
@@ -135,11 +158,14 @@ class _Lowering:
     def op(self, op):
         p = op.prim
         b = self.b
-        ins = [self.v(x) for x in op.operands if not isinstance(x.type, ArrayType)] \
-            if p not in ("for", "while", "if") else None
-        if any(isinstance(x.type, ArrayType) for x in op.operands) or \
-                any(isinstance(r.type, ArrayType) for r in op.results):
-            raise NotImplementedError("srcgrad: the llvm backend does not handle arrays yet; use backend='python'")
+        ins = [self.v(x) for x in op.operands] if p not in ("for", "while", "if") else None
+        if p not in _ARRAY_OPS and (any(x.type.is_array for x in op.operands) or
+                                    any(r.type.is_array for r in op.results)):
+            raise NotImplementedError(f"srcgrad: the llvm backend does not handle the whole-array operation "
+                                      f"'{p}' yet; use backend='python' (element-wise array code works)")
+        if p in ("index", "setitem", "index_add", "shape", "size", "zeros_like", "full", "copy"):
+            self.array_op(op, ins)
+            return
         if p == "const":
             t = op.results[0].type
             value = op.attrs["value"]
@@ -227,6 +253,152 @@ class _Lowering:
             raise NotImplementedError(f"srcgrad: the llvm backend has no rule for primitive '{p}' yet; "
                                       "use backend='python'")
         self.values[op.results[0]] = out
+
+    # ------------------------------------------------------------------ arrays
+    def array_op(self, op, ins):
+        b = self.b
+        p = op.prim
+        if p == "shape":
+            self.values[op.results[0]] = b.extract_value(b.extract_value(ins[0], 1), op.attrs["axis"])
+        elif p == "size":
+            self.values[op.results[0]] = self.product(self.shape_values(ins[0], op.operands[0].type.ndim))
+        elif p == "index":
+            arr = op.operands[0]
+            ptr = self.element_pointer(op, arr, ins[0], ins[1:])
+            val = b.load(ptr)
+            if arr.type.dtype is F32:
+                val = b.fpext(val, _F64)
+            elif arr.type.dtype is BOOL:
+                val = b.trunc(val, _I1)
+            self.values[op.results[0]] = val
+        elif p in ("setitem", "index_add"):
+            arr = op.operands[0]
+            ptr = self.element_pointer(op, arr, ins[0], ins[2:])
+            val = ins[1]
+            if p == "index_add":
+                old = b.load(ptr)
+                val = b.fadd(b.fpext(old, _F64) if arr.type.dtype is F32 else old, val)
+            if arr.type.dtype is F32:
+                val = b.fptrunc(val, ir.FloatType())
+            elif arr.type.dtype is BOOL:
+                val = b.zext(val, _I8)
+            elif arr.type.dtype is I64 and val.type is _F64:
+                val = b.fptosi(val, _I64)
+            b.store(val, ptr)
+            self.values[op.results[0]] = ins[0]
+        elif p == "zeros_like":
+            t = op.operands[0].type
+            self.values[op.results[0]] = self.new_array(t, self.shape_values(ins[0], t.ndim), 0.0)
+        elif p == "full":
+            t = op.results[0].type
+            self.values[op.results[0]] = self.new_array(t, ins, op.attrs["value"])
+        elif p == "copy":
+            t = op.operands[0].type
+            src = ins[0]
+            dst = self.new_array(t, self.shape_values(src, t.ndim), None)
+
+            def move(idx):
+                value = b.load(self.raw_pointer(op.operands[0].type, src, idx))
+                b.store(value, self.raw_pointer(t, dst, idx))
+            self.each_index(self.shape_values(src, t.ndim), move)
+            self.values[op.results[0]] = dst
+
+    def shape_values(self, arr, ndim):
+        shape = self.b.extract_value(arr, 1)
+        return [self.b.extract_value(shape, k) for k in range(ndim)]
+
+    def product(self, values):
+        out = ir.Constant(_I64, 1)
+        for v in values:
+            out = self.b.mul(out, v)
+        return out
+
+    def raw_pointer(self, t, arr, idx):
+        """The address of arr[idx] (indices already checked)."""
+        b = self.b
+        strides = b.extract_value(arr, 2)
+        off = ir.Constant(_I64, 0)
+        for k, i in enumerate(idx):
+            off = b.add(off, b.mul(i, b.extract_value(strides, k)))
+        return b.bitcast(b.gep(b.extract_value(arr, 0), [off]), ir.PointerType(_elem(t)))
+
+    def element_pointer(self, op, arr_value, arr, idx):
+        """arr[idx] with Python's negative indices and a bounds check that raises IndexError."""
+        b = self.b
+        shape = self.shape_values(arr, arr_value.type.ndim)
+        fixed = []
+        for k, (i, n) in enumerate(zip(idx, shape)):
+            if i.type is _I1:
+                i = b.zext(i, _I64)
+            j = b.select(b.icmp_signed("<", i, ir.Constant(_I64, 0)), b.add(i, n), i)
+            bad = b.or_(b.icmp_signed("<", j, ir.Constant(_I64, 0)), b.icmp_signed(">=", j, n))
+            where = f" ({op.loc})" if op.loc is not None else ""
+            self.messages.append(f"index {{index}} is out of bounds for axis {k} of '{arr_value.name or 'array'}' "
+                                 f"with size {{size}}{where}")
+            site = len(self.messages) - 1
+            bad_bb = self.func.append_basic_block("index.error")
+            ok_bb = self.func.append_basic_block("index.ok")
+            b.cbranch(bad, bad_bb, ok_bb)
+            b.position_at_end(bad_bb)
+            b.store(i, self.errinfo)
+            b.store(n, b.gep(self.errinfo, [ir.Constant(_I64, 1)]))
+            b.store(ir.Constant(_I32, 100 + site), self.status)
+            b.branch(self.exit_block)
+            b.position_at_end(ok_bb)
+            fixed.append(j)
+        return self.raw_pointer(arr_value.type, arr, fixed)
+
+    def new_array(self, t, sizes, fill):
+        """A C-ordered array of ``sizes`` (zeros, ``fill``, or uninitialised for None), recorded in
+        the arena so that Python frees it after the call."""
+        b = self.b
+        size = _ELEMENT_SIZE[t.dtype]
+        total = self.product(sizes)
+        calloc = self.declare("calloc", _PTR, [_I64, _I64])
+        data = b.call(calloc, [b.select(b.icmp_signed(">", total, ir.Constant(_I64, 0)), total,
+                                        ir.Constant(_I64, 1)), ir.Constant(_I64, size)])
+        count = b.load(self.arena_count)
+        b.store(data, b.gep(self.arena, [count]))
+        b.store(b.add(count, ir.Constant(_I64, 1)), self.arena_count)
+        shape_t = ir.ArrayType(_I64, t.ndim)
+        shape = ir.Constant(shape_t, ir.Undefined)
+        strides = ir.Constant(shape_t, ir.Undefined)
+        stride = ir.Constant(_I64, size)
+        for k in reversed(range(t.ndim)):
+            strides = b.insert_value(strides, stride, k)
+            stride = b.mul(stride, sizes[k])
+        for k, n in enumerate(sizes):
+            shape = b.insert_value(shape, n, k)
+        arr = ir.Constant(_ltype(t), ir.Undefined)
+        arr = b.insert_value(b.insert_value(b.insert_value(arr, data, 0), shape, 1), strides, 2)
+        if fill not in (None, 0, 0.0):
+            elem = _elem(t)
+            value = ir.Constant(elem, float(fill) if isinstance(elem, (ir.DoubleType, ir.FloatType)) else int(fill))
+            flat = b.bitcast(data, ir.PointerType(elem))
+            self.each_index([total], lambda idx: b.store(value, b.gep(flat, idx)))
+        return arr
+
+    def each_index(self, shape, body):
+        """Emit nested loops over all indices of ``shape`` calling ``body(indices)``."""
+        b = self.b
+        if not shape:
+            body([])
+            return
+        n = shape[0]
+        pre = b.block
+        head = self.func.append_basic_block("each.head")
+        loop = self.func.append_basic_block("each.body")
+        done = self.func.append_basic_block("each.end")
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(_I64)
+        i.add_incoming(ir.Constant(_I64, 0), pre)
+        b.cbranch(b.icmp_signed("<", i, n), loop, done)
+        b.position_at_end(loop)
+        self.each_index(shape[1:], lambda rest: body([i] + rest))
+        i.add_incoming(b.add(i, ir.Constant(_I64, 1)), b.block)
+        b.branch(head)
+        b.position_at_end(done)
 
     def arith(self, p, t, ins):
         b = self.b
@@ -477,23 +649,92 @@ def compile_function(fn):
     engine = llvm.create_mcjit_compiler(mod, _init())
     engine.finalize_object()
     address = engine.get_function_address(fn.name)
-    arg_types = [_CTYPES[p.type] for p in fn.params]
-    out_types = [_CTYPES[t] for t in fn.result_types]
-    cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *arg_types, *[ctypes.POINTER(t) for t in out_types])(address)
+    in_types = [_ctype(p.type) for p in fn.params]
+    out_types = [_ctype(t) for t in fn.result_types]
+    cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.POINTER(t) if issubclass(t, ctypes.Structure) else t
+                                               for t in in_types],
+                             *[ctypes.POINTER(t) for t in out_types],
+                             ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64),
+                             ctypes.POINTER(ctypes.c_int64))(address)
     messages = list(low.messages)
-    kinds = [t for t in fn.result_types]
+    param_types = [p.type for p in fn.params]
+    kinds = list(fn.result_types)
 
     def run(*args):
+        call_args = []
+        for a, t, ct in zip(args, param_types, in_types):
+            if t.is_array:
+                call_args.append(ctypes.byref(_array_struct(ct, a)))
+            else:
+                call_args.append(a)
         outs = [t() for t in out_types]
-        status = cfunc(*args, *[ctypes.byref(o) for o in outs])
-        if status:
-            if status == ZERO_DIVISION:
-                raise ZeroDivisionError("integer division or modulo by zero")
-            if status >= 100:
-                raise AssertionError(messages[status - 100])
-            raise RuntimeError(f"srcgrad: compiled code failed with status {status}")
-        vals = [bool(o.value) if k is BOOL else o.value for o, k in zip(outs, kinds)]
+        arena = (ctypes.c_void_p * _ARENA)()
+        count = ctypes.c_int64(0)
+        err = (ctypes.c_int64 * 2)()
+        try:
+            status = cfunc(*call_args, *[ctypes.byref(o) for o in outs], arena, ctypes.byref(count), err)
+            if status:
+                if status == ZERO_DIVISION:
+                    raise ZeroDivisionError("integer division or modulo by zero")
+                if status >= 100:
+                    message = messages[status - 100]
+                    if message.startswith("index "):
+                        raise IndexError(message.format(index=err[0], size=err[1]))
+                    raise AssertionError(message)
+                raise RuntimeError(f"srcgrad: compiled code failed with status {status}")
+            vals = [_result(o, k, args, param_types) for o, k in zip(outs, kinds)]
+        finally:
+            for k in range(count.value):
+                _libc_free(arena[k])
         return vals[0] if len(vals) == 1 else tuple(vals)
 
     run._engine = engine          # keeps the machine code alive as long as the callable
     return run, str(mod)
+
+
+_ARENA = 1 << 16
+_STRUCTS = {}
+_NP_DTYPES = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
+
+
+def _ctype(t):
+    if not t.is_array:
+        return _CTYPES[t]
+    key = t.ndim
+    if key not in _STRUCTS:
+        _STRUCTS[key] = type(f"Array{key}", (ctypes.Structure,), {"_fields_": [
+            ("data", ctypes.c_void_p), ("shape", ctypes.c_int64 * t.ndim), ("strides", ctypes.c_int64 * t.ndim)]})
+    return _STRUCTS[key]
+
+
+def _array_struct(ct, a):
+    s = ct()
+    s.data = a.ctypes.data
+    s.shape[:] = a.shape
+    s.strides[:] = a.strides
+    s._keep = a
+    return s
+
+
+def _result(o, kind, args, param_types):
+    """A result as Python sees it: an array the function returned (an argument itself, or a new
+    array copied out of native memory), or a number."""
+    if not kind.is_array:
+        return bool(o.value) if kind is BOOL else o.value
+    shape = tuple(o.shape[:])
+    for a, t in zip(args, param_types):
+        if t.is_array and a.ctypes.data == o.data and a.shape == shape:
+            return a
+    n = int(np.prod(shape)) if shape else 1
+    dtype = np.dtype(_NP_DTYPES[kind.dtype])
+    buf = (ctypes.c_char * (n * dtype.itemsize)).from_address(o.data) if n else b""
+    return np.frombuffer(bytes(buf), dtype=dtype).reshape(shape).copy()
+
+
+def _libc_free(ptr):
+    if ptr:
+        _LIBC.free(ctypes.c_void_p(ptr))
+
+
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c"))
+_LIBC.free.argtypes = [ctypes.c_void_p]

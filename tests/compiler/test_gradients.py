@@ -48,29 +48,27 @@ def test_value_and_jit_match_python(name):
     assert srcgrad.jit(fn)(*args) == pytest.approx(fn(*args), rel=1e-12)
 
 
-def _scalar_only(args):
-    return not any(isinstance(a, np.ndarray) for a in args)
+def _fresh(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
 
-SCALAR_CASES = sorted(n for n, (fn, args, wrt) in CASES.items() if _scalar_only(args))
-
-
-@pytest.mark.parametrize("name", SCALAR_CASES)
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_llvm_backend_agrees_with_python_backend(name):
     """Native code computes the same numbers as the python backend (relative 1e-12)."""
     fn, args, wrt = CASES[name]
     native = srcgrad.value_and_grad(fn, wrt=wrt, backend="llvm")
     try:
-        value, grads = native(*args)
+        value, grads = native(*_fresh(args))
     except NotImplementedError as e:
-        assert "does not handle arrays yet" in str(e)
-        pytest.skip("arrays inside the function: the llvm backend's next step")
-    ref_value, ref_grads = srcgrad.value_and_grad(fn, wrt=wrt, backend="python")(*args)
+        assert "whole-array operation" in str(e)
+        pytest.skip("whole-array operations: the llvm backend's next step")
+    ref_value, ref_grads = srcgrad.value_and_grad(fn, wrt=wrt, backend="python")(*_fresh(args))
     assert value == pytest.approx(ref_value, rel=1e-12, abs=1e-300)
     for a, b in zip(grads if isinstance(grads, tuple) else (grads,),
                     ref_grads if isinstance(ref_grads, tuple) else (ref_grads,)):
-        assert a == pytest.approx(b, rel=1e-12, abs=1e-14)
-    assert srcgrad.jit(fn, backend="llvm")(*args) == pytest.approx(fn(*args), rel=1e-12)
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+        assert type(a) is type(b)
+    assert srcgrad.jit(fn, backend="llvm")(*_fresh(args)) == pytest.approx(fn(*_fresh(args)), rel=1e-12)
     assert "define" in native.llvm_ir
 
 
@@ -84,3 +82,35 @@ def test_llvm_backend_raises_python_errors():
         native(7, 0)
     with pytest.raises(AssertionError, match="a must be above -100"):
         native(-101, 2)
+
+
+def _read(x, i):
+    return x[i] * 2.0
+
+
+def _strided_sum(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            s += x[i, j] * (i + 1) - x[-1, -1]
+    return s
+
+
+def test_llvm_backend_bounds_checks_and_negative_indices():
+    f = srcgrad.jit(_read, backend="llvm")
+    x = np.array([1.0, 2.0, 3.0])
+    assert f(x, -1) == 6.0 and f(x, 0) == 2.0
+    with pytest.raises(IndexError, match=r"index 5 is out of bounds for axis 0 of 'x' with size 3 \(.*test_gradients"):
+        f(x, 5)
+    with pytest.raises(IndexError, match="index -4 is out of bounds"):
+        f(x, -4)
+
+
+def test_llvm_backend_reads_non_contiguous_arrays_without_copying():
+    base = np.arange(24.0).reshape(4, 6)
+    view = base[::2, 1::2]                 # strided in both dimensions
+    assert not view.flags.c_contiguous
+    assert srcgrad.jit(_strided_sum, backend="llvm")(view) == pytest.approx(_strided_sum(view), rel=1e-15)
+    g = srcgrad.grad(_strided_sum, backend="llvm")(view)
+    np.testing.assert_allclose(g, srcgrad.grad(_strided_sum)(view.copy()), rtol=1e-12)
+    assert g.shape == view.shape
