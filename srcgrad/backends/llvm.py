@@ -29,7 +29,7 @@ from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
 
 _F64, _I64, _I1, _I8, _I32 = ir.DoubleType(), ir.IntType(64), ir.IntType(1), ir.IntType(8), ir.IntType(32)
 _PTR = ir.PointerType(_I8)
-OK, ASSERTION, ZERO_DIVISION, INDEX = 0, 1, 2, 3
+OK, ASSERTION, ZERO_DIVISION, INDEX_PLAIN, BROADCAST = 0, 1, 2, 3, 4
 
 _INTRINSICS = {"sin": "llvm.sin", "cos": "llvm.cos", "exp": "llvm.exp", "log": "llvm.log", "sqrt": "llvm.sqrt",
                "log2": "llvm.log2", "log10": "llvm.log10"}
@@ -73,8 +73,12 @@ def _elem(t):
 
 
 _ELEMENT_SIZE = {F64: 8, F32: 4, I64: 8, BOOL: 1}
+_ELEMENTWISE = {"add", "sub", "mul", "div", "floordiv", "mod", "neg", "abs", "pow", "min", "max", "floor", "ceil",
+                "lt", "le", "gt", "ge", "eq", "ne", "not", "and", "or", "select", "to_f64", "to_i64", "to_bool",
+                *_INTRINSICS, *_LIBM}
+_WHOLE = {"sum", "transpose", "slice", "setslice", "slice_add", "matmul", "outer", "sum_to", "broadcast_like"}
 _ARRAY_OPS = {"index", "setitem", "index_add", "shape", "size", "zeros_like", "full", "copy", "yield", "return",
-              "tape_put", "tape_get", "if", "for", "while"}
+              "tape_put", "tape_get", "if", "for", "while"} | _ELEMENTWISE | _WHOLE
 
 
 _CTYPES = {F64: ctypes.c_double, I64: ctypes.c_int64, BOOL: ctypes.c_int8}
@@ -163,66 +167,21 @@ class _Lowering:
                                     any(r.type.is_array for r in op.results)):
             raise NotImplementedError(f"srcgrad: the llvm backend does not handle the whole-array operation "
                                       f"'{p}' yet; use backend='python' (element-wise array code works)")
-        if p in ("index", "setitem", "index_add", "shape", "size", "zeros_like", "full", "copy"):
+        if p in ("index", "setitem", "index_add", "shape", "size", "zeros_like", "full", "copy") or p in _WHOLE:
             self.array_op(op, ins)
             return
         if p == "const":
             t = op.results[0].type
             value = op.attrs["value"]
+            if hasattr(value, "shape"):
+                raise NotImplementedError("srcgrad: the llvm backend does not take global arrays yet; pass the "
+                                          "array as an argument, or use backend='python'")
             out = ir.Constant(_ltype(t), int(value) if t is not F64 else float(value))
-        elif p in ("add", "sub", "mul"):
-            out = self.arith(p, op.results[0].type, ins)
-        elif p == "div":
-            out = b.fdiv(*ins)      # IEEE: x / 0.0 is inf or nan (the python backend raises; see docs)
-        elif p in ("floordiv", "mod"):
-            out = self.floordiv_mod(p, op.results[0].type, ins)
-        elif p == "neg":
-            out = b.fneg(ins[0]) if op.results[0].type is F64 else b.neg(ins[0])
-        elif p == "abs":
-            out = self.call_intrinsic("llvm.fabs", ins) if op.results[0].type is F64 else \
-                b.select(b.icmp_signed("<", ins[0], ir.Constant(_I64, 0)), b.neg(ins[0]), ins[0])
-        elif p == "pow":
-            if op.results[0].type is I64:
-                out = b.call(self.ipow(), ins)
-            else:
-                out = self.call_intrinsic("llvm.pow", ins)
-        elif p in ("min", "max"):
-            a, c = ins
-            if op.results[0].type is F64:
-                better = b.fcmp_ordered("<" if p == "min" else ">", c, a)
-            else:
-                better = b.icmp_signed("<" if p == "min" else ">", c, a)
-            out = b.select(better, c, a)      # Python: the first argument unless the second is better
-        elif p in _INTRINSICS:
-            out = self.call_intrinsic(_INTRINSICS[p], ins)
-        elif p in _LIBM:
-            f = self.declare(_LIBM[p], _F64, [_F64] * len(ins))
-            out = b.call(f, ins)
-        elif p in ("floor", "ceil"):
-            out = b.fptosi(self.call_intrinsic("llvm." + p, ins), _I64)
-        elif p in _FCMP:
-            a, c = ins
-            t = op.operands[0].type
-            if t is F64:
-                out = b.fcmp_unordered("!=", a, c) if p == "ne" else b.fcmp_ordered(_FCMP[p], a, c)
-            else:
-                out = b.icmp_signed(_FCMP[p], a, c)
-        elif p == "not":
-            out = b.not_(ins[0])
-        elif p == "and":
-            out = b.and_(*ins)
-        elif p == "or":
-            out = b.or_(*ins)
-        elif p == "select":
-            out = b.select(*ins)
-        elif p == "to_f64":
-            out = b.uitofp(ins[0], _F64) if op.operands[0].type is BOOL else b.sitofp(ins[0], _F64)
-        elif p == "to_i64":
-            out = b.fptosi(ins[0], _I64) if op.operands[0].type is F64 else b.zext(ins[0], _I64)
-        elif p == "to_bool":
-            x = ins[0]
-            out = b.fcmp_unordered("!=", x, ir.Constant(_F64, 0.0)) if op.operands[0].type is F64 else \
-                b.icmp_signed("!=", x, ir.Constant(_I64, 0))
+        elif p in _ELEMENTWISE and op.results and op.results[0].type.is_array:
+            self.values[op.results[0]] = self.elementwise(op, ins)
+            return
+        elif p in _ELEMENTWISE:
+            out = self.scalar(p, [x.type for x in op.operands], op.results[0].type, ins)
         elif p == "assert":
             self.guard(b.not_(ins[0]), ASSERTION, op.attrs["message"])
             return
@@ -253,6 +212,66 @@ class _Lowering:
             raise NotImplementedError(f"srcgrad: the llvm backend has no rule for primitive '{p}' yet; "
                                       "use backend='python'")
         self.values[op.results[0]] = out
+
+    def scalar(self, p, in_types, out_type, ins):
+        """One scalar primitive on LLVM values (also the element step of whole-array operations)."""
+        b = self.b
+        if p in ("add", "sub", "mul"):
+            out = self.arith(p, out_type, ins)
+        elif p == "div":
+            out = b.fdiv(*ins)      # IEEE: x / 0.0 is inf or nan (the python backend raises; see docs)
+        elif p in ("floordiv", "mod"):
+            out = self.floordiv_mod(p, out_type, ins)
+        elif p == "neg":
+            out = b.fneg(ins[0]) if out_type is F64 else b.neg(ins[0])
+        elif p == "abs":
+            out = self.call_intrinsic("llvm.fabs", ins) if out_type is F64 else \
+                b.select(b.icmp_signed("<", ins[0], ir.Constant(_I64, 0)), b.neg(ins[0]), ins[0])
+        elif p == "pow":
+            if out_type is I64:
+                out = b.call(self.ipow(), ins)
+            else:
+                out = self.call_intrinsic("llvm.pow", ins)
+        elif p in ("min", "max"):
+            a, c = ins
+            if out_type is F64:
+                better = b.fcmp_ordered("<" if p == "min" else ">", c, a)
+            else:
+                better = b.icmp_signed("<" if p == "min" else ">", c, a)
+            out = b.select(better, c, a)      # Python: the first argument unless the second is better
+        elif p in _INTRINSICS:
+            out = self.call_intrinsic(_INTRINSICS[p], ins)
+        elif p in _LIBM:
+            f = self.declare(_LIBM[p], _F64, [_F64] * len(ins))
+            out = b.call(f, ins)
+        elif p in ("floor", "ceil"):
+            out = b.fptosi(self.call_intrinsic("llvm." + p, ins), _I64)
+        elif p in _FCMP:
+            a, c = ins
+            t = in_types[0]
+            if t is F64:
+                out = b.fcmp_unordered("!=", a, c) if p == "ne" else b.fcmp_ordered(_FCMP[p], a, c)
+            else:
+                out = b.icmp_signed(_FCMP[p], a, c)
+        elif p == "not":
+            out = b.not_(ins[0])
+        elif p == "and":
+            out = b.and_(*ins)
+        elif p == "or":
+            out = b.or_(*ins)
+        elif p == "select":
+            out = b.select(*ins)
+        elif p == "to_f64":
+            out = b.uitofp(ins[0], _F64) if in_types[0] is BOOL else b.sitofp(ins[0], _F64)
+        elif p == "to_i64":
+            out = b.fptosi(ins[0], _I64) if in_types[0] is F64 else b.zext(ins[0], _I64)
+        elif p == "to_bool":
+            x = ins[0]
+            out = b.fcmp_unordered("!=", x, ir.Constant(_F64, 0.0)) if in_types[0] is F64 else \
+                b.icmp_signed("!=", x, ir.Constant(_I64, 0))
+        else:
+            return None
+        return out
 
     # ------------------------------------------------------------------ arrays
     def array_op(self, op, ins):
@@ -292,6 +311,80 @@ class _Lowering:
         elif p == "full":
             t = op.results[0].type
             self.values[op.results[0]] = self.new_array(t, ins, op.attrs["value"])
+        elif p == "sum":
+            self.values[op.results[0]] = self.reduce_sum(op, op.operands[0].type, ins[0])
+        elif p == "transpose":
+            t = op.operands[0].type
+            shape = self.shape_values(ins[0], t.ndim)
+            sd = b.extract_value(ins[0], 2)
+            strides = [b.extract_value(sd, k) for k in range(t.ndim)]
+            self.values[op.results[0]] = self.view(ins[0], b.extract_value(ins[0], 0), shape[::-1], strides[::-1],
+                                                   t.ndim)
+        elif p == "slice":
+            self.values[op.results[0]] = self.slice_view(op, op.operands[0].type, ins[0], ins[1:])
+        elif p in ("setslice", "slice_add"):
+            t = op.operands[0].type
+            part = self.slice_view(op, t, ins[0], ins[2:])
+            pt = ArrayType(t.dtype, op.operands[0].type.ndim - sum(1 for s in op.attrs["spec"] if s[0] == "i"))
+            vt, v = op.operands[1].type, ins[1]
+            shape = self.shape_values(part, pt.ndim)
+            if vt.is_array:
+                self.broadcast_shape(pt.ndim, [(pt, part), (vt, v)])
+
+            def step(idx):
+                val = self.load_broadcast(vt, v, idx) if vt.is_array else v
+                if val.type is _I1:
+                    val = b.uitofp(val, _F64)
+                elif val.type is _I64 and pt.dtype is not I64:
+                    val = b.sitofp(val, _F64)
+                if p == "slice_add":
+                    val = b.fadd(self.load_element(pt, part, idx), val)
+                self.store_element(pt, part, idx, val)
+            self.each_index(shape, step)
+            self.values[op.results[0]] = ins[0]
+        elif p == "matmul":
+            self.values[op.results[0]] = self.matmul(op, ins)
+        elif p == "outer":
+            ta, tb = op.operands[0].type, op.operands[1].type
+            shape = self.shape_values(ins[0], 1) + self.shape_values(ins[1], 1)
+            out_t = op.results[0].type
+            result = self.new_array(out_t, shape, None)
+            self.each_index(shape, lambda idx: self.store_element(out_t, result, idx, b.fmul(
+                self.load_element(ta, ins[0], idx[:1]), self.load_element(tb, ins[1], idx[1:]))))
+            self.values[op.results[0]] = result
+        elif p == "sum_to":
+            gt, lt = op.operands[0].type, op.operands[1].type
+            if not gt.is_array:
+                raise NotImplementedError("srcgrad: llvm sum_to of a scalar")
+            g, like = ins
+            out_shape = self.shape_values(like, lt.ndim)
+            result = self.new_array(lt, out_shape, 0.0)
+            lead = gt.ndim - lt.ndim
+
+            def step(idx):
+                sub = [b.select(b.icmp_signed("==", n, ir.Constant(_I64, 1)), ir.Constant(_I64, 0), idx[lead + k])
+                       for k, n in enumerate(out_shape)]
+                ptr = self.raw_pointer(lt, result, sub)
+                b.store(b.fadd(b.load(ptr), self.load_element(gt, g, idx)), ptr)
+            self.each_index(self.shape_values(g, gt.ndim), step)
+            self.values[op.results[0]] = result
+        elif p == "broadcast_like":
+            gt, lt = op.operands[0].type, op.operands[1].type
+            g, like = ins
+            shape = self.shape_values(like, lt.ndim)
+            result = self.new_array(ArrayType(F64, lt.ndim), shape, None)
+            axis = op.attrs.get("axis")
+
+            def step(idx):
+                if not gt.is_array:
+                    val = g
+                elif axis is not None:
+                    val = self.load_element(gt, g, [i for k, i in enumerate(idx) if k != axis])
+                else:
+                    val = self.load_broadcast(gt, g, idx)
+                self.store_element(ArrayType(F64, lt.ndim), result, idx, val)
+            self.each_index(shape, step)
+            self.values[op.results[0]] = result
         elif p == "copy":
             t = op.operands[0].type
             src = ins[0]
@@ -302,6 +395,174 @@ class _Lowering:
                 b.store(value, self.raw_pointer(t, dst, idx))
             self.each_index(self.shape_values(src, t.ndim), move)
             self.values[op.results[0]] = dst
+
+    def elementwise(self, op, ins):
+        """A scalar primitive over arrays with numpy's broadcasting: a loop nest over the result."""
+        b = self.b
+        out_t = op.results[0].type
+        shape = self.broadcast_shape(out_t.ndim, [(x.type, v) for x, v in zip(op.operands, ins)])
+        result = self.new_array(out_t, shape, None)
+        elem_types = [(F64 if x.type.dtype is F32 else x.type.dtype) if x.type.is_array else x.type
+                      for x in op.operands]
+
+        def step(idx):
+            vals = [self.load_broadcast(x.type, v, idx) if x.type.is_array else v
+                    for x, v in zip(op.operands, ins)]
+            self.store_element(out_t, result, idx, self.scalar(op.prim, elem_types, out_t.dtype, vals))
+        self.each_index(shape, step)
+        return result
+
+    def broadcast_shape(self, ndim, operands):
+        b = self.b
+        shape = [ir.Constant(_I64, 1)] * ndim
+        one = ir.Constant(_I64, 1)
+        for t, v in operands:
+            if not t.is_array:
+                continue
+            lead = ndim - t.ndim
+            for k, n in enumerate(self.shape_values(v, t.ndim)):
+                cur = shape[lead + k]
+                bad = b.and_(b.and_(b.icmp_signed("!=", cur, one), b.icmp_signed("!=", n, one)),
+                             b.icmp_signed("!=", cur, n))
+                self.guard(bad, BROADCAST)
+                shape[lead + k] = b.select(b.icmp_signed("==", n, one), cur, n)
+        return shape
+
+    def load_broadcast(self, t, arr, idx):
+        """arr's element for result index ``idx`` (right-aligned, size-1 axes repeat)."""
+        b = self.b
+        lead = len(idx) - t.ndim
+        shape = self.shape_values(arr, t.ndim)
+        sub = [b.select(b.icmp_signed("==", n, ir.Constant(_I64, 1)), ir.Constant(_I64, 0), idx[lead + k])
+               for k, n in enumerate(shape)]
+        return self.load_element(t, arr, sub)
+
+    def load_element(self, t, arr, idx):
+        val = self.b.load(self.raw_pointer(t, arr, idx))
+        if t.dtype is F32:
+            return self.b.fpext(val, _F64)
+        if t.dtype is BOOL:
+            return self.b.trunc(val, _I1)
+        return val
+
+    def store_element(self, t, arr, idx, val):
+        b = self.b
+        if t.dtype is F32:
+            val = b.fptrunc(val, ir.FloatType())
+        elif t.dtype is BOOL:
+            val = b.zext(val, _I8)
+        b.store(val, self.raw_pointer(t, arr, idx))
+
+    def view(self, arr, data, shape, strides, ndim):
+        st = ir.ArrayType(_I64, ndim)
+        sh, sd = ir.Constant(st, ir.Undefined), ir.Constant(st, ir.Undefined)
+        for k in range(ndim):
+            sh = self.b.insert_value(sh, shape[k], k)
+            sd = self.b.insert_value(sd, strides[k], k)
+        out = ir.Constant(ir.LiteralStructType([_PTR, st, st]), ir.Undefined)
+        return self.b.insert_value(self.b.insert_value(self.b.insert_value(out, data, 0), sh, 1), sd, 2)
+
+    def slice_view(self, op, t, arr, bounds):
+        """x[a:b, j, ::s] as a view: pointer offset, new shape and strides (Python's slice rules)."""
+        b = self.b
+        shape = self.shape_values(arr, t.ndim)
+        strides_v = b.extract_value(arr, 2)
+        strides = [b.extract_value(strides_v, k) for k in range(t.ndim)]
+        spec = list(op.attrs["spec"]) + [("s", False, False, False)] * (t.ndim - len(op.attrs["spec"]))
+        it = iter(bounds)
+        offset = ir.Constant(_I64, 0)
+        new_shape, new_strides = [], []
+        for k, s in enumerate(spec):
+            n, st = shape[k], strides[k]
+            if s[0] == "i":
+                i = next(it)
+                i = b.zext(i, _I64) if i.type is _I1 else i
+                j = b.select(b.icmp_signed("<", i, ir.Constant(_I64, 0)), b.add(i, n), i)
+                bad = b.or_(b.icmp_signed("<", j, ir.Constant(_I64, 0)), b.icmp_signed(">=", j, n))
+                self.guard(bad, INDEX_PLAIN)
+                offset = b.add(offset, b.mul(j, st))
+                continue
+            start, stop, step = (next(it) if has else None for has in s[1:])
+            step = step if step is not None else ir.Constant(_I64, 1)
+            self.guard(b.icmp_signed("==", step, ir.Constant(_I64, 0)), BROADCAST)
+            lo, length = self.adjust_slice(start, stop, step, n)
+            offset = b.add(offset, b.mul(lo, st))
+            new_shape.append(length)
+            new_strides.append(b.mul(st, step))
+        data = b.gep(b.extract_value(arr, 0), [offset])
+        return self.view(arr, data, new_shape, new_strides, len(new_shape))
+
+    def adjust_slice(self, start, stop, step, n):
+        """(first index, length) of start:stop:step over n elements, as Python computes them."""
+        b = self.b
+        zero, one, minus = ir.Constant(_I64, 0), ir.Constant(_I64, 1), ir.Constant(_I64, -1)
+        up = b.icmp_signed(">", step, zero)
+
+        def clip(v, default_up, default_down):
+            if v is None:
+                return b.select(up, default_up, default_down)
+            v = b.select(b.icmp_signed("<", v, zero), b.add(v, n), v)
+            low = b.select(up, zero, minus)
+            high = b.select(up, n, b.sub(n, one))
+            v = b.select(b.icmp_signed("<", v, low), low, v)
+            return b.select(b.icmp_signed(">", v, high), high, v)
+        lo = clip(start, zero, b.sub(n, one))
+        hi = clip(stop, n, minus)
+        span = b.select(up, b.sub(hi, lo), b.sub(lo, hi))
+        mag = b.select(up, step, b.neg(step))
+        length = b.sdiv(b.add(span, b.sub(mag, one)), mag)
+        length = b.select(b.icmp_signed(">", length, zero), length, zero)
+        return lo, length
+
+    def reduce_sum(self, op, t, arr):
+        b = self.b
+        shape = self.shape_values(arr, t.ndim)
+        axis = op.attrs.get("axis")
+        if axis is None or t.ndim == 1:
+            with b.goto_entry_block():
+                acc = b.alloca(_F64)
+            b.store(ir.Constant(_F64, 0.0), acc)
+            self.each_index(shape, lambda idx: b.store(b.fadd(b.load(acc), self.as_f64(t, self.load_element(t, arr, idx))), acc))
+            return b.load(acc)
+        out_t = op.results[0].type
+        result = self.new_array(out_t, [n for k, n in enumerate(shape) if k != axis], 0.0)
+
+        def step(idx):
+            sub = [i for k, i in enumerate(idx) if k != axis]
+            ptr = self.raw_pointer(out_t, result, sub)
+            b.store(b.fadd(b.load(ptr), self.as_f64(t, self.load_element(t, arr, idx))), ptr)
+        self.each_index(shape, step)
+        return result
+
+    def as_f64(self, t, v):
+        if t.dtype is I64:
+            return self.b.sitofp(v, _F64)
+        if t.dtype is BOOL:
+            return self.b.uitofp(v, _F64)
+        return v
+
+    def matmul(self, op, ins):
+        b = self.b
+        (ta, tb), (a, c) = [x.type for x in op.operands], ins
+        sa, sb = self.shape_values(a, ta.ndim), self.shape_values(c, tb.ndim)
+        k_a, k_b = sa[-1], sb[0]
+        self.guard(b.icmp_signed("!=", k_a, k_b), BROADCAST)
+        out_t = op.results[0].type
+        out_shape = sa[:-1] + sb[1:]
+        with b.goto_entry_block():
+            acc = b.alloca(_F64)
+
+        def dot(idx):
+            ia, ib = idx[:ta.ndim - 1], idx[ta.ndim - 1:]
+            b.store(ir.Constant(_F64, 0.0), acc)
+            self.each_index([k_a], lambda kk: b.store(b.fadd(b.load(acc), b.fmul(
+                self.load_element(ta, a, ia + kk), self.load_element(tb, c, kk + ib))), acc))
+            return b.load(acc)
+        if not out_t.is_array:
+            return dot([])
+        result = self.new_array(out_t, out_shape, None)
+        self.each_index(out_shape, lambda idx: self.store_element(out_t, result, idx, dot(idx)))
+        return result
 
     def shape_values(self, arr, ndim):
         shape = self.b.extract_value(arr, 1)
@@ -676,6 +937,10 @@ def compile_function(fn):
             if status:
                 if status == ZERO_DIVISION:
                     raise ZeroDivisionError("integer division or modulo by zero")
+                if status == BROADCAST:
+                    raise ValueError("operands could not be broadcast together (or a slice step is zero)")
+                if status == INDEX_PLAIN:
+                    raise IndexError("index out of bounds")
                 if status >= 100:
                     message = messages[status - 100]
                     if message.startswith("index "):
