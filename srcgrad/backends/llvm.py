@@ -76,9 +76,10 @@ _ELEMENT_SIZE = {F64: 8, F32: 4, I64: 8, BOOL: 1}
 _ELEMENTWISE = {"add", "sub", "mul", "div", "floordiv", "mod", "neg", "abs", "pow", "min", "max", "floor", "ceil",
                 "lt", "le", "gt", "ge", "eq", "ne", "not", "and", "or", "select", "to_f64", "to_i64", "to_bool",
                 *_INTRINSICS, *_LIBM}
-_WHOLE = {"sum", "transpose", "slice", "setslice", "slice_add", "matmul", "outer", "sum_to", "broadcast_like"}
+_WHOLE = {"sum", "transpose", "slice", "setslice", "slice_add", "matmul", "outer", "sum_to", "broadcast_like",
+          "prod", "amax", "amin", "reduce_grad", "arange"}
 _ARRAY_OPS = {"index", "setitem", "index_add", "shape", "size", "zeros_like", "full", "copy", "yield", "return",
-              "tape_put", "tape_get", "if", "for", "while"} | _ELEMENTWISE | _WHOLE
+              "tape_put", "tape_get", "if", "for", "while", "const"} | _ELEMENTWISE | _WHOLE
 
 
 _CTYPES = {F64: ctypes.c_double, I64: ctypes.c_int64, BOOL: ctypes.c_int8}
@@ -174,8 +175,8 @@ class _Lowering:
             t = op.results[0].type
             value = op.attrs["value"]
             if hasattr(value, "shape"):
-                raise NotImplementedError("srcgrad: the llvm backend does not take global arrays yet; pass the "
-                                          "array as an argument, or use backend='python'")
+                self.values[op.results[0]] = self.global_array(t, value)
+                return
             out = ir.Constant(_ltype(t), int(value) if t is not F64 else float(value))
         elif p in _ELEMENTWISE and op.results and op.results[0].type.is_array:
             self.values[op.results[0]] = self.elementwise(op, ins)
@@ -313,6 +314,20 @@ class _Lowering:
             self.values[op.results[0]] = self.new_array(t, ins, op.attrs["value"])
         elif p == "sum":
             self.values[op.results[0]] = self.reduce_sum(op, op.operands[0].type, ins[0])
+        elif p in ("prod", "amax", "amin"):
+            self.values[op.results[0]] = self.reduce(op, op.operands[0].type, ins[0])
+        elif p == "reduce_grad":
+            self.values[op.results[0]] = self.reduce_grad(op, ins)
+        elif p == "arange":
+            out_t = op.results[0].type
+            if out_t.dtype is not I64:
+                raise NotImplementedError("srcgrad: the llvm backend's np.arange takes integers only yet")
+            start, stop, step = ins
+            n = self.range_len(start, stop, step)
+            result = self.new_array(out_t, [n], None)
+            self.each_index([n], lambda idx: self.store_element(out_t, result, idx,
+                                                                b.add(start, b.mul(idx[0], step))))
+            self.values[op.results[0]] = result
         elif p == "transpose":
             t = op.operands[0].type
             shape = self.shape_values(ins[0], t.ndim)
@@ -532,6 +547,126 @@ class _Lowering:
             ptr = self.raw_pointer(out_t, result, sub)
             b.store(b.fadd(b.load(ptr), self.as_f64(t, self.load_element(t, arr, idx))), ptr)
         self.each_index(shape, step)
+        return result
+
+    def global_array(self, t, value):
+        """A global numpy array read at compile time: constant data in the module."""
+        b = self.b
+        flat = np.ascontiguousarray(value).reshape(-1)
+        elem = _elem(t)
+        items = [float(v) if t.dtype in (F64, F32) else int(v) for v in flat] or [0]
+        data_t = ir.ArrayType(elem, len(items))
+        g = ir.GlobalVariable(self.module, data_t, name=f"const.{len(self.module.global_values)}")
+        g.global_constant = True
+        g.initializer = ir.Constant(data_t, items)
+        size = _ELEMENT_SIZE[t.dtype]
+        shape = [ir.Constant(_I64, n) for n in value.shape]
+        strides, stride = [], size
+        for n in reversed(value.shape):
+            strides.insert(0, ir.Constant(_I64, stride))
+            stride *= n
+        return self.view(None, b.bitcast(g, _PTR), shape, strides, t.ndim)
+
+    def reduce(self, op, t, arr):
+        """np.prod / np.max / np.min, over everything or along one axis (NaN propagates)."""
+        b = self.b
+        kind = op.prim
+        start = {"prod": 1.0, "amax": float("-inf"), "amin": float("inf")}[kind]
+        shape = self.shape_values(arr, t.ndim)
+        axis = op.attrs.get("axis")
+
+        def combine(acc, x):
+            if kind == "prod":
+                return b.fmul(acc, x)
+            better = b.fcmp_ordered(">" if kind == "amax" else "<", x, acc)
+            isnan = b.fcmp_unordered("uno", x, x)
+            return b.select(b.or_(better, isnan), x, b.select(b.fcmp_unordered("uno", acc, acc), acc, acc))
+
+        if kind != "prod":
+            total = self.product(shape)
+            self.guard(b.icmp_signed("==", total, ir.Constant(_I64, 0)), BROADCAST)
+        if axis is None or t.ndim == 1:
+            with b.goto_entry_block():
+                acc = b.alloca(_F64)
+            b.store(ir.Constant(_F64, start), acc)
+            self.each_index(shape, lambda idx: b.store(combine(b.load(acc), self.as_f64(
+                t, self.load_element(t, arr, idx))), acc))
+            return b.load(acc)
+        out_t = op.results[0].type
+        result = self.new_array(out_t, [n for k, n in enumerate(shape) if k != axis], start)
+
+        def step(idx):
+            ptr = self.raw_pointer(out_t, result, [i for k, i in enumerate(idx) if k != axis])
+            b.store(combine(b.load(ptr), self.as_f64(t, self.load_element(t, arr, idx))), ptr)
+        self.each_index(shape, step)
+        return result
+
+    def reduce_grad(self, op, ins):
+        """The gradient of prod (exact at zeros) or max/min (ties share it) — runtime.reduce_grad natively."""
+        b = self.b
+        g, x, out = ins
+        gt, xt, ot = (v.type for v in op.operands)
+        kind, axis = op.attrs["of"], op.attrs.get("axis")
+        shape = self.shape_values(x, xt.ndim)
+        rt = ArrayType(F64, xt.ndim)
+        result = self.new_array(rt, shape, 0.0)
+
+        def reduced(idx):
+            return [i for k, i in enumerate(idx) if k != axis] if axis is not None else []
+
+        def at(value_t, value, idx):
+            return self.load_element(value_t, value, reduced(idx)) if value_t.is_array else value
+
+        # per reduced position: how many elements tie with the result (max/min), or are zero and the
+        # product of the non-zero ones (prod)
+        aux_t = ArrayType(F64, max(xt.ndim - 1, 0)) if axis is not None and xt.ndim > 1 else None
+        red_shape = [n for k, n in enumerate(shape) if k != axis] if aux_t is not None else []
+        if aux_t is not None:
+            count = self.new_array(aux_t, red_shape, 0.0)
+            nonzero = self.new_array(aux_t, red_shape, 1.0)
+        else:
+            with b.goto_entry_block():
+                cslot = b.alloca(_F64)
+                pslot = b.alloca(_F64)
+            b.store(ir.Constant(_F64, 0.0), cslot)
+            b.store(ir.Constant(_F64, 1.0), pslot)
+
+        def slots(idx):
+            if aux_t is not None:
+                sub = reduced(idx)
+                return self.raw_pointer(aux_t, count, sub), self.raw_pointer(aux_t, nonzero, sub)
+            return cslot, pslot
+
+        def first(idx):
+            xv = self.as_f64(xt, self.load_element(xt, x, idx))
+            c, pz = slots(idx)
+            if kind == "prod":
+                zero = b.fcmp_ordered("==", xv, ir.Constant(_F64, 0.0))
+                b.store(b.fadd(b.load(c), b.uitofp(zero, _F64)), c)
+                b.store(b.fmul(b.load(pz), b.select(zero, ir.Constant(_F64, 1.0), xv)), pz)
+            else:
+                tie = b.fcmp_ordered("==", xv, at(ot, out, idx))
+                b.store(b.fadd(b.load(c), b.uitofp(tie, _F64)), c)
+
+        def second(idx):
+            xv = self.as_f64(xt, self.load_element(xt, x, idx))
+            c, pz = slots(idx)
+            gv = at(gt, g, idx)
+            if kind == "prod":
+                zeros = b.load(c)
+                is_zero = b.fcmp_ordered("==", xv, ir.Constant(_F64, 0.0))
+                none = b.fcmp_ordered("==", zeros, ir.Constant(_F64, 0.0))
+                one = b.fcmp_ordered("==", zeros, ir.Constant(_F64, 1.0))
+                others = b.select(none, b.fdiv(b.load(pz), xv),
+                                  b.select(b.and_(one, is_zero), b.load(pz), ir.Constant(_F64, 0.0)))
+                val = b.fmul(gv, others)
+            else:
+                tie = b.fcmp_ordered("==", xv, at(ot, out, idx))
+                val = b.select(tie, b.fdiv(gv, b.load(c)), ir.Constant(_F64, 0.0))
+            self.store_element(rt, result, idx, val)
+
+        self.each_index(shape, first)
+        self.each_index(shape, second)
         return result
 
     def as_f64(self, t, v):
