@@ -26,12 +26,12 @@ from .ir.types import ArrayType, is_float, type_of
 from .ir.passes import optimize
 from .ir.verifier import verify
 
-BACKENDS = ("python", "llvm")
+BACKENDS = ("python", "llvm")      # the default (None) is llvm, falling back to python where it must
 
 
 def _check_backend(backend):
     if backend is None:
-        return "python"      # the default becomes "llvm" once that backend handles arrays too (issue 4)
+        return "auto"        # llvm, or python for what the llvm backend does not handle yet
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     return backend
@@ -95,10 +95,15 @@ class Compiled:
         elif self.kind == "jvp":
             code_ir = verify(optimize(verify(forward(ir))))
         source, externals = python_backend.generate(code_ir)
-        if self.backend == "llvm":
+        if self.backend in ("llvm", "auto"):
             from .backends import llvm as llvm_backend
-            run, llvm_ir = llvm_backend.compile_function(code_ir)
-            return _Specialisation(ir, code_ir, source, run, llvm_ir)
+            try:
+                run, llvm_ir = llvm_backend.compile_function(code_ir)
+                return _Specialisation(ir, code_ir, source, run, llvm_ir)
+            except NotImplementedError:
+                if self.backend == "llvm":
+                    raise
+                # the default: custom_vjp calls run on the python backend for now (docs/compiler.md)
         run = python_backend.compile_function(code_ir, source, externals)
         return _Specialisation(ir, code_ir, source, run)
 

@@ -443,6 +443,7 @@ class _Lowerer:
         for a, node in zip(args, s.iter.args):
             if a.type not in (I64, BOOL):
                 self.typing_error(node, f"range() takes integers, got {a.type}")
+        args = [self.b.convert(a, I64) for a in args]
         if len(args) == 1:
             start, stop, step = self.b.const(0), args[0], self.b.const(1)
         elif len(args) == 2:
