@@ -1,0 +1,154 @@
+"""Compiled gradients beside hand-written C, numpy and PyTorch, measured in one run.
+
+B1 scalar loop: f(x, n) = Σ_{i<n} sin(x·i)·exp(-1e-3·i) + x², gradient in x, n = 100,000 (ns per iteration).
+B2 logistic regression: Σ log(1+exp(−y·(Xw))) + ½λ‖w‖², X of 100,000×64, gradient in w, written with
+explicit loops and with numpy calls (ms per gradient).
+
+    python benchmarks/compiled_loops.py [--repeats N] [--record]
+
+Numba and JAX are not installed in this project's environment; their columns are left out
+(issue 4 lists the figures measured for them elsewhere).
+"""
+import ctypes
+import datetime
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import srcgrad  # noqa: E402
+from loop_programs import b1, b2_loops, b2_numpy  # noqa: E402
+
+C_SOURCE = r"""
+#include <math.h>
+double b1_forward(double x, long n) {
+    double s = 0.0;
+    for (long i = 0; i < n; i++) s += sin(x * i) * exp(-1e-3 * i);
+    return s + x * x;
+}
+double b1_gradient(double x, long n) {
+    double d = 0.0;
+    for (long i = 0; i < n; i++) d += cos(x * i) * i * exp(-1e-3 * i);
+    return d + 2.0 * x;
+}
+"""
+
+
+def c_library():
+    folder = tempfile.mkdtemp()
+    src, lib = os.path.join(folder, "b1.c"), os.path.join(folder, "b1.so")
+    with open(src, "w") as f:
+        f.write(C_SOURCE)
+    subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-o", lib, src, "-lm"], check=True)
+    dll = ctypes.CDLL(lib)
+    for name in ("b1_forward", "b1_gradient"):
+        getattr(dll, name).restype = ctypes.c_double
+        getattr(dll, name).argtypes = [ctypes.c_double, ctypes.c_long]
+    return dll
+
+
+def timed(cases, repeats):
+    """Median seconds per call; the cases take turns so machine noise hits them alike."""
+    for fn in cases.values():
+        fn()
+    times = {k: [] for k in cases}
+    for _ in range(repeats):
+        for k, fn in cases.items():
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def torch_b1(n):
+    import torch
+    torch.set_num_threads(1)
+    x = torch.tensor(0.3, dtype=torch.float64, requires_grad=True)
+    s = torch.zeros((), dtype=torch.float64)
+    for i in range(n):
+        s = s + torch.sin(x * i) * math.exp(-1e-3 * i)
+    (s + x * x).backward()
+    return x.grad.item()
+
+
+def run(repeats):
+    n = 100_000
+    dll = c_library()
+    fwd = srcgrad.jit(b1)
+    grad = srcgrad.grad(b1)
+    jvp = lambda: srcgrad.jvp(b1, (0.3, n), (1.0, 0))  # noqa: E731
+    checks = [grad(0.3, n), dll.b1_gradient(0.3, n)]
+    assert abs(checks[0] - checks[1]) < 1e-9 * abs(checks[1]), checks
+    t = timed({"c_fwd": lambda: dll.b1_forward(0.3, n), "c_grad": lambda: dll.b1_gradient(0.3, n),
+               "sg_fwd": lambda: fwd(0.3, n), "sg_grad": lambda: grad(0.3, n), "sg_jvp": jvp}, repeats)
+    rows = [("B1 scalar loop, forward", "ns/iter", t["sg_fwd"] / n * 1e9, t["c_fwd"] / n * 1e9),
+            ("B1 scalar loop, gradient (reverse mode)", "ns/iter", t["sg_grad"] / n * 1e9, t["c_grad"] / n * 1e9),
+            ("B1 scalar loop, derivative by jvp (forward mode)", "ns/iter", t["sg_jvp"] / n * 1e9,
+             t["c_grad"] / n * 1e9)]
+    try:
+        torch_b1(10)                       # imports torch outside the timing
+        t0 = time.perf_counter()
+        torch_b1(2000)
+        torch_ns = (time.perf_counter() - t0) / 2000 * 1e9
+        rows.append(("B1 scalar loop, PyTorch eager gradient (n=2,000)", "ns/iter", None, None, torch_ns))
+    except ImportError:
+        pass
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((100_000, 64))
+    y = np.sign(rng.standard_normal(100_000))
+    w = rng.standard_normal(64) * 0.1
+    g_loops = srcgrad.grad(b2_loops, wrt=2)
+    g_numpy = srcgrad.grad(b2_numpy, wrt=2)
+
+    def by_hand():
+        z = X @ w
+        s = -y / (1.0 + np.exp(y * z))
+        return X.T @ s + 0.1 * w
+    ref = by_hand()
+    assert np.allclose(g_loops(X, y, w), ref) and np.allclose(g_numpy(X, y, w), ref)
+    t2 = timed({"loops": lambda: g_loops(X, y, w), "numpy": lambda: g_numpy(X, y, w), "hand": by_hand},
+               max(3, repeats // 3))
+    rows.append(("B2 logistic regression, loop version", "ms", t2["loops"] * 1e3, None, t2["hand"] * 1e3))
+    rows.append(("B2 logistic regression, numpy version", "ms", t2["numpy"] * 1e3, None, t2["hand"] * 1e3))
+    return rows
+
+
+def table(rows):
+    out = ["| benchmark | unit | srcgrad (llvm) | C gcc -O2 | other | srcgrad / C or other |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        name, unit, ours, c = row[:4]
+        other = row[4] if len(row) > 4 else None
+        ref = c if c is not None else other
+        fmt = lambda v: "–" if v is None else f"{v:.2f}"  # noqa: E731
+        ratio = "–" if ours is None or ref is None else f"{ours / ref:.2f}"
+        label = "" if other is None else (" (PyTorch)" if ours is None else " (numpy by hand)")
+        out.append(f"| {name} | {unit} | {fmt(ours)} | {fmt(c)} | {fmt(other)}{label} | {ratio} |")
+    return "\n".join(out)
+
+
+def main():
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--record", action="store_true")
+    args = ap.parse_args()
+    text = table(run(args.repeats))
+    print(text)
+    if args.record:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
+        with open(path, "a") as f:
+            f.write(f"\n## compiled_loops — {datetime.date.today()}\n\n`python benchmarks/compiled_loops.py "
+                    f"--repeats {args.repeats} --record` on {platform.machine()} ({os.cpu_count()} cores), "
+                    f"numpy {np.__version__}, Python {platform.python_version()}, gcc -O2.\n\n{text}\n")
+
+
+if __name__ == "__main__":
+    main()
