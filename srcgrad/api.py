@@ -89,7 +89,7 @@ class Compiled:
         ir = verify(optimize(verify(lower(self.fun, list(types)))))
         code_ir = ir
         if self.kind in ("grad", "value_and_grad"):
-            code_ir = verify(optimize(verify(reverse(ir, self.wrt))))
+            code_ir = verify(optimize(verify(reverse(ir, self.wrt, with_value=self.kind == "value_and_grad"))))
         elif self.kind == "vjp":
             code_ir = verify(optimize(verify(reverse(ir, _float_params(types), cotangents=True))))
         elif self.kind == "jvp":
@@ -142,7 +142,11 @@ class Compiled:
             return out
         if self.kind in ("vjp", "jvp"):
             return out
-        value, grads = out[0], list(out[1:])
+        out = out if isinstance(out, tuple) else (out,)
+        if self.kind == "grad":
+            value, grads = None, list(out)
+        else:
+            value, grads = out[0], list(out[1:])
         grads = [_like(g, args[i]) for g, i in zip(grads, self.wrt)]
         g = grads[0] if self._single else tuple(grads)
         return (value, g) if self.kind == "value_and_grad" else g

@@ -20,8 +20,10 @@ from ..ir.types import F64, I64, ArrayType, TapeType, is_float
 from .rules import ADJOINT
 
 
-def reverse(primal, wrt, cotangents=False):
-    """An IR Function returning ``(value, *gradients for the wrt parameters)``.
+def reverse(primal, wrt, cotangents=False, with_value=True):
+    """An IR Function returning ``(value, *gradients for the wrt parameters)`` — or only the
+    gradients without ``with_value``, which lets dead-code removal drop forward work that
+    only the value needed.
 
     With ``cotangents`` (for ``vjp``) the function takes one more parameter per result — the
     result's cotangent — and returns ``(*results, *vector-Jacobian products)``.
@@ -65,7 +67,7 @@ def reverse(primal, wrt, cotangents=False):
             if g is None:
                 g = b.emit("zeros_like", [mapping[p]]) if isinstance(p.type, ArrayType) else b.const(0.0, F64)
             grads.append(g)
-        b.ret([mapping[v] for v in ret.operands] + grads)
+        b.ret(([mapping[v] for v in ret.operands] if with_value else []) + grads)
     return fn
 
 

