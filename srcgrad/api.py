@@ -46,9 +46,10 @@ class Compiled:
     """A compiled function: call it like the original; ``.ir`` and ``.adjoint_source`` show the
     stages of its most recent specialisation."""
 
-    def __init__(self, fun, kind, wrt=0, backend=None):
+    def __init__(self, fun, kind, wrt=0, backend=None, boundscheck=True):
         functools.update_wrapper(self, fun)
         self.fun, self.kind, self.backend = fun, kind, _check_backend(backend)
+        self.boundscheck = bool(boundscheck)
         self._params = list(inspect.signature(fun).parameters)
         self.wrt = self._resolve_wrt(wrt) if kind != "jit" else None
         self._cache = {}
@@ -98,7 +99,7 @@ class Compiled:
         if self.backend in ("llvm", "auto"):
             from .backends import llvm as llvm_backend
             try:
-                run, llvm_ir = llvm_backend.compile_function(code_ir)
+                run, llvm_ir = llvm_backend.compile_function(code_ir, self.boundscheck)
                 return _Specialisation(ir, code_ir, source, run, llvm_ir)
             except NotImplementedError:
                 if self.backend == "llvm":
@@ -195,10 +196,10 @@ def _like(g, arg):
 
 
 def _decorator(kind):
-    def make(fun=None, *, wrt=0, backend=None):
+    def make(fun=None, *, wrt=0, backend=None, boundscheck=True):
         if fun is None:
-            return lambda f: Compiled(f, kind, wrt, backend)
-        return Compiled(fun, kind, wrt, backend)
+            return lambda f: Compiled(f, kind, wrt, backend, boundscheck)
+        return Compiled(fun, kind, wrt, backend, boundscheck)
     return make
 
 
@@ -211,11 +212,12 @@ value_and_grad = _decorator("value_and_grad")
 value_and_grad.__doc__ = "Like ``grad``, returning ``(value, gradient)``."
 
 
-def jit(fun=None, *, backend=None):
-    """The function compiled (forward only); same results as calling it directly."""
+def jit(fun=None, *, backend=None, boundscheck=True):
+    """The function compiled (forward only); same results as calling it directly.
+    ``boundscheck=False`` trusts array indices (llvm backend): faster, and undefined when wrong."""
     if fun is None:
-        return lambda f: Compiled(f, "jit", backend=backend)
-    return Compiled(fun, "jit", backend=backend)
+        return lambda f: Compiled(f, "jit", backend=backend, boundscheck=boundscheck)
+    return Compiled(fun, "jit", backend=backend, boundscheck=boundscheck)
 
 
 _compiled_cache = weakref.WeakKeyDictionary()

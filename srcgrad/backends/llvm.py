@@ -86,8 +86,9 @@ _CTYPES = {F64: ctypes.c_double, I64: ctypes.c_int64, BOOL: ctypes.c_int8}
 
 
 class _Lowering:
-    def __init__(self, fn, module):
+    def __init__(self, fn, module, boundscheck=True):
         self.fn, self.module = fn, module
+        self.boundscheck = boundscheck
         self.values = {}
         self.messages = []
         self.growing = {}      # growing tape value -> (capacity slot, pointer slot)
@@ -537,7 +538,8 @@ class _Lowering:
             with b.goto_entry_block():
                 acc = b.alloca(_F64)
             b.store(ir.Constant(_F64, 0.0), acc)
-            self.each_index(shape, lambda idx: b.store(b.fadd(b.load(acc), self.as_f64(t, self.load_element(t, arr, idx))), acc))
+            self.each_index(shape, lambda idx: b.store(self.sum_step(b.load(acc), self.as_f64(
+                t, self.load_element(t, arr, idx))), acc))
             return b.load(acc)
         out_t = op.results[0].type
         result = self.new_array(out_t, [n for k, n in enumerate(shape) if k != axis], 0.0)
@@ -669,6 +671,12 @@ class _Lowering:
         self.each_index(shape, second)
         return result
 
+    def sum_step(self, acc, x):
+        """acc + x inside a reduction: reassociable, so LLVM may vectorise the loop."""
+        out = self.b.fadd(acc, x)
+        out.flags.append("reassoc")
+        return out
+
     def as_f64(self, t, v):
         if t.dtype is I64:
             return self.b.sitofp(v, _F64)
@@ -690,7 +698,7 @@ class _Lowering:
         def dot(idx):
             ia, ib = idx[:ta.ndim - 1], idx[ta.ndim - 1:]
             b.store(ir.Constant(_F64, 0.0), acc)
-            self.each_index([k_a], lambda kk: b.store(b.fadd(b.load(acc), b.fmul(
+            self.each_index([k_a], lambda kk: b.store(self.sum_step(b.load(acc), b.fmul(
                 self.load_element(ta, a, ia + kk), self.load_element(tb, c, kk + ib))), acc))
             return b.load(acc)
         if not out_t.is_array:
@@ -727,6 +735,9 @@ class _Lowering:
             if i.type is _I1:
                 i = b.zext(i, _I64)
             j = b.select(b.icmp_signed("<", i, ir.Constant(_I64, 0)), b.add(i, n), i)
+            if not self.boundscheck:
+                fixed.append(j)
+                continue
             bad = b.or_(b.icmp_signed("<", j, ir.Constant(_I64, 0)), b.icmp_signed(">=", j, n))
             where = f" ({op.loc})" if op.loc is not None else ""
             self.messages.append(f"index {{index}} is out of bounds for axis {k} of '{arr_value.name or 'array'}' "
@@ -979,6 +990,7 @@ class _Lowering:
         for a, phi in zip(body.args[1:], phis):
             self.values[a] = phi
         ys = self.region(body)
+        self.mark_reductions(body, ys)
         latch = b.block
         i.add_incoming(b.add(i, step), latch)
         for phi, y in zip(phis, ys):
@@ -987,6 +999,16 @@ class _Lowering:
         b.position_at_end(done)
         for r, phi in zip(op.results, phis):
             self.values[r] = phi
+
+    def mark_reductions(self, body, ys):
+        """A carried float updated as ``s = s + x`` is a sum: let LLVM reassociate it, so the loop
+        can be vectorised (results move at rounding level only; DESIGN.md allows it)."""
+        args = body.args[1:]
+        for a, y, inst in zip(args, body.ops[-1].operands, ys):
+            op = y.owner
+            if a.type is F64 and op is not None and op.prim == "add" and a in op.operands and \
+                    isinstance(inst, ir.Instruction) and inst.opname == "fadd":
+                inst.flags.append("reassoc")
 
     def lower_while(self, op):
         b = self.b
@@ -1023,15 +1045,16 @@ class _Lowering:
 _TARGET_DATA = []
 
 
-def compile_function(fn):
-    """(a Python callable running ``fn`` natively, the optimised LLVM IR text)."""
+def compile_function(fn, boundscheck=True):
+    """(a Python callable running ``fn`` natively, the optimised LLVM IR text). Without
+    ``boundscheck``, array indices are trusted (faster; an index out of range is undefined)."""
     tm = _init()
     if not _TARGET_DATA:
         _TARGET_DATA.append(llvm.create_target_data(str(tm.target_data)))
     module = ir.Module(name=fn.name)
     module.triple = llvm.get_process_triple()
     module.data_layout = str(tm.target_data)
-    low = _Lowering(fn, module)
+    low = _Lowering(fn, module, boundscheck)
     low.frees = []
     low.build()
     mod = llvm.parse_assembly(str(module))

@@ -114,3 +114,13 @@ def test_llvm_backend_reads_non_contiguous_arrays_without_copying():
     g = srcgrad.grad(_strided_sum, backend="llvm")(view)
     np.testing.assert_allclose(g, srcgrad.grad(_strided_sum)(view.copy()), rtol=1e-12)
     assert g.shape == view.shape
+
+
+def test_boundscheck_false_trusts_indices():
+    f = srcgrad.jit(_read, backend="llvm", boundscheck=False)
+    x = np.array([1.0, 2.0, 3.0])
+    assert f(x, 1) == 4.0 and f(x, -1) == 6.0
+    assert "index.error" not in f.llvm_ir
+    g = srcgrad.grad(_strided_sum, boundscheck=False)
+    view = np.arange(24.0).reshape(4, 6)[::2, 1::2]
+    np.testing.assert_allclose(g(view), srcgrad.grad(_strided_sum, backend="python")(view.copy()), rtol=1e-12)
