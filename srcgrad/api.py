@@ -113,35 +113,27 @@ class Compiled:
             return self.call_with_extra(args[:len(self._params)], args[len(self._params):])
         return self._call(args)
 
+    def _specialisation_for(self, args):
+        """The compiled code for these arguments' signature, compiled once (also across threads)."""
+        if len(args) != len(self._params):
+            raise TypeError(f"{self.fun.__name__}() takes {len(self._params)} arguments but {len(args)} were given")
+        key = self._signature(args)
+        spec = self._cache.get(key)
+        if spec is None:
+            with self._lock:
+                spec = self._cache.get(key)
+                if spec is None:
+                    spec = self._cache[key] = self._specialise(key)
+        self._last = spec
+        return spec
+
     def call_with_extra(self, args, extra):
         """vjp/jvp: specialise on ``args``; ``extra`` (cotangents or tangents) follow them."""
-        if len(args) != len(self._params):
-            raise TypeError(f"{self.fun.__name__}() takes {len(self._params)} arguments but {len(args)} were given")
-        key = self._signature(args)
-        spec = self._cache.get(key)
-        if spec is None:
-            with self._lock:
-                spec = self._cache.get(key)
-                if spec is None:
-                    spec = self._cache[key] = self._specialise(key)
-        self._last = spec
-        return spec.run(*args, *extra)
+        return self._specialisation_for(args).run(*args, *extra)
 
     def _call(self, args):
-        if len(args) != len(self._params):
-            raise TypeError(f"{self.fun.__name__}() takes {len(self._params)} arguments but {len(args)} were given")
-        key = self._signature(args)
-        spec = self._cache.get(key)
-        if spec is None:
-            with self._lock:
-                spec = self._cache.get(key)
-                if spec is None:
-                    spec = self._cache[key] = self._specialise(key)
-        self._last = spec
-        out = spec.run(*args)
+        out = self._specialisation_for(args).run(*args)
         if self.kind == "jit":
-            return out
-        if self.kind in ("vjp", "jvp"):
             return out
         out = out if isinstance(out, tuple) else (out,)
         if self.kind == "grad":

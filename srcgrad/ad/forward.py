@@ -41,25 +41,15 @@ def forward(primal):
     return fn
 
 
-def _matmul_jvp(b, op, ts, xs):
+def _bilinear_jvp(b, op, ts, xs):
+    """d(a ∘ b) = ȧ ∘ b + a ∘ ḃ for a product that is linear in each operand (@, outer)."""
     da, db = ts
     a, bb = xs
     terms = []
     if da is not None:
-        terms.append(b.emit("matmul", [da, bb]))
+        terms.append(b.emit(op.prim, [da, bb]))
     if db is not None:
-        terms.append(b.emit("matmul", [a, db]))
-    return terms[0] if len(terms) == 1 else b.emit("add", terms)
-
-
-def _outer_jvp(b, op, ts, xs):
-    da, db = ts
-    a, bb = xs
-    terms = []
-    if da is not None:
-        terms.append(b.emit("outer", [da, bb]))
-    if db is not None:
-        terms.append(b.emit("outer", [a, db]))
+        terms.append(b.emit(op.prim, [a, db]))
     return terms[0] if len(terms) == 1 else b.emit("add", terms)
 
 
@@ -75,12 +65,12 @@ def _reduce_jvp(b, op, ts, xs):
 
 # Ops that are not elementwise: their tangent rule is not their (transposed) adjoint rule.
 _STRUCTURAL_JVP = {
-    "outer": _outer_jvp,
+    "outer": _bilinear_jvp,
     "prod": _reduce_jvp, "amax": _reduce_jvp, "amin": _reduce_jvp,
     "sum": lambda b, op, ts, xs: b.emit("sum", [ts[0]], dict(op.attrs)) if ts[0] is not None else None,
     "transpose": lambda b, op, ts, xs: b.emit("transpose", [ts[0]]) if ts[0] is not None else None,
     "copy": lambda b, op, ts, xs: ts[0],
-    "matmul": _matmul_jvp,
+    "matmul": _bilinear_jvp,
 }
 
 

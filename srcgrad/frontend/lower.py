@@ -486,16 +486,8 @@ class _Lowerer:
         inits = [self.b.convert(env[n], t) for n, t in zip(carried, types)]
         op = Op("for", [start, stop, step] + inits, types, {"result_types": types}, [block], self.loc(s),
                 names=carried)
-        self.b.block.ops.append(op)
-        env = dict(env)
-        env.update(zip(carried, op.results))
-        for n in _assigned_names(s.body):
-            if n not in carried and n not in env:
-                env[n] = _Unbound(n)
+        env = self.after_loop(op, s, env, carried, outer_flag)
         env[var] = _Unbound(var)
-        env.pop(BROKEN, None)
-        if outer_flag is not None:
-            env[BROKEN] = outer_flag
         return env
 
     def for_over_array(self, s, env):
@@ -557,6 +549,11 @@ class _Lowerer:
             types = new_types
         inits = [self.b.convert(env[n], t) for n, t in zip(carried, types)]
         op = Op("while", inits, types, {"result_types": types}, [cond_block, body_block], self.loc(s), names=carried)
+        return self.after_loop(op, s, env, carried, outer_flag)
+
+    def after_loop(self, op, s, env, carried, outer_flag):
+        """Append the loop op; its results become the carried names' values. Names first bound in
+        the body are unbound after it (zero trips), and the enclosing loop's break flag returns."""
         self.b.block.ops.append(op)
         env = dict(env)
         env.update(zip(carried, op.results))
