@@ -46,10 +46,11 @@ class Compiled:
     """A compiled function: call it like the original; ``.ir`` and ``.adjoint_source`` show the
     stages of its most recent specialisation."""
 
-    def __init__(self, fun, kind, wrt=0, backend=None, boundscheck=True):
+    def __init__(self, fun, kind, wrt=0, backend=None, boundscheck=True, cache=False):
         functools.update_wrapper(self, fun)
         self.fun, self.kind, self.backend = fun, kind, _check_backend(backend)
         self.boundscheck = bool(boundscheck)
+        self.cache = bool(cache)
         self._params = list(inspect.signature(fun).parameters)
         self.wrt = self._resolve_wrt(wrt) if kind != "jit" else None
         self._cache = {}
@@ -99,7 +100,7 @@ class Compiled:
         if self.backend in ("llvm", "auto"):
             from .backends import llvm as llvm_backend
             try:
-                run, llvm_ir = llvm_backend.compile_function(code_ir, self.boundscheck)
+                run, llvm_ir = llvm_backend.compile_function(code_ir, self.boundscheck, self.cache)
                 return _Specialisation(ir, code_ir, source, run, llvm_ir)
             except NotImplementedError:
                 if self.backend == "llvm":
@@ -188,10 +189,10 @@ def _like(g, arg):
 
 
 def _decorator(kind):
-    def make(fun=None, *, wrt=0, backend=None, boundscheck=True):
+    def make(fun=None, *, wrt=0, backend=None, boundscheck=True, cache=False):
         if fun is None:
-            return lambda f: Compiled(f, kind, wrt, backend, boundscheck)
-        return Compiled(fun, kind, wrt, backend, boundscheck)
+            return lambda f: Compiled(f, kind, wrt, backend, boundscheck, cache)
+        return Compiled(fun, kind, wrt, backend, boundscheck, cache)
     return make
 
 
@@ -204,12 +205,12 @@ value_and_grad = _decorator("value_and_grad")
 value_and_grad.__doc__ = "Like ``grad``, returning ``(value, gradient)``."
 
 
-def jit(fun=None, *, backend=None, boundscheck=True):
+def jit(fun=None, *, backend=None, boundscheck=True, cache=False):
     """The function compiled (forward only); same results as calling it directly.
     ``boundscheck=False`` trusts array indices (llvm backend): faster, and undefined when wrong."""
     if fun is None:
-        return lambda f: Compiled(f, "jit", backend=backend, boundscheck=boundscheck)
-    return Compiled(fun, "jit", backend=backend, boundscheck=boundscheck)
+        return lambda f: Compiled(f, "jit", backend=backend, boundscheck=boundscheck, cache=cache)
+    return Compiled(fun, "jit", backend=backend, boundscheck=boundscheck, cache=cache)
 
 
 _compiled_cache = weakref.WeakKeyDictionary()

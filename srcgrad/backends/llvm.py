@@ -1045,9 +1045,10 @@ class _Lowering:
 _TARGET_DATA = []
 
 
-def compile_function(fn, boundscheck=True):
+def compile_function(fn, boundscheck=True, cache=False):
     """(a Python callable running ``fn`` natively, the optimised LLVM IR text). Without
-    ``boundscheck``, array indices are trusted (faster; an index out of range is undefined)."""
+    ``boundscheck``, array indices are trusted (faster; an index out of range is undefined).
+    With ``cache``, object code is kept on disk (backends/disk_cache.py) and reused."""
     tm = _init()
     if not _TARGET_DATA:
         _TARGET_DATA.append(llvm.create_target_data(str(tm.target_data)))
@@ -1059,13 +1060,27 @@ def compile_function(fn, boundscheck=True):
     low.build()
     mod = llvm.parse_assembly(str(module))
     mod.verify()
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
-    pb = llvm.create_pass_builder(tm, pto)
-    pm = pb.getModulePassManager()
-    pm.run(mod, pb)
+    entry = None
+    if cache:
+        from .disk_cache import DiskCache
+        entry = DiskCache.for_code(str(fn), options=f"boundscheck={boundscheck}")
+    hit = entry.load() if entry is not None else None
+    if hit is None:
+        pto = llvm.create_pipeline_tuning_options(speed_level=3)
+        pto.loop_vectorization = True
+        pto.slp_vectorization = True
+        pb = llvm.create_pass_builder(tm, pto)
+        pm = pb.getModulePassManager()
+        pm.run(mod, pb)
+        text = str(mod)
+    else:
+        text = hit[1]
     engine = llvm.create_mcjit_compiler(mod, _init())
+    if entry is not None:
+        if hit is not None:
+            engine.set_object_cache(getbuffer_func=lambda m: hit[0])       # no code generation
+        else:
+            engine.set_object_cache(notify_func=lambda m, data: entry.store(bytes(data), text))
     engine.finalize_object()
     address = engine.get_function_address(fn.name)
     in_types = [_ctype(p.type) for p in fn.params]
@@ -1112,7 +1127,8 @@ def compile_function(fn, boundscheck=True):
         return vals[0] if len(vals) == 1 else tuple(vals)
 
     run._engine = engine          # keeps the machine code alive as long as the callable
-    return run, str(mod)
+    run.from_cache = hit is not None
+    return run, text
 
 
 _ARENA = 1 << 16
