@@ -567,8 +567,8 @@ class _Reverser:
             outs = [local.get(args[j]) or self.zero_like(args[j], inner) for j in carried] + [local[f] for f in free]
             bb.yield_([self._exclusive(o) for o in outs])
         types = [v.type for v in inits]
-        new = Op("for", [last, minus_one, minus_one] + inits, types, {"result_types": types}, [nb], op.loc,
-                 names=names)
+        new = Op("for", [last, minus_one, minus_one] + inits, types, {"result_types": types, "reverse_sweep": True},
+                 [nb], op.loc, names=names)
         b.block.ops.append(new)
         adj.update(zip(free, new.results[len(carried):]))   # first: an init may be a free value too
         for slot, j in enumerate(carried):

@@ -63,7 +63,7 @@ def _ltype(t):
         return ir.PointerType(ir.LiteralStructType([_ltype(i) for i in t.items]))
     if isinstance(t, ArrayType):
         n = ir.ArrayType(_I64, t.ndim)
-        return ir.LiteralStructType([_PTR, n, n])      # data, shape, strides (bytes)
+        return ir.LiteralStructType([_PTR, n, n])      # data, shape, strides (in elements)
     raise NotImplementedError(f"srcgrad: the llvm backend has no type for {t}")
 
 
@@ -505,7 +505,7 @@ class _Lowering:
             offset = b.add(offset, b.mul(lo, st))
             new_shape.append(length)
             new_strides.append(b.mul(st, step))
-        data = b.gep(b.extract_value(arr, 0), [offset])
+        data = b.bitcast(self.offset_pointer(t, arr, offset), _PTR)
         return self.view(arr, data, new_shape, new_strides, len(new_shape))
 
     def adjust_slice(self, start, stop, step, n):
@@ -561,9 +561,8 @@ class _Lowering:
         g = ir.GlobalVariable(self.module, data_t, name=f"const.{len(self.module.global_values)}")
         g.global_constant = True
         g.initializer = ir.Constant(data_t, items)
-        size = _ELEMENT_SIZE[t.dtype]
         shape = [ir.Constant(_I64, n) for n in value.shape]
-        strides, stride = [], size
+        strides, stride = [], 1
         for n in reversed(value.shape):
             strides.insert(0, ir.Constant(_I64, stride))
             stride *= n
@@ -724,7 +723,13 @@ class _Lowering:
         off = ir.Constant(_I64, 0)
         for k, i in enumerate(idx):
             off = b.add(off, b.mul(i, b.extract_value(strides, k)))
-        return b.bitcast(b.gep(b.extract_value(arr, 0), [off]), ir.PointerType(_elem(t)))
+        return self.offset_pointer(t, arr, off)
+
+    def offset_pointer(self, t, arr, offset):
+        """arr's data pointer moved by ``offset`` elements. Strides count elements, not bytes,
+        so that LLVM's loop vectoriser can specialise a loop on a unit stride (contiguous)."""
+        data = self.b.bitcast(self.b.extract_value(arr, 0), ir.PointerType(_elem(t)))
+        return self.b.gep(data, [offset], inbounds=True)
 
     def element_pointer(self, op, arr_value, arr, idx):
         """arr[idx] with Python's negative indices and a bounds check that raises IndexError."""
@@ -770,7 +775,7 @@ class _Lowering:
         shape_t = ir.ArrayType(_I64, t.ndim)
         shape = ir.Constant(shape_t, ir.Undefined)
         strides = ir.Constant(shape_t, ir.Undefined)
-        stride = ir.Constant(_I64, size)
+        stride = ir.Constant(_I64, 1)
         for k in reversed(range(t.ndim)):
             strides = b.insert_value(strides, stride, k)
             stride = b.mul(stride, sizes[k])
@@ -1094,7 +1099,8 @@ def compile_function(fn, boundscheck=True, cache=False):
     param_types = [p.type for p in fn.params]
     kinds = list(fn.result_types)
 
-    def run(*args):
+    def run(*given):
+        args = [_element_strided(a) if t.is_array else a for a, t in zip(given, param_types)]
         call_args = []
         for a, t, ct in zip(args, param_types, in_types):
             if t.is_array:
@@ -1124,6 +1130,9 @@ def compile_function(fn, boundscheck=True, cache=False):
         finally:
             for k in range(count.value):
                 _libc_free(arena[k])
+            for a, copy in zip(given, args):
+                if copy is not a and getattr(a, "flags", None) is not None and a.flags.writeable:
+                    np.copyto(a, copy)         # writes into a copied argument reach the caller's array
         return vals[0] if len(vals) == 1 else tuple(vals)
 
     run._engine = engine          # keeps the machine code alive as long as the callable
@@ -1147,27 +1156,56 @@ def _ctype(t):
 
 
 def _array_struct(ct, a):
+    """The (data, shape, strides) struct of ``a``; strides are counted in elements."""
     s = ct()
     s.data = a.ctypes.data
     s.shape[:] = a.shape
-    s.strides[:] = a.strides
+    s.strides[:] = [st // a.itemsize for st in a.strides]
     s._keep = a
     return s
 
 
+def _element_strided(a):
+    """``a`` itself, or a copy when a stride is not a whole number of elements (a field of a
+    structured array, say): compiled code addresses elements, not bytes."""
+    if all(st % a.itemsize == 0 for st in a.strides):
+        return a
+    return a.copy()
+
+
+class _Memory:
+    """Native memory seen as a numpy array; it keeps ``owner`` alive as long as the array."""
+
+    def __init__(self, address, shape, strides, dtype, owner):
+        self.__array_interface__ = {"shape": shape, "typestr": dtype.str, "strides": strides,
+                                    "data": (address, False), "version": 3}
+        self.owner = owner
+
+
 def _result(o, kind, args, param_types):
-    """A result as Python sees it: an array the function returned (an argument itself, or a new
-    array copied out of native memory), or a number."""
+    """A result as Python sees it: a number, an argument itself, a view of an argument (as
+    numpy's ``x.T`` or ``x[1:]`` would be), or a new array copied out of the call's memory."""
     if not kind.is_array:
         return bool(o.value) if kind is BOOL else o.value
-    shape = tuple(o.shape[:])
-    for a, t in zip(args, param_types):
-        if t.is_array and a.ctypes.data == o.data and a.shape == shape:
-            return a
-    n = int(np.prod(shape)) if shape else 1
     dtype = np.dtype(_NP_DTYPES[kind.dtype])
-    buf = (ctypes.c_char * (n * dtype.itemsize)).from_address(o.data) if n else b""
-    return np.frombuffer(bytes(buf), dtype=dtype).reshape(shape).copy()
+    shape = tuple(o.shape[:])
+    strides = tuple(st * dtype.itemsize for st in o.strides[:])
+    if 0 in shape:
+        return np.zeros(shape, dtype)
+    low = o.data + sum((n - 1) * st for n, st in zip(shape, strides) if st < 0)
+    high = o.data + sum((n - 1) * st for n, st in zip(shape, strides) if st > 0) + dtype.itemsize
+    for a, t in zip(args, param_types):
+        if not t.is_array or a.size == 0:
+            continue
+        if a.ctypes.data == o.data and a.shape == shape and a.strides == strides:
+            return a
+        a_low, a_high = np.lib.array_utils.byte_bounds(a)
+        if a_low <= low and high <= a_high:
+            view = np.asarray(_Memory(o.data, shape, strides, dtype, a))
+            if not a.flags.writeable:
+                view.flags.writeable = False
+            return view
+    return np.asarray(_Memory(o.data, shape, strides, dtype, None)).copy()
 
 
 def _libc_free(ptr):

@@ -205,11 +205,77 @@ def _drop_dead_puts(block):
             _drop_dead_puts(r)
 
 
+def run_accumulations_forward(fn):
+    """Run a reverse sweep's loop forwards when its iterations only accumulate.
+
+    The adjoint of ``for i in range(n)`` visits i = n-1, ..., 0. When every value it carries
+    is either passed through unchanged or only added to (``acc + x``, ``index_add(acc, x, i)``,
+    possibly inside an inner loop) and nothing else reads it, the iterations are independent
+    sums and may run in increasing order: memory is then read forwards and LLVM can vectorise
+    the loop. Only loops marked ``reverse_sweep`` are touched; the user's own loops keep
+    Python's order of floating-point operations.
+    """
+    for block in [fn.body] + [r for op in _walk(fn.body) for r in op.regions]:
+        for op in list(block.ops):
+            if op.prim == "for" and op.attrs.get("reverse_sweep") and _order_free(op.regions[0]):
+                _count_up(block, op)
+    return fn
+
+
+def _order_free(body):
+    ys = body.ops[-1].operands
+    return all(y is a or _accumulates(a, y, body) for a, y in zip(body.args[1:], ys))
+
+
+def _users(v, block):
+    return [op for op in _walk(block) if v in op.operands]
+
+
+def _accumulates(v, end, block):
+    """Whether ``v``'s one chain of uses in ``block`` only adds to it and ends at ``end``."""
+    while v is not end:
+        users = _users(v, block)
+        if len(users) != 1 or users[0].operands.count(v) != 1:
+            return False
+        op = users[0]
+        if op.prim == "index_add" and op.operands[0] is v or op.prim in ("add", "copy"):
+            v = op.results[0]
+        elif op.prim == "for" and v in op.operands[3:] and op in block.ops:
+            j = op.operands.index(v) - 3
+            inner = op.regions[0]
+            if not _accumulates(inner.args[1 + j], inner.ops[-1].operands[j], inner):
+                return False
+            v = op.results[j]
+        else:
+            return False
+    return True
+
+
+def _count_up(block, op):
+    """for k = last down to 0  →  for k = 0 to last + 1."""
+    start, stop, step = op.operands[:3]
+    if not (_is(stop, -1) and _is(step, -1)):
+        return
+    zero, one = (Op("const", [], [start.type], {"value": c, "type": start.type}) for c in (0, 1))
+    new_ops = [zero, one]
+    owner = start.owner
+    if owner is not None and owner.prim == "sub" and _is(owner.operands[1], 1):
+        count = owner.operands[0]
+    else:
+        new_ops.append(Op("add", [start, one.results[0]], [start.type]))
+        count = new_ops[-1].results[0]
+    at = block.ops.index(op)
+    block.ops[at:at] = new_ops
+    op.operands[:3] = [zero.results[0], count, one.results[0]]
+
+
 def optimize(fn):
-    """Constant folding, CSE, dead-code removal and tape pruning."""
+    """Constant folding, CSE, dead-code removal, tape pruning and forward-running reverse sweeps."""
     fold_constants(fn)
     eliminate_common_subexpressions(fn)
     eliminate_dead_code(fn)
     prune_tapes(fn)
+    eliminate_dead_code(fn)
+    run_accumulations_forward(fn)
     eliminate_dead_code(fn)
     return fn

@@ -34,7 +34,7 @@ class _Names:
 
 
 def _attrs(op):
-    shown = {k: v for k, v in op.attrs.items() if k not in ("type", "result_types", "value")}
+    shown = {k: v for k, v in op.attrs.items() if k not in ("type", "result_types", "value", "reverse_sweep")}
     return " {" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + "}" if shown else ""
 
 

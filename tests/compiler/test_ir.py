@@ -2,6 +2,8 @@
 single source every other table is keyed by."""
 import pytest
 
+import srcgrad
+
 from srcgrad.ad.rules import ADJOINT
 from srcgrad.backends import python as python_backend
 from srcgrad.frontend.lower import lower
@@ -104,3 +106,37 @@ def test_common_subexpressions_are_computed_once():
         return (x * x + 1.0) * (x * x + 1.0)
     ir = optimize(lower(f, [F64]))
     assert sum(op.prim == "mul" for op in ir.body.ops) == 2
+
+
+def _sweep_steps(fn):
+    from srcgrad.ir.passes import _walk
+    return [op.operands[2].owner.attrs["value"] for op in _walk(fn.body)
+            if op.prim == "for" and op.attrs.get("reverse_sweep")]
+
+
+def test_reverse_sweeps_that_only_accumulate_run_forwards():
+    import numpy as np
+
+    def weighted(x, w):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i] * w[i]
+        return s
+    g = srcgrad.grad(weighted, wrt=(0, 1), backend="python")
+    x, w = np.arange(5.0), np.arange(5.0) + 1.0
+    dx, dw = g(x, w)
+    np.testing.assert_array_equal(dx, w)
+    np.testing.assert_array_equal(dw, x)
+    assert _sweep_steps(g._spec().code_ir) == [1]
+    assert "range(n)" in g.adjoint_source
+
+
+def test_reverse_sweeps_with_a_chain_between_iterations_stay_backwards():
+    def power(x, n):
+        p = 1.0
+        for i in range(n):
+            p = p * x + 1.0
+        return p
+    g = srcgrad.grad(power, backend="python")
+    assert g(2.0, 3) == 3 * 4.0 + 2 * 2.0 + 1.0
+    assert _sweep_steps(g._spec().code_ir) == [-1]

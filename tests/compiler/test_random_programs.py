@@ -1,6 +1,7 @@
 """Random programs (straight-line code, branches, for and while loops): the compiled gradient
 matches finite differences and jit matches plain Python. hypothesis shrinks a failure to a
 small program; add it to programs.py as a regression case."""
+import os
 import importlib.util
 import itertools
 
@@ -40,7 +41,7 @@ def _shifted(f, x, y, v, i, d):
 _points = st.floats(-1.5, 1.5).filter(lambda v: abs(v) > 1e-2)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "80")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(program(), _points, _points)
 def test_random_program_gradient(tmp_path_factory, source, x, y):
     f = _load(source, tmp_path_factory)
@@ -60,8 +61,9 @@ def test_random_program_gradient(tmp_path_factory, source, x, y):
     for i, g in enumerate([gx, gy] + list(gv)):
         right = (_shifted(f, x, y, v, i, eps) - value) / eps
         left = (value - _shifted(f, x, y, v, i, -eps)) / eps
-        assume(abs(right - left) < 1e-4 * (1 + abs(right)))      # not at a branch boundary or kink
-        assert g == pytest.approx((right + left) / 2, rel=1e-4, abs=1e-5), source
+        assume(abs(right - left) < 1e-4 * (1 + abs(right)))      # not at a branch boundary or big kink
+        # at a small kink (max(x, y) with x == y) the gradient is one of the one-sided derivatives
+        assert any(g == pytest.approx(d, rel=1e-4, abs=1e-5) for d in ((right + left) / 2, right, left)), source
     # forward and reverse mode agree: <vjp(1), t> = jvp(t)
     t = np.array([0.2, 0.1, -0.5])
     _, ydot = srcgrad.jvp(f, (x, y, v.copy()), (0.3, -1.1, t))

@@ -1,0 +1,69 @@
+"""How the llvm backend passes arrays in and out: any strides, views of arguments, and
+arrays whose strides are not a whole number of elements."""
+import numpy as np
+import pytest
+
+import srcgrad
+
+
+def transposed(x):
+    return x.T
+
+
+def reversed_rows(x):
+    return x[::-1, 1:]
+
+
+def fresh_then_transposed(x):
+    y = x * 2.0
+    return y.T
+
+
+def write_then_reverse(x):
+    x[1] = 7.0
+    return x[::-1]
+
+
+@pytest.mark.parametrize("fn", [transposed, reversed_rows, fresh_then_transposed])
+def test_returned_views_match_numpy(fn):
+    x = np.arange(12.0).reshape(3, 4)
+    got = srcgrad.jit(fn, backend="llvm")(x)
+    np.testing.assert_array_equal(got, fn(x.copy()))
+
+
+def test_a_returned_view_of_an_argument_shares_its_memory_like_numpy():
+    x = np.arange(12.0).reshape(3, 4)
+    view = srcgrad.jit(transposed, backend="llvm")(x)
+    x[0, 0] = 100.0
+    assert view[0, 0] == 100.0
+
+
+def test_arguments_with_byte_strides_work_and_receive_writes():
+    rec = np.zeros(4, dtype=[("a", "f8"), ("b", "i4")])        # field stride 12 bytes
+    rec["a"] = [1.0, 2.0, 3.0, 4.0]
+    expected_rec = rec.copy()
+    expected = write_then_reverse(expected_rec["a"])
+    got = srcgrad.jit(write_then_reverse, backend="llvm")(rec["a"])
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(rec["a"], expected_rec["a"])
+
+
+def dot_rows(X, w):
+    s = 0.0
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            s += X[i, j] * w[j]
+    return s
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided", "negative"])
+def test_gradients_on_any_layout_agree_with_the_python_backend(layout):
+    rng = np.random.default_rng(1)
+    base = rng.standard_normal((40, 70))
+    X = {"C": base[:, :33], "F": np.asfortranarray(base[:, :33]), "strided": base[:, ::2][:, :33],
+         "negative": base[::-1, ::-2][:, :33]}[layout]
+    w = rng.standard_normal(33)
+    native = srcgrad.grad(dot_rows, wrt=(0, 1), backend="llvm")(X, w)
+    python = srcgrad.grad(dot_rows, wrt=(0, 1), backend="python")(X, w)
+    for a, b in zip(native, python):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
