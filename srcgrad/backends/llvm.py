@@ -26,10 +26,11 @@ from llvmlite import ir
 import numpy as np
 
 from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
+from .hoisted_checks import checkable_accesses
 
 _F64, _I64, _I1, _I8, _I32 = ir.DoubleType(), ir.IntType(64), ir.IntType(1), ir.IntType(8), ir.IntType(32)
 _PTR = ir.PointerType(_I8)
-OK, ASSERTION, ZERO_DIVISION, INDEX_PLAIN, BROADCAST = 0, 1, 2, 3, 4
+OK, ASSERTION, ZERO_DIVISION, INDEX_PLAIN, BROADCAST, RANGE_STEP = 0, 1, 2, 3, 4, 5
 
 _INTRINSICS = {"sin": "llvm.sin", "cos": "llvm.cos", "exp": "llvm.exp", "log": "llvm.log", "sqrt": "llvm.sqrt",
                "log2": "llvm.log2", "log10": "llvm.log10"}
@@ -90,6 +91,7 @@ class _Lowering:
         self.fn, self.module = fn, module
         self.boundscheck = boundscheck
         self.values = {}
+        self.trusted = set()         # accesses whose bounds were checked before their loop
         self.messages = []
         self.growing = {}      # growing tape value -> (capacity slot, pointer slot)
 
@@ -740,6 +742,9 @@ class _Lowering:
             if i.type is _I1:
                 i = b.zext(i, _I64)
             j = b.select(b.icmp_signed("<", i, ir.Constant(_I64, 0)), b.add(i, n), i)
+            if op in self.trusted:          # checked before the loop: 0 <= i < n
+                fixed.append(i)
+                continue
             if not self.boundscheck:
                 fixed.append(j)
                 continue
@@ -792,25 +797,15 @@ class _Lowering:
 
     def each_index(self, shape, body):
         """Emit nested loops over all indices of ``shape`` calling ``body(indices)``."""
-        b = self.b
         if not shape:
             body([])
             return
-        n = shape[0]
-        pre = b.block
-        head = self.func.append_basic_block("each.head")
-        loop = self.func.append_basic_block("each.body")
-        done = self.func.append_basic_block("each.end")
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.phi(_I64)
-        i.add_incoming(ir.Constant(_I64, 0), pre)
-        b.cbranch(b.icmp_signed("<", i, n), loop, done)
-        b.position_at_end(loop)
-        self.each_index(shape[1:], lambda rest: body([i] + rest))
-        i.add_incoming(b.add(i, ir.Constant(_I64, 1)), b.block)
-        b.branch(head)
-        b.position_at_end(done)
+        zero, one = ir.Constant(_I64, 0), ir.Constant(_I64, 1)
+
+        def iteration(i, carried):
+            self.each_index(shape[1:], lambda rest: body([i] + rest))
+            return []
+        self.counted_loop(zero, shape[0], one, [], iteration, name="each")
 
     def arith(self, p, t, ins):
         b = self.b
@@ -871,7 +866,7 @@ class _Lowering:
     def range_len(self, start, stop, step):
         """len(range(start, stop, step)) (step != 0)."""
         b = self.b
-        self.guard(b.icmp_signed("==", step, ir.Constant(_I64, 0)), ZERO_DIVISION)
+        self.guard(b.icmp_signed("==", step, ir.Constant(_I64, 0)), RANGE_STEP)
         up = b.icmp_signed(">", step, ir.Constant(_I64, 0))
         span = b.select(up, b.sub(stop, start), b.sub(start, stop))
         mag = b.select(up, step, b.neg(step))
@@ -969,41 +964,98 @@ class _Lowering:
             ptr = self.b.load(f[1]) if isinstance(f, tuple) else f
             self.b.call(free, [ptr])
 
-    def lower_for(self, op):
+    def counted_loop(self, start, stop, step, inits, body, name="for"):
+        """Emit ``for i in range(start, stop, step)`` carrying ``inits``; ``body(i, carried)``
+        emits one iteration and returns the new carried values. Returns the values after the loop."""
         b = self.b
-        start, stop, step = (self.v(x) for x in op.operands[:3])
-        inits = [self.v(x) for x in op.operands[3:]]
-        body = op.regions[0]
         pre = b.block
-        head = self.func.append_basic_block("for.head")
-        loop = self.func.append_basic_block("for.body")
-        done = self.func.append_basic_block("for.end")
+        head = self.func.append_basic_block(f"{name}.head")
+        loop = self.func.append_basic_block(f"{name}.body")
+        done = self.func.append_basic_block(f"{name}.end")
         b.branch(head)
         b.position_at_end(head)
         i = b.phi(_I64)
         i.add_incoming(start, pre)
         phis = []
-        for v, a in zip(inits, body.args[1:]):
-            phi = b.phi(_ltype(a.type))
+        for v in inits:
+            phi = b.phi(v.type)
             phi.add_incoming(v, pre)
             phis.append(phi)
-        up = b.icmp_signed(">", step, ir.Constant(_I64, 0))
-        more = b.select(up, b.icmp_signed("<", i, stop), b.icmp_signed(">", i, stop))
+        if isinstance(step, ir.Constant):
+            more = b.icmp_signed("<" if step.constant > 0 else ">", i, stop)
+        else:
+            up = b.icmp_signed(">", step, ir.Constant(_I64, 0))
+            more = b.select(up, b.icmp_signed("<", i, stop), b.icmp_signed(">", i, stop))
         b.cbranch(more, loop, done)
         b.position_at_end(loop)
-        self.values[body.args[0]] = i
-        for a, phi in zip(body.args[1:], phis):
-            self.values[a] = phi
-        ys = self.region(body)
-        self.mark_reductions(body, ys)
+        ys = body(i, phis)
         latch = b.block
         i.add_incoming(b.add(i, step), latch)
         for phi, y in zip(phis, ys):
             phi.add_incoming(y, latch)
         b.branch(head)
         b.position_at_end(done)
-        for r, phi in zip(op.results, phis):
-            self.values[r] = phi
+        return phis
+
+    def lower_for(self, op):
+        b = self.b
+        start, stop, step = (self.v(x) for x in op.operands[:3])
+        inits = [self.v(x) for x in op.operands[3:]]
+        body = op.regions[0]
+        if not isinstance(step, ir.Constant):
+            self.guard(b.icmp_signed("==", step, ir.Constant(_I64, 0)), RANGE_STEP)
+
+        def iteration(i, carried):
+            self.values[body.args[0]] = i
+            self.values.update(zip(body.args[1:], carried))
+            ys = self.region(body)
+            self.mark_reductions(body, ys)
+            return ys
+
+        accesses = checkable_accesses(op) if self.boundscheck else []
+        if not accesses:
+            outs = self.counted_loop(start, stop, step, inits, iteration)
+        else:
+            # two versions: unchecked when every access is in bounds throughout, else checked
+            fast, slow, join = (self.func.append_basic_block(f"for.{k}") for k in ("unchecked", "checked", "join"))
+            b.cbranch(self.in_bounds_throughout(accesses, start, stop, step), fast, slow)
+            versions = []
+            for bb, trusted in ((fast, {a[0] for a in accesses}), (slow, set())):
+                b.position_at_end(bb)
+                self.trusted = trusted
+                versions.append((self.counted_loop(start, stop, step, inits, iteration), b.block))
+                b.branch(join)
+            self.trusted = set()
+            b.position_at_end(join)
+            outs = []
+            for k, v in enumerate(inits):
+                phi = b.phi(v.type)
+                for values, end in versions:
+                    phi.add_incoming(values[k], end)
+                outs.append(phi)
+        for r, v in zip(op.results, outs):
+            self.values[r] = v
+
+    def in_bounds_throughout(self, accesses, start, stop, step):
+        """Whether every access of ``accesses`` (hoisted_checks.py) stays inside its array, with
+        no negative index, from the first iteration to the last."""
+        b = self.b
+        zero = ir.Constant(_I64, 0)
+        first = start
+        last = b.add(start, b.mul(b.sub(self.range_len(start, stop, step), ir.Constant(_I64, 1)), step))
+        ok = ir.Constant(_I1, 1)
+        for op, arr, forms in accesses:
+            shape = self.shape_values(self.v(arr), arr.type.ndim)
+            for form, n in zip(forms, shape):
+                if form.invariant is not None:
+                    v = self.v(form.invariant)
+                    ends = [b.zext(v, _I64) if v.type is _I1 else v]
+                else:
+                    off = self.v(form.offset) if form.offset is not None else zero
+                    ends = [b.add(e, off) if form.sign > 0 else b.sub(e, off) for e in (first, last)]
+                for e in ends:
+                    ok = b.and_(ok, b.and_(b.icmp_signed(">=", e, zero), b.icmp_signed("<", e, n)))
+        return ok
 
     def mark_reductions(self, body, ys):
         """A carried float updated as ``s = s + x`` is a sum: let LLVM reassociate it, so the loop
@@ -1114,6 +1166,8 @@ def compile_function(fn, boundscheck=True, cache=False):
         try:
             status = cfunc(*call_args, *[ctypes.byref(o) for o in outs], arena, ctypes.byref(count), err)
             if status:
+                if status == RANGE_STEP:
+                    raise ValueError("range() arg 3 must not be zero")
                 if status == ZERO_DIVISION:
                     raise ZeroDivisionError("integer division or modulo by zero")
                 if status == BROADCAST:

@@ -67,3 +67,36 @@ def test_gradients_on_any_layout_agree_with_the_python_backend(layout):
     python = srcgrad.grad(dot_rows, wrt=(0, 1), backend="python")(X, w)
     for a, b in zip(native, python):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def neighbours(x, start, k):
+    t = 0.0
+    for i in range(start, x.shape[0] - 1):
+        t += x[i + k] - 2.0 * x[i - 1]
+    return t
+
+
+def stepped(x, s):
+    t = 0.0
+    for i in range(0, x.shape[0], s):
+        t += x[i]
+    return t
+
+
+def test_loops_checked_once_still_raise_at_the_right_index():
+    # the unchecked copy of the loop runs only when every access is in bounds throughout;
+    # otherwise the checked copy raises (or wraps a negative index round) as Python does
+    x = np.arange(1.0, 8.0) ** 2
+    f = srcgrad.jit(neighbours, backend="llvm")
+    for start, k in [(1, 1), (0, 1), (3, 0), (7, 1)]:
+        assert f(x, start, k) == neighbours(x, start, k)
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 0 of 'x' with size 7"):
+        f(x, 1, 2)
+    with pytest.raises(IndexError, match="index -8 is out of bounds for axis 0 of 'x' with size 7"):
+        f(x, 0, -8)
+
+
+def test_a_zero_range_step_is_a_value_error_on_both_backends():
+    for backend in ("python", "llvm"):
+        with pytest.raises(ValueError, match="range\\(\\) arg 3 must not be zero"):
+            srcgrad.jit(stepped, backend=backend)(np.arange(3.0), 0)
