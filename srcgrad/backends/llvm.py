@@ -26,6 +26,7 @@ from llvmlite import ir
 import numpy as np
 
 from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
+from .fusion import fusable_ops
 from .hoisted_checks import checkable_accesses
 
 _F64, _I64, _I1, _I8, _I32 = ir.DoubleType(), ir.IntType(64), ir.IntType(1), ir.IntType(8), ir.IntType(32)
@@ -92,6 +93,7 @@ class _Lowering:
         self.boundscheck = boundscheck
         self.values = {}
         self.trusted = set()         # accesses whose bounds were checked before their loop
+        self.fused = fusable_ops(fn)  # element-wise ops computed inside their consumer's loop
         self.messages = []
         self.growing = {}      # growing tape value -> (capacity slot, pointer slot)
 
@@ -348,6 +350,7 @@ class _Lowering:
             shape = self.shape_values(part, pt.ndim)
             if vt.is_array:
                 self.broadcast_shape(pt.ndim, [(pt, part), (vt, v)])
+                v = self.broadcast_view(vt, v)
 
             def step(idx):
                 val = self.load_broadcast(vt, v, idx) if vt.is_array else v
@@ -377,12 +380,11 @@ class _Lowering:
             g, like = ins
             out_shape = self.shape_values(like, lt.ndim)
             result = self.new_array(lt, out_shape, 0.0)
+            target = self.broadcast_view(lt, result)
             lead = gt.ndim - lt.ndim
 
             def step(idx):
-                sub = [b.select(b.icmp_signed("==", n, ir.Constant(_I64, 1)), ir.Constant(_I64, 0), idx[lead + k])
-                       for k, n in enumerate(out_shape)]
-                ptr = self.raw_pointer(lt, result, sub)
+                ptr = self.raw_pointer(lt, target, idx[lead:])
                 b.store(b.fadd(b.load(ptr), self.load_element(gt, g, idx)), ptr)
             self.each_index(self.shape_values(g, gt.ndim), step)
             self.values[op.results[0]] = result
@@ -392,6 +394,8 @@ class _Lowering:
             shape = self.shape_values(like, lt.ndim)
             result = self.new_array(ArrayType(F64, lt.ndim), shape, None)
             axis = op.attrs.get("axis")
+            if gt.is_array and axis is None:
+                g = self.broadcast_view(gt, g)
 
             def step(idx):
                 if not gt.is_array:
@@ -415,20 +419,28 @@ class _Lowering:
             self.values[op.results[0]] = dst
 
     def elementwise(self, op, ins):
-        """A scalar primitive over arrays with numpy's broadcasting: a loop nest over the result."""
-        b = self.b
+        """A scalar primitive over arrays with numpy's broadcasting: a loop nest over the result,
+        or, for a fused op (fusion.py), a _Fused value its consumer computes element by element."""
         out_t = op.results[0].type
         shape = self.broadcast_shape(out_t.ndim, [(x.type, v) for x, v in zip(op.operands, ins)])
-        result = self.new_array(out_t, shape, None)
         elem_types = [(F64 if x.type.dtype is F32 else x.type.dtype) if x.type.is_array else x.type
                       for x in op.operands]
-
-        def step(idx):
-            vals = [self.load_broadcast(x.type, v, idx) if x.type.is_array else v
-                    for x, v in zip(op.operands, ins)]
-            self.store_element(out_t, result, idx, self.scalar(op.prim, elem_types, out_t.dtype, vals))
-        self.each_index(shape, step)
+        ins = [self.broadcast_view(x.type, v) if x.type.is_array and not isinstance(v, _Fused) else v
+               for x, v in zip(op.operands, ins)]
+        fused = _Fused(op, ins, shape, elem_types)
+        if op in self.fused:
+            return fused
+        result = self.new_array(out_t, shape, None)
+        self.each_index(shape, lambda idx: self.store_element(out_t, result, idx, self.element(out_t, fused, idx)))
         return result
+
+    def element(self, t, value, idx):
+        """Element ``idx`` (right-aligned) of a broadcast view or of a _Fused value."""
+        if not isinstance(value, _Fused):
+            return self.load_broadcast(t, value, idx)
+        op = value.op
+        vals = [self.element(x.type, v, idx) if x.type.is_array else v for x, v in zip(op.operands, value.ins)]
+        return self.scalar(op.prim, value.elem_types, op.results[0].type.dtype, vals)
 
     def broadcast_shape(self, ndim, operands):
         b = self.b
@@ -446,14 +458,19 @@ class _Lowering:
                 shape[lead + k] = b.select(b.icmp_signed("==", n, one), cur, n)
         return shape
 
-    def load_broadcast(self, t, arr, idx):
-        """arr's element for result index ``idx`` (right-aligned, size-1 axes repeat)."""
+    def broadcast_view(self, t, arr):
+        """``arr`` with a zero stride on its size-1 axes, made once before a loop: then element
+        ``idx`` of the broadcast result is at ``idx`` (right-aligned) without a test per element."""
         b = self.b
-        lead = len(idx) - t.ndim
         shape = self.shape_values(arr, t.ndim)
-        sub = [b.select(b.icmp_signed("==", n, ir.Constant(_I64, 1)), ir.Constant(_I64, 0), idx[lead + k])
-               for k, n in enumerate(shape)]
-        return self.load_element(t, arr, sub)
+        st = b.extract_value(arr, 2)
+        strides = [b.select(b.icmp_signed("==", n, ir.Constant(_I64, 1)), ir.Constant(_I64, 0), b.extract_value(st, k))
+                   for k, n in enumerate(shape)]
+        return self.view(arr, b.extract_value(arr, 0), shape, strides, t.ndim)
+
+    def load_broadcast(self, t, view, idx):
+        """The element of a ``broadcast_view`` for result index ``idx``."""
+        return self.load_element(t, view, idx[len(idx) - t.ndim:])
 
     def load_element(self, t, arr, idx):
         val = self.b.load(self.raw_pointer(t, arr, idx))
@@ -686,6 +703,9 @@ class _Lowering:
         return v
 
     def matmul(self, op, ins):
+        """a @ b for 1-d and 2-d operands, with the loop order chosen at run time from the
+        strides, so that the innermost loop walks memory contiguously where it can: dot
+        products along rows, or rows of ``b`` scaled and added (also for ``X.T @ v``)."""
         b = self.b
         (ta, tb), (a, c) = [x.type for x in op.operands], ins
         sa, sb = self.shape_values(a, ta.ndim), self.shape_values(c, tb.ndim)
@@ -705,10 +725,49 @@ class _Lowering:
         if not out_t.is_array:
             return dot([])
         result = self.new_array(out_t, out_shape, None)
-        self.each_index(out_shape, lambda idx: self.store_element(out_t, result, idx, dot(idx)))
+
+        def by_dots():
+            self.each_index(out_shape, lambda idx: self.store_element(out_t, result, idx, dot(idx)))
+
+        def add_product(idx, kk):
+            ia, ib = idx[:ta.ndim - 1], idx[ta.ndim - 1:]
+            ptr = self.raw_pointer(out_t, result, idx)
+            b.store(b.fadd(b.load(ptr), b.fmul(self.load_element(ta, a, ia + kk),
+                                               self.load_element(tb, c, kk + ib))), ptr)
+
+        def k_outermost():          # result (zeroed) += a[:, k] * b[k, :] for each k
+            self.each_index([k_a], lambda kk: self.each_index(out_shape, lambda idx: add_product(idx, kk)))
+
+        def k_middle():             # for each row i of a: result[i, :] += a[i, k] * b[k, :]
+            self.each_index([sa[0]], lambda i: self.each_index([k_a], lambda kk: self.each_index(
+                [sb[1]], lambda j: add_product(i + j, kk))))
+
+        def rows_contiguous(t, arr):        # |stride of the last axis| <= |stride of the first|
+            st = b.extract_value(arr, 2)
+            first, last = (b.extract_value(st, k) for k in (0, t.ndim - 1))
+            first, last = (b.select(b.icmp_signed("<", x, ir.Constant(_I64, 0)), b.neg(x), x) for x in (first, last))
+            return b.icmp_signed("<=", last, first)
+
+        if ta.ndim == 2 and tb.ndim == 1:
+            self.choose(rows_contiguous(ta, a), by_dots, k_outermost)
+        elif ta.ndim == 1:
+            self.choose(rows_contiguous(tb, c), k_outermost, by_dots)
+        else:
+            self.choose(rows_contiguous(ta, a),
+                        lambda: self.choose(rows_contiguous(tb, c), k_middle, by_dots), k_outermost)
         return result
 
+    def choose(self, cond, then, otherwise):
+        """Emit ``then()`` where ``cond`` holds at run time, ``otherwise()`` where it does not."""
+        with self.b.if_else(cond) as (yes, no):
+            with yes:
+                then()
+            with no:
+                otherwise()
+
     def shape_values(self, arr, ndim):
+        if isinstance(arr, _Fused):
+            return list(arr.shape)
         shape = self.b.extract_value(arr, 1)
         return [self.b.extract_value(shape, k) for k in range(ndim)]
 
@@ -1099,6 +1158,14 @@ class _Lowering:
             self.values[r] = phi
 
 
+class _Fused:
+    """An element-wise result that is never stored: its op, its operands (broadcast views,
+    scalars or other _Fused values), its shape and the element types of its operands."""
+
+    def __init__(self, op, ins, shape, elem_types):
+        self.op, self.ins, self.shape, self.elem_types = op, ins, shape, elem_types
+
+
 _TARGET_DATA = []
 
 
@@ -1160,6 +1227,7 @@ def compile_function(fn, boundscheck=True, cache=False):
             else:
                 call_args.append(a)
         outs = [t() for t in out_types]
+        owned = None
         arena = (ctypes.c_void_p * _ARENA)()
         count = ctypes.c_int64(0)
         err = (ctypes.c_int64 * 2)()
@@ -1180,10 +1248,12 @@ def compile_function(fn, boundscheck=True, cache=False):
                         raise IndexError(message.format(index=err[0], size=err[1]))
                     raise AssertionError(message)
                 raise RuntimeError(f"srcgrad: compiled code failed with status {status}")
-            vals = [_result(o, k, args, param_types) for o, k in zip(outs, kinds)]
+            owned = {arena[k]: None for k in range(count.value)}
+            vals = [_result(o, k, args, param_types, owned) for o, k in zip(outs, kinds)]
         finally:
             for k in range(count.value):
-                _libc_free(arena[k])
+                if owned is None or owned.get(arena[k]) is None:
+                    _libc_free(arena[k])
             for a, copy in zip(given, args):
                 if copy is not a and getattr(a, "flags", None) is not None and a.flags.writeable:
                     np.copyto(a, copy)         # writes into a copied argument reach the caller's array
@@ -1236,9 +1306,20 @@ class _Memory:
         self.owner = owner
 
 
-def _result(o, kind, args, param_types):
+class _Allocation:
+    """A block the compiled code allocated and a returned array now uses: freed with the array."""
+
+    def __init__(self, address):
+        self.address = address
+
+    def __del__(self):
+        _libc_free(self.address)
+
+
+def _result(o, kind, args, param_types, owned):
     """A result as Python sees it: a number, an argument itself, a view of an argument (as
-    numpy's ``x.T`` or ``x[1:]`` would be), or a new array copied out of the call's memory."""
+    numpy's ``x.T`` or ``x[1:]`` would be), or an array over memory the call allocated, which
+    it then owns (``owned`` maps the call's allocations to their new owners)."""
     if not kind.is_array:
         return bool(o.value) if kind is BOOL else o.value
     dtype = np.dtype(_NP_DTYPES[kind.dtype])
@@ -1259,6 +1340,10 @@ def _result(o, kind, args, param_types):
             if not a.flags.writeable:
                 view.flags.writeable = False
             return view
+    if low in owned:            # a new array (or a view of one that starts where it starts)
+        if owned[low] is None:
+            owned[low] = _Allocation(low)
+        return np.asarray(_Memory(o.data, shape, strides, dtype, owned[low]))
     return np.asarray(_Memory(o.data, shape, strides, dtype, None)).copy()
 
 

@@ -10,6 +10,7 @@ Example:
 import math
 
 from .core import Op
+from .primitives import PRIMITIVES
 
 _EFFECTS = {"assert", "tape_put", "return", "yield"}
 _FOLD = {
@@ -269,12 +270,36 @@ def _count_up(block, op):
     op.operands[:3] = [zero.results[0], count, one.results[0]]
 
 
+_SHAPE_ONLY = {"zeros_like": 0, "broadcast_like": 1, "sum_to": 1}     # prim -> operand read for its shape
+
+
+def take_shapes_early(fn):
+    """An operand read only for its shape may be any array of the same type and shape: take the
+    earliest one along elementwise ops (``exp(x)`` is shaped like ``x``), so that values a
+    gradient needs only the shape of (the loss before ``sum``, say) are not computed at all."""
+    for op in _walk(fn.body):
+        k = _SHAPE_ONLY.get(op.prim)
+        if k is None or not op.operands[k].type.is_array:
+            continue
+        v = op.operands[k]
+        while v.owner is not None and PRIMITIVES[v.owner.prim].elementwise:
+            same = [u for u in v.owner.operands if u.type == v.type]
+            others = [u for u in v.owner.operands if u not in same]
+            if len(same) != 1 or any(u.type.is_array for u in others):
+                break
+            v = same[0]
+        op.operands[k] = v
+    return fn
+
+
 def optimize(fn):
-    """Constant folding, CSE, dead-code removal, tape pruning and forward-running reverse sweeps."""
+    """Constant folding, CSE, dead-code removal, tape pruning, shapes taken early and
+    forward-running reverse sweeps."""
     fold_constants(fn)
     eliminate_common_subexpressions(fn)
     eliminate_dead_code(fn)
     prune_tapes(fn)
+    take_shapes_early(fn)
     eliminate_dead_code(fn)
     run_accumulations_forward(fn)
     eliminate_dead_code(fn)

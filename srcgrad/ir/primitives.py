@@ -20,6 +20,7 @@ class Primitive:
         self.type_rule = type_rule
         self.region_op = region_op
         self.doc = doc
+        self.elementwise = getattr(type_rule, "elementwise", False)    # numpy broadcasting, one result per element
 
     def result_type(self, operand_types, attrs):
         return self.type_rule(operand_types, attrs)
@@ -50,6 +51,7 @@ def _elementwise(scalar_rule):
             return scalar_rule(ts, attrs)
         elem = scalar_rule([t.dtype if isinstance(t, ArrayType) else t for t in ts], attrs)
         return ArrayType(elem, max(t.ndim for t in arrays))
+    rule.elementwise = True
     return rule
 
 

@@ -100,3 +100,48 @@ def test_a_zero_range_step_is_a_value_error_on_both_backends():
     for backend in ("python", "llvm"):
         with pytest.raises(ValueError, match="range\\(\\) arg 3 must not be zero"):
             srcgrad.jit(stepped, backend=backend)(np.arange(3.0), 0)
+
+
+def chain(y, z, b):
+    t = np.exp(-y * z)                      # -y and * are computed inside exp's loop; t is read twice
+    return (1.0 / (1.0 + t)) * t * b        # +, / and the first * inside the last loop; b broadcasts
+
+
+def chain_with_write(y, z):
+    t = y * 2.0
+    y[0] = 100.0                            # t must see the old y[0]: not fused
+    return t + z
+
+
+def test_fused_elementwise_chains_give_numpys_numbers():
+    from srcgrad.backends.fusion import fusable_ops
+    rng = np.random.default_rng(2)
+    y, z, b = rng.standard_normal((5, 4)), rng.standard_normal((5, 4)), rng.standard_normal(4)
+    f = srcgrad.jit(chain, backend="llvm")
+    np.testing.assert_allclose(f(y, z, b), chain(y, z, b), rtol=1e-15)
+    fn = f._spec().code_ir
+    assert sorted(op.prim for op in fusable_ops(fn)) == ["add", "div", "mul", "mul", "neg"]
+    y2 = y.copy()
+    np.testing.assert_array_equal(srcgrad.jit(chain_with_write, backend="llvm")(y2, z), chain_with_write(y.copy(), z))
+
+
+def test_fused_chains_still_check_broadcasting():
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        srcgrad.jit(chain, backend="llvm")(np.ones((5, 4)), np.ones((5, 3)), np.ones(4))
+
+
+def scaled(x):
+    return x * 2.0
+
+
+def test_returned_new_arrays_are_handed_over_not_copied_nor_leaked():
+    import resource
+    f = srcgrad.jit(scaled, backend="llvm")
+    x = np.ones(1 << 17)                                   # 1 MiB per result
+    for _ in range(20):
+        f(x)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for _ in range(500):                                   # 500 MiB if results leaked
+        r = f(x)
+    assert r[0] == 2.0 and r.flags.writeable
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 1024     # KiB
