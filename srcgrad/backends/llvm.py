@@ -28,10 +28,11 @@ import numpy as np
 from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
 from .fusion import fusable_ops
 from .hoisted_checks import checkable_accesses
+from .loop_memory import frees_each_iteration
 
 _F64, _I64, _I1, _I8, _I32 = ir.DoubleType(), ir.IntType(64), ir.IntType(1), ir.IntType(8), ir.IntType(32)
 _PTR = ir.PointerType(_I8)
-OK, ASSERTION, ZERO_DIVISION, INDEX_PLAIN, BROADCAST, RANGE_STEP = 0, 1, 2, 3, 4, 5
+OK, ASSERTION, ZERO_DIVISION, INDEX_PLAIN, BROADCAST, RANGE_STEP, MEMORY, NEGATIVE_SIZE = 0, 1, 2, 3, 4, 5, 6, 7
 
 _INTRINSICS = {"sin": "llvm.sin", "cos": "llvm.cos", "exp": "llvm.exp", "log": "llvm.log", "sqrt": "llvm.sqrt",
                "log2": "llvm.log2", "log10": "llvm.log10"}
@@ -109,7 +110,9 @@ class _Lowering:
         params = [ir.PointerType(_ltype(p.type)) if p.type.is_array else (_ltype(p.type) if p.type is not BOOL
                                                                           else _I8) for p in fn.params]
         outs = [ir.PointerType(_ltype(t) if t is not BOOL else _I8) for t in fn.result_types]
-        extra = [ir.PointerType(_PTR), ir.PointerType(_I64), ir.PointerType(_I64)]   # arena, its count, error info
+        # the arena (a growing array of every allocation, for Python to free), its count and
+        # capacity, and error details
+        extra = [ir.PointerType(_PTR), ir.PointerType(_I64), ir.PointerType(_I64)]
         self.func = ir.Function(self.module, ir.FunctionType(_I32, params + outs + extra), name=fn.name)
         entry = self.func.append_basic_block("entry")
         self.b = ir.IRBuilder(entry)
@@ -829,13 +832,12 @@ class _Lowering:
         the arena so that Python frees it after the call."""
         b = self.b
         size = _ELEMENT_SIZE[t.dtype]
-        total = self.product(sizes)
-        calloc = self.declare("calloc", _PTR, [_I64, _I64])
-        data = b.call(calloc, [b.select(b.icmp_signed(">", total, ir.Constant(_I64, 0)), total,
-                                        ir.Constant(_I64, 1)), ir.Constant(_I64, size)])
-        count = b.load(self.arena_count)
-        b.store(data, b.gep(self.arena, [count]))
-        b.store(b.add(count, ir.Constant(_I64, 1)), self.arena_count)
+        total, too_big = ir.Constant(_I64, 1), ir.Constant(_I1, 0)
+        for n in sizes:
+            self.guard(b.icmp_signed("<", n, ir.Constant(_I64, 0)), NEGATIVE_SIZE)
+            product = b.smul_with_overflow(total, n)
+            total, too_big = b.extract_value(product, 0), b.or_(too_big, b.extract_value(product, 1))
+        data, _ = self.allocate(total, size, zeroed=True, too_big=too_big)
         shape_t = ir.ArrayType(_I64, t.ndim)
         shape = ir.Constant(shape_t, ir.Undefined)
         strides = ir.Constant(shape_t, ir.Undefined)
@@ -936,17 +938,83 @@ class _Lowering:
     def item_type(self, tape_value):
         return ir.LiteralStructType([_ltype(t) for t in tape_value.type.items])
 
-    def malloc(self):
-        return self.declare("malloc", _PTR, [_I64])
+    def allocate(self, count, size, zeroed, too_big=None):
+        """(pointer, arena slot) of ``count`` items of ``size`` bytes (at least one item),
+        recorded in the arena so that Python frees it after the call, whichever way the call
+        ends. A size that overflows or memory that cannot be had makes the call raise
+        MemoryError saying how much was asked for."""
+        b = self.b
+        one, size = ir.Constant(_I64, 1), ir.Constant(_I64, size)
+        count = b.select(b.icmp_signed(">", count, one), count, one)
+        nbytes = b.smul_with_overflow(count, size)
+        bad = b.extract_value(nbytes, 1) if too_big is None else b.or_(too_big, b.extract_value(nbytes, 1))
+        self.memory_guard(bad, count, size)
+        if zeroed:
+            data = b.call(self.declare("calloc", _PTR, [_I64, _I64]), [count, size])
+        else:
+            data = b.call(self.declare("malloc", _PTR, [_I64]), [b.extract_value(nbytes, 0)])
+        self.memory_guard(b.icmp_unsigned("==", data, ir.Constant(_PTR, None)), count, size)
+        return data, self.arena_push(data)
+
+    def memory_guard(self, cond, count, size):
+        bad = self.func.append_basic_block("no.memory")
+        good = self.func.append_basic_block("memory.ok")
+        self.b.cbranch(cond, bad, good)
+        self.b.position_at_end(bad)
+        self.b.store(count, self.errinfo)
+        self.b.store(size, self.b.gep(self.errinfo, [ir.Constant(_I64, 1)]))
+        self.fail(MEMORY)
+        self.b.position_at_end(good)
+
+    def arena_slots(self):
+        return self.b.bitcast(self.b.load(self.arena), ir.PointerType(_PTR))
+
+    def arena_push(self, data):
+        """Record an allocation in the arena (grown by doubling); returns its slot."""
+        b = self.b
+        count = b.load(self.arena_count)
+        cap_ptr = b.gep(self.arena_count, [ir.Constant(_I64, 1)])
+        cap = b.load(cap_ptr)
+        with b.if_then(b.icmp_signed(">=", count, cap), likely=False):
+            new_cap = b.select(b.icmp_signed(">", cap, ir.Constant(_I64, 0)), b.mul(cap, ir.Constant(_I64, 2)),
+                               ir.Constant(_I64, 64))
+            realloc = self.declare("realloc", _PTR, [_PTR, _I64])
+            grown = b.call(realloc, [b.load(self.arena), b.mul(new_cap, ir.Constant(_I64, 8))])
+            self.memory_guard(b.icmp_unsigned("==", grown, ir.Constant(_PTR, None)), new_cap, ir.Constant(_I64, 8))
+            b.store(grown, self.arena)
+            b.store(new_cap, cap_ptr)
+        b.store(data, b.gep(self.arena_slots(), [count]))
+        b.store(b.add(count, ir.Constant(_I64, 1)), self.arena_count)
+        return count
+
+    def release_since(self, mark, keep):
+        """Free every allocation recorded since arena slot ``mark`` except those starting at a
+        pointer in ``keep``, which move down (loop_memory.py says when this is sound)."""
+        b = self.b
+        slots = self.arena_slots()
+        free = self.declare("free", ir.VoidType(), [_PTR])
+        null = ir.Constant(_PTR, None)
+
+        def step(k, carried):
+            (w,) = carried
+            p = b.load(b.gep(slots, [k]))
+            kept = ir.Constant(_I1, 0)
+            for ptr in keep:
+                kept = b.or_(kept, b.icmp_unsigned("==", p, ptr))
+            kept = b.and_(kept, b.icmp_unsigned("!=", p, null))
+            b.store(p, b.gep(slots, [w]))              # w <= k: overwritten or beyond the count if freed
+            b.call(free, [b.select(kept, null, p)])
+            return [b.select(kept, b.add(w, ir.Constant(_I64, 1)), w)]
+        (w,) = self.counted_loop(mark, b.load(self.arena_count), ir.Constant(_I64, 1), [mark], step, name="release")
+        b.store(w, self.arena_count)
 
     def tape_new(self, op, ins):
         b = self.b
         st = self.item_type(op.results[0])
         size = ir.Constant(_I64, max(st.get_abi_size(_TARGET_DATA[0]), 1))
         if op.operands:
-            n = b.select(b.icmp_signed(">", ins[0], ir.Constant(_I64, 0)), ins[0], ir.Constant(_I64, 1))
-            raw = b.call(self.malloc(), [b.mul(n, size)])
-            self.frees.append(raw)
+            raw, slot = self.allocate(ins[0], size.constant, zeroed=False)
+            self.frees.append((raw, slot))
             return b.bitcast(raw, ir.PointerType(st))
         # a growing tape: capacity and pointer live in stack slots
         with b.goto_block(self.allocas_block):
@@ -954,15 +1022,15 @@ class _Lowering:
             cap = b.alloca(_I64)
             ptr = b.alloca(_PTR)
         b.store(ir.Constant(_I64, 16), cap)
-        raw = b.call(self.malloc(), [b.mul(ir.Constant(_I64, 16), size)])
+        raw, slot = self.allocate(ir.Constant(_I64, 16), size.constant, zeroed=False)
         b.store(raw, ptr)
-        self.growing[op.results[0]] = (cap, ptr, size)
-        self.frees.append(("slot", ptr))
+        self.growing[op.results[0]] = (cap, ptr, size, slot)
+        self.frees.append((ptr, slot))
         return b.bitcast(raw, ir.PointerType(st))
 
     def tape_pointer(self, tape_value):
         if tape_value in self.growing:
-            cap, ptr, size = self.growing[tape_value]
+            cap, ptr, size, slot = self.growing[tape_value]
             return self.b.bitcast(self.b.load(ptr), ir.PointerType(self.item_type(tape_value)))
         return self.v(tape_value)
 
@@ -971,17 +1039,17 @@ class _Lowering:
         tape_value = op.operands[0]
         k = ins[1]
         if op.attrs.get("append"):
-            cap, ptr, size = self.growing[tape_value]
-            grow = self.func.append_basic_block("grow")
-            cont = self.func.append_basic_block("stored")
-            b.cbranch(b.icmp_signed(">=", k, b.load(cap)), grow, cont)
-            b.position_at_end(grow)
-            new_cap = b.mul(b.load(cap), ir.Constant(_I64, 2))
-            realloc = self.declare("realloc", _PTR, [_PTR, _I64])
-            b.store(b.call(realloc, [b.load(ptr), b.mul(new_cap, size)]), ptr)
-            b.store(new_cap, cap)
-            b.branch(cont)
-            b.position_at_end(cont)
+            cap, ptr, size, slot = self.growing[tape_value]
+            with b.if_then(b.icmp_signed(">=", k, b.load(cap)), likely=False):
+                new_cap = b.mul(b.load(cap), ir.Constant(_I64, 2))
+                nbytes = b.smul_with_overflow(new_cap, size)
+                self.memory_guard(b.extract_value(nbytes, 1), new_cap, size)
+                realloc = self.declare("realloc", _PTR, [_PTR, _I64])
+                grown = b.call(realloc, [b.load(ptr), b.extract_value(nbytes, 0)])
+                self.memory_guard(b.icmp_unsigned("==", grown, ir.Constant(_PTR, None)), new_cap, size)
+                b.store(grown, ptr)
+                b.store(grown, b.gep(self.arena_slots(), [slot]))
+                b.store(new_cap, cap)
         st = self.item_type(tape_value)
         item = ir.Constant(st, ir.Undefined)
         for j, v in enumerate(ins[2:]):
@@ -1018,10 +1086,11 @@ class _Lowering:
         return ys
 
     def free_all(self):
+        """Free the tapes of the region ending here (and clear their arena slots)."""
         free = self.declare("free", ir.VoidType(), [_PTR])
-        for f in self.frees:
-            ptr = self.b.load(f[1]) if isinstance(f, tuple) else f
-            self.b.call(free, [ptr])
+        for ptr, slot in self.frees:
+            self.b.call(free, [self.b.load(ptr) if isinstance(ptr.type.pointee, ir.PointerType) else ptr])
+            self.b.store(ir.Constant(_PTR, None), self.b.gep(self.arena_slots(), [slot]))
 
     def counted_loop(self, start, stop, step, inits, body, name="for"):
         """Emit ``for i in range(start, stop, step)`` carrying ``inits``; ``body(i, carried)``
@@ -1063,12 +1132,14 @@ class _Lowering:
         body = op.regions[0]
         if not isinstance(step, ir.Constant):
             self.guard(b.icmp_signed("==", step, ir.Constant(_I64, 0)), RANGE_STEP)
+        mark = b.load(self.arena_count) if frees_each_iteration(op) else None
 
         def iteration(i, carried):
             self.values[body.args[0]] = i
             self.values.update(zip(body.args[1:], carried))
             ys = self.region(body)
             self.mark_reductions(body, ys)
+            self.release_iteration(mark, body, ys)
             return ys
 
         accesses = checkable_accesses(op) if self.boundscheck else []
@@ -1116,6 +1187,12 @@ class _Lowering:
                     ok = b.and_(ok, b.and_(b.icmp_signed(">=", e, zero), b.icmp_signed("<", e, n)))
         return ok
 
+    def release_iteration(self, mark, body, ys):
+        """At the end of an iteration of a loop that allocates, free what it no longer needs."""
+        if mark is not None:
+            self.release_since(mark, [self.b.extract_value(y, 0) for a, y in zip(body.ops[-1].operands, ys)
+                                      if a.type.is_array])
+
     def mark_reductions(self, body, ys):
         """A carried float updated as ``s = s + x`` is a sum: let LLVM reassociate it, so the loop
         can be vectorised (results move at rounding level only; DESIGN.md allows it)."""
@@ -1130,6 +1207,7 @@ class _Lowering:
         b = self.b
         cond, body = op.regions
         inits = [self.v(x) for x in op.operands]
+        mark = b.load(self.arena_count) if frees_each_iteration(op) else None
         pre = b.block
         head = self.func.append_basic_block("while.head")
         loop = self.func.append_basic_block("while.body")
@@ -1149,6 +1227,7 @@ class _Lowering:
         for a, phi in zip(body.args, phis):
             self.values[a] = phi
         ys = self.region(body)
+        self.release_iteration(mark, body, ys)
         latch = b.block
         for phi, y in zip(phis, ys):
             phi.add_incoming(y, latch)
@@ -1228,12 +1307,17 @@ def compile_function(fn, boundscheck=True, cache=False):
                 call_args.append(a)
         outs = [t() for t in out_types]
         owned = None
-        arena = (ctypes.c_void_p * _ARENA)()
-        count = ctypes.c_int64(0)
+        arena = ctypes.c_void_p(None)            # allocated and grown by the compiled code
+        count = (ctypes.c_int64 * 2)()           # slots used, capacity
         err = (ctypes.c_int64 * 2)()
         try:
-            status = cfunc(*call_args, *[ctypes.byref(o) for o in outs], arena, ctypes.byref(count), err)
+            status = cfunc(*call_args, *[ctypes.byref(o) for o in outs], ctypes.byref(arena), count, err)
             if status:
+                if status == MEMORY:
+                    raise MemoryError(f"srcgrad: compiled code needs {err[0]:,} items of {err[1]} bytes "
+                                      f"({err[0] * err[1] / 2**30:,.1f} GiB) and could not get them")
+                if status == NEGATIVE_SIZE:
+                    raise ValueError("negative dimensions are not allowed")
                 if status == RANGE_STEP:
                     raise ValueError("range() arg 3 must not be zero")
                 if status == ZERO_DIVISION:
@@ -1248,12 +1332,14 @@ def compile_function(fn, boundscheck=True, cache=False):
                         raise IndexError(message.format(index=err[0], size=err[1]))
                     raise AssertionError(message)
                 raise RuntimeError(f"srcgrad: compiled code failed with status {status}")
-            owned = {arena[k]: None for k in range(count.value)}
+            slots = _slots(arena, count[0])
+            owned = {p: None for p in slots if p}
             vals = [_result(o, k, args, param_types, owned) for o, k in zip(outs, kinds)]
         finally:
-            for k in range(count.value):
-                if owned is None or owned.get(arena[k]) is None:
-                    _libc_free(arena[k])
+            for p in _slots(arena, count[0]):
+                if owned is None or owned.get(p) is None:
+                    _libc_free(p)
+            _libc_free(arena.value)
             for a, copy in zip(given, args):
                 if copy is not a and getattr(a, "flags", None) is not None and a.flags.writeable:
                     np.copyto(a, copy)         # writes into a copied argument reach the caller's array
@@ -1264,7 +1350,6 @@ def compile_function(fn, boundscheck=True, cache=False):
     return run, text
 
 
-_ARENA = 1 << 16
 _STRUCTS = {}
 _NP_DTYPES = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
 
@@ -1345,6 +1430,13 @@ def _result(o, kind, args, param_types, owned):
             owned[low] = _Allocation(low)
         return np.asarray(_Memory(o.data, shape, strides, dtype, owned[low]))
     return np.asarray(_Memory(o.data, shape, strides, dtype, None)).copy()
+
+
+def _slots(arena, count):
+    """The pointers recorded in the arena (some may be NULL: tapes already freed)."""
+    if not arena.value or not count:
+        return []
+    return list((ctypes.c_void_p * count).from_address(arena.value))
 
 
 def _libc_free(ptr):

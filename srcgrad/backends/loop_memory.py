@@ -1,0 +1,52 @@
+"""When a loop of the llvm backend may free, at the end of each iteration, the arrays the
+iteration allocated.
+
+Every native allocation of a call is recorded in its arena, which Python frees after the
+call, on every exit path. A loop that allocates (``t = x * 2.0`` in the body, or a carried
+``a = a + 1.0``) would otherwise keep every iteration's arrays until the call ends. At the end
+of an iteration, everything allocated since the loop began is freed except the arrays the
+iteration passes on (its yielded values: found by their data pointer, which is where their
+allocation starts). That is sound when every yielded array is an allocation of its own or
+a value from outside the iteration — not a view into an allocation (``t[1:]``, ``t.T``) — and
+no tape keeps an array of the iteration.
+
+Example:
+    >>> frees_each_iteration(loop_op)
+    True
+"""
+from ..ir.passes import _walk
+
+_NOT_ALLOCATING = {"slice", "transpose", "setitem", "index_add", "setslice", "slice_add", "tape_get", "const",
+                   "if", "for", "while"}
+_IN_PLACE = {"setitem", "index_add", "setslice", "slice_add"}
+_VIEWS = {"slice", "transpose"}
+
+
+def frees_each_iteration(loop_op):
+    """Whether ``loop_op`` (for or while) allocates and may free per iteration (module doc)."""
+    body = loop_op.regions[-1]
+    ops = list(_walk(body))
+    if not any(op.prim not in _NOT_ALLOCATING and any(r.type.is_array for r in op.results) for op in ops):
+        return False
+    if any(op.prim == "tape_put" and any(v.type.is_array for v in op.operands[2:]) for op in ops):
+        return False
+    inside = {r for op in ops for r in op.results}
+    return all(_own_or_outside(y, inside) for y in body.ops[-1].operands if y.type.is_array)
+
+
+def _own_or_outside(v, inside):
+    """``v`` is defined outside, is a block argument, or starts an allocation of its own."""
+    if v not in inside:
+        return True
+    op = v.owner
+    if op.prim in _IN_PLACE:
+        return _own_or_outside(op.operands[0], inside)
+    if op.prim in _VIEWS:
+        return False
+    j = op.results.index(v)
+    if op.prim == "if":
+        return all(_own_or_outside(r.ops[-1].operands[j], inside) for r in op.regions)
+    if op.prim in ("for", "while"):
+        init = op.operands[3 + j] if op.prim == "for" else op.operands[j]
+        return _own_or_outside(init, inside) and _own_or_outside(op.regions[-1].ops[-1].operands[j], inside)
+    return True
