@@ -21,14 +21,21 @@ import ctypes
 import ctypes.util
 
 import llvmlite.binding as llvm
-from llvmlite import ir
-
 import numpy as np
+from llvmlite import ir
 
 from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
 from .fusion import fusable_ops
 from .hoisted_checks import checkable_accesses
 from .loop_memory import frees_each_iteration
+from .marshal import (
+    arena_slots,
+    array_struct,
+    ctype_of,
+    element_strided,
+    libc_free,
+    result_value,
+)
 
 _F64, _I64, _I1, _I8, _I32 = ir.DoubleType(), ir.IntType(64), ir.IntType(1), ir.IntType(8), ir.IntType(32)
 _PTR = ir.PointerType(_I8)
@@ -83,9 +90,6 @@ _WHOLE = {"sum", "transpose", "slice", "setslice", "slice_add", "matmul", "outer
           "prod", "amax", "amin", "reduce_grad", "arange"}
 _ARRAY_OPS = {"index", "setitem", "index_add", "shape", "size", "zeros_like", "full", "copy", "yield", "return",
               "tape_put", "tape_get", "if", "for", "while", "const"} | _ELEMENTWISE | _WHOLE
-
-
-_CTYPES = {F64: ctypes.c_double, I64: ctypes.c_int64, BOOL: ctypes.c_int8}
 
 
 class _Lowering:
@@ -966,7 +970,7 @@ class _Lowering:
         self.fail(MEMORY)
         self.b.position_at_end(good)
 
-    def arena_slots(self):
+    def arenaarena_slots(self):
         return self.b.bitcast(self.b.load(self.arena), ir.PointerType(_PTR))
 
     def arena_push(self, data):
@@ -983,7 +987,7 @@ class _Lowering:
             self.memory_guard(b.icmp_unsigned("==", grown, ir.Constant(_PTR, None)), new_cap, ir.Constant(_I64, 8))
             b.store(grown, self.arena)
             b.store(new_cap, cap_ptr)
-        b.store(data, b.gep(self.arena_slots(), [count]))
+        b.store(data, b.gep(self.arenaarena_slots(), [count]))
         b.store(b.add(count, ir.Constant(_I64, 1)), self.arena_count)
         return count
 
@@ -991,7 +995,7 @@ class _Lowering:
         """Free every allocation recorded since arena slot ``mark`` except those starting at a
         pointer in ``keep``, which move down (loop_memory.py says when this is sound)."""
         b = self.b
-        slots = self.arena_slots()
+        slots = self.arenaarena_slots()
         free = self.declare("free", ir.VoidType(), [_PTR])
         null = ir.Constant(_PTR, None)
 
@@ -1030,7 +1034,7 @@ class _Lowering:
 
     def tape_pointer(self, tape_value):
         if tape_value in self.growing:
-            cap, ptr, size, slot = self.growing[tape_value]
+            ptr = self.growing[tape_value][1]
             return self.b.bitcast(self.b.load(ptr), ir.PointerType(self.item_type(tape_value)))
         return self.v(tape_value)
 
@@ -1048,7 +1052,7 @@ class _Lowering:
                 grown = b.call(realloc, [b.load(ptr), b.extract_value(nbytes, 0)])
                 self.memory_guard(b.icmp_unsigned("==", grown, ir.Constant(_PTR, None)), new_cap, size)
                 b.store(grown, ptr)
-                b.store(grown, b.gep(self.arena_slots(), [slot]))
+                b.store(grown, b.gep(self.arenaarena_slots(), [slot]))
                 b.store(new_cap, cap)
         st = self.item_type(tape_value)
         item = ir.Constant(st, ir.Undefined)
@@ -1090,7 +1094,7 @@ class _Lowering:
         free = self.declare("free", ir.VoidType(), [_PTR])
         for ptr, slot in self.frees:
             self.b.call(free, [self.b.load(ptr) if isinstance(ptr.type.pointee, ir.PointerType) else ptr])
-            self.b.store(ir.Constant(_PTR, None), self.b.gep(self.arena_slots(), [slot]))
+            self.b.store(ir.Constant(_PTR, None), self.b.gep(self.arenaarena_slots(), [slot]))
 
     def counted_loop(self, start, stop, step, inits, body, name="for"):
         """Emit ``for i in range(start, stop, step)`` carrying ``inits``; ``body(i, carried)``
@@ -1286,8 +1290,8 @@ def compile_function(fn, boundscheck=True, cache=False):
             engine.set_object_cache(notify_func=lambda m, data: entry.store(bytes(data), text))
     engine.finalize_object()
     address = engine.get_function_address(fn.name)
-    in_types = [_ctype(p.type) for p in fn.params]
-    out_types = [_ctype(t) for t in fn.result_types]
+    in_types = [ctype_of(p.type) for p in fn.params]
+    out_types = [ctype_of(t) for t in fn.result_types]
     cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.POINTER(t) if issubclass(t, ctypes.Structure) else t
                                                for t in in_types],
                              *[ctypes.POINTER(t) for t in out_types],
@@ -1298,11 +1302,11 @@ def compile_function(fn, boundscheck=True, cache=False):
     kinds = list(fn.result_types)
 
     def run(*given):
-        args = [_element_strided(a) if t.is_array else a for a, t in zip(given, param_types)]
+        args = [element_strided(a) if t.is_array else a for a, t in zip(given, param_types)]
         call_args = []
         for a, t, ct in zip(args, param_types, in_types):
             if t.is_array:
-                call_args.append(ctypes.byref(_array_struct(ct, a)))
+                call_args.append(ctypes.byref(array_struct(ct, a)))
             else:
                 call_args.append(a)
         outs = [t() for t in out_types]
@@ -1332,14 +1336,14 @@ def compile_function(fn, boundscheck=True, cache=False):
                         raise IndexError(message.format(index=err[0], size=err[1]))
                     raise AssertionError(message)
                 raise RuntimeError(f"srcgrad: compiled code failed with status {status}")
-            slots = _slots(arena, count[0])
+            slots = arena_slots(arena, count[0])
             owned = {p: None for p in slots if p}
-            vals = [_result(o, k, args, param_types, owned) for o, k in zip(outs, kinds)]
+            vals = [result_value(o, k, args, param_types, owned) for o, k in zip(outs, kinds)]
         finally:
-            for p in _slots(arena, count[0]):
+            for p in arena_slots(arena, count[0]):
                 if owned is None or owned.get(p) is None:
-                    _libc_free(p)
-            _libc_free(arena.value)
+                    libc_free(p)
+            libc_free(arena.value)
             for a, copy in zip(given, args):
                 if copy is not a and getattr(a, "flags", None) is not None and a.flags.writeable:
                     np.copyto(a, copy)         # writes into a copied argument reach the caller's array
@@ -1348,101 +1352,3 @@ def compile_function(fn, boundscheck=True, cache=False):
     run._engine = engine          # keeps the machine code alive as long as the callable
     run.from_cache = hit is not None
     return run, text
-
-
-_STRUCTS = {}
-_NP_DTYPES = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
-
-
-def _ctype(t):
-    if not t.is_array:
-        return _CTYPES[t]
-    key = t.ndim
-    if key not in _STRUCTS:
-        _STRUCTS[key] = type(f"Array{key}", (ctypes.Structure,), {"_fields_": [
-            ("data", ctypes.c_void_p), ("shape", ctypes.c_int64 * t.ndim), ("strides", ctypes.c_int64 * t.ndim)]})
-    return _STRUCTS[key]
-
-
-def _array_struct(ct, a):
-    """The (data, shape, strides) struct of ``a``; strides are counted in elements."""
-    s = ct()
-    s.data = a.ctypes.data
-    s.shape[:] = a.shape
-    s.strides[:] = [st // a.itemsize for st in a.strides]
-    s._keep = a
-    return s
-
-
-def _element_strided(a):
-    """``a`` itself, or a copy when a stride is not a whole number of elements (a field of a
-    structured array, say): compiled code addresses elements, not bytes."""
-    if all(st % a.itemsize == 0 for st in a.strides):
-        return a
-    return a.copy()
-
-
-class _Memory:
-    """Native memory seen as a numpy array; it keeps ``owner`` alive as long as the array."""
-
-    def __init__(self, address, shape, strides, dtype, owner):
-        self.__array_interface__ = {"shape": shape, "typestr": dtype.str, "strides": strides,
-                                    "data": (address, False), "version": 3}
-        self.owner = owner
-
-
-class _Allocation:
-    """A block the compiled code allocated and a returned array now uses: freed with the array."""
-
-    def __init__(self, address):
-        self.address = address
-
-    def __del__(self):
-        _libc_free(self.address)
-
-
-def _result(o, kind, args, param_types, owned):
-    """A result as Python sees it: a number, an argument itself, a view of an argument (as
-    numpy's ``x.T`` or ``x[1:]`` would be), or an array over memory the call allocated, which
-    it then owns (``owned`` maps the call's allocations to their new owners)."""
-    if not kind.is_array:
-        return bool(o.value) if kind is BOOL else o.value
-    dtype = np.dtype(_NP_DTYPES[kind.dtype])
-    shape = tuple(o.shape[:])
-    strides = tuple(st * dtype.itemsize for st in o.strides[:])
-    if 0 in shape:
-        return np.zeros(shape, dtype)
-    low = o.data + sum((n - 1) * st for n, st in zip(shape, strides) if st < 0)
-    high = o.data + sum((n - 1) * st for n, st in zip(shape, strides) if st > 0) + dtype.itemsize
-    for a, t in zip(args, param_types):
-        if not t.is_array or a.size == 0:
-            continue
-        if a.ctypes.data == o.data and a.shape == shape and a.strides == strides:
-            return a
-        a_low, a_high = np.lib.array_utils.byte_bounds(a)
-        if a_low <= low and high <= a_high:
-            view = np.asarray(_Memory(o.data, shape, strides, dtype, a))
-            if not a.flags.writeable:
-                view.flags.writeable = False
-            return view
-    if low in owned:            # a new array (or a view of one that starts where it starts)
-        if owned[low] is None:
-            owned[low] = _Allocation(low)
-        return np.asarray(_Memory(o.data, shape, strides, dtype, owned[low]))
-    return np.asarray(_Memory(o.data, shape, strides, dtype, None)).copy()
-
-
-def _slots(arena, count):
-    """The pointers recorded in the arena (some may be NULL: tapes already freed)."""
-    if not arena.value or not count:
-        return []
-    return list((ctypes.c_void_p * count).from_address(arena.value))
-
-
-def _libc_free(ptr):
-    if ptr:
-        _LIBC.free(ctypes.c_void_p(ptr))
-
-
-_LIBC = ctypes.CDLL(ctypes.util.find_library("c"))
-_LIBC.free.argtypes = [ctypes.c_void_p]

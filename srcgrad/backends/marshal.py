@@ -1,0 +1,114 @@
+"""Values between Python and compiled code: ctypes types, array structs, results.
+
+Arrays cross as (data pointer, shape, strides counted in elements). Results come back as
+numbers, as the argument itself, as a view of an argument, or as an array over memory the
+call allocated, which the returned array then owns.
+
+Example:
+    >>> s = array_struct(ctype_of(ArrayType(F64, 1)), np.ones(3))
+"""
+import ctypes
+import ctypes.util
+
+import numpy as np
+
+from ..ir.types import BOOL, F32, F64, I64
+
+_CTYPES = {F64: ctypes.c_double, I64: ctypes.c_int64, BOOL: ctypes.c_int8}
+
+_STRUCTS = {}
+_NP_DTYPES = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
+
+
+def ctype_of(t):
+    if not t.is_array:
+        return _CTYPES[t]
+    key = t.ndim
+    if key not in _STRUCTS:
+        _STRUCTS[key] = type(f"Array{key}", (ctypes.Structure,), {"_fields_": [
+            ("data", ctypes.c_void_p), ("shape", ctypes.c_int64 * t.ndim), ("strides", ctypes.c_int64 * t.ndim)]})
+    return _STRUCTS[key]
+
+
+def array_struct(ct, a):
+    """The (data, shape, strides) struct of ``a``; strides are counted in elements."""
+    s = ct()
+    s.data = a.ctypes.data
+    s.shape[:] = a.shape
+    s.strides[:] = [st // a.itemsize for st in a.strides]
+    s._keep = a
+    return s
+
+
+def element_strided(a):
+    """``a`` itself, or a copy when a stride is not a whole number of elements (a field of a
+    structured array, say): compiled code addresses elements, not bytes."""
+    if all(st % a.itemsize == 0 for st in a.strides):
+        return a
+    return a.copy()
+
+
+class _Memory:
+    """Native memory seen as a numpy array; it keeps ``owner`` alive as long as the array."""
+
+    def __init__(self, address, shape, strides, dtype, owner):
+        self.__array_interface__ = {"shape": shape, "typestr": dtype.str, "strides": strides,
+                                    "data": (address, False), "version": 3}
+        self.owner = owner
+
+
+class _Allocation:
+    """A block the compiled code allocated and a returned array now uses: freed with the array."""
+
+    def __init__(self, address):
+        self.address = address
+
+    def __del__(self):
+        libc_free(self.address)
+
+
+def result_value(o, kind, args, param_types, owned):
+    """A result as Python sees it: a number, an argument itself, a view of an argument (as
+    numpy's ``x.T`` or ``x[1:]`` would be), or an array over memory the call allocated, which
+    it then owns (``owned`` maps the call's allocations to their new owners)."""
+    if not kind.is_array:
+        return bool(o.value) if kind is BOOL else o.value
+    dtype = np.dtype(_NP_DTYPES[kind.dtype])
+    shape = tuple(o.shape[:])
+    strides = tuple(st * dtype.itemsize for st in o.strides[:])
+    if 0 in shape:
+        return np.zeros(shape, dtype)
+    low = o.data + sum((n - 1) * st for n, st in zip(shape, strides) if st < 0)
+    high = o.data + sum((n - 1) * st for n, st in zip(shape, strides) if st > 0) + dtype.itemsize
+    for a, t in zip(args, param_types):
+        if not t.is_array or a.size == 0:
+            continue
+        if a.ctypes.data == o.data and a.shape == shape and a.strides == strides:
+            return a
+        a_low, a_high = np.lib.array_utils.byte_bounds(a)
+        if a_low <= low and high <= a_high:
+            view = np.asarray(_Memory(o.data, shape, strides, dtype, a))
+            if not a.flags.writeable:
+                view.flags.writeable = False
+            return view
+    if low in owned:            # a new array (or a view of one that starts where it starts)
+        if owned[low] is None:
+            owned[low] = _Allocation(low)
+        return np.asarray(_Memory(o.data, shape, strides, dtype, owned[low]))
+    return np.asarray(_Memory(o.data, shape, strides, dtype, None)).copy()
+
+
+def arena_slots(arena, count):
+    """The pointers recorded in the arena (some may be NULL: tapes already freed)."""
+    if not arena.value or not count:
+        return []
+    return list((ctypes.c_void_p * count).from_address(arena.value))
+
+
+def libc_free(ptr):
+    if ptr:
+        _LIBC.free(ctypes.c_void_p(ptr))
+
+
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c"))
+_LIBC.free.argtypes = [ctypes.c_void_p]
