@@ -105,7 +105,8 @@ class Compiled:
             except NotImplementedError:
                 if self.backend == "llvm":
                     raise
-                # the default: custom_vjp calls run on the python backend for now (docs/compiler.md)
+                # the default: what the llvm backend does not handle yet (a float np.arange, say)
+                # runs on the python backend (docs/compiler.md)
         run = python_backend.compile_function(code_ir, source, externals)
         return _Specialisation(ir, code_ir, source, run)
 

@@ -1,17 +1,19 @@
 """The llvm backend: IR → LLVM IR (llvmlite) → native code, JIT-compiled with LLVM's O3
 pipeline for the host CPU.
 
-It handles scalar programs — f64/i64/bool values, arithmetic with Python's semantics, math
-functions, `if`/`for`/`while`, asserts, the tapes of reverse mode — and element-wise array
-code: arrays arrive as (data pointer, shape, strides), so any numpy array, non-contiguous
-included, is used without a copy; element reads and writes are bounds-checked (IndexError
-naming the array, the index and the line); new arrays (``np.zeros``, gradients) are
-allocated natively and handed to numpy on return. Whole-array operations (``x * y``,
-``np.sum``) raise ``NotImplementedError`` for now.
+It handles every primitive of the IR: f64/i64/bool values, arithmetic with Python's
+semantics, math functions, `if`/`for`/`while`, asserts, the tapes of reverse mode, and arrays
+(marshal.py): they arrive as (data pointer, shape, strides), so any numpy array,
+non-contiguous included, is used without a copy; element reads and writes are bounds-checked
+(IndexError naming the array, the index and the line; hoisted_checks.py checks a loop's
+accesses once where it can); whole-array operations are loop nests (fusion.py fuses
+element-wise chains); new arrays are allocated natively into the call's arena and handed to
+numpy on return (loop_memory.py frees what loops no longer need); ``custom_vjp`` functions
+are called back in Python (callbacks.py).
 
-The compiled function is ``i32 f(args..., T* out0, T* out1, ...)``: it writes its results
-through the pointers and returns 0, or an error code that the Python entry stub turns into
-the exception the python backend would raise.
+The compiled function is ``i32 f(args..., T* out0, T* out1, ..., arena, count, error, callbacks)``:
+it writes its results through the pointers and returns 0, or an error code that the Python
+entry stub turns into the exception the python backend would raise.
 
 Example:
     >>> run, llvm_ir = compile_function(ir_function)
@@ -26,6 +28,7 @@ from llvmlite import ir
 
 from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
 from .fusion import fusable_ops
+from .callbacks import CallState, make_bridge
 from .hoisted_checks import checkable_accesses
 from .loop_memory import frees_each_iteration
 from .marshal import (
@@ -39,7 +42,8 @@ from .marshal import (
 
 _F64, _I64, _I1, _I8, _I32 = ir.DoubleType(), ir.IntType(64), ir.IntType(1), ir.IntType(8), ir.IntType(32)
 _PTR = ir.PointerType(_I8)
-OK, ASSERTION, ZERO_DIVISION, INDEX_PLAIN, BROADCAST, RANGE_STEP, MEMORY, NEGATIVE_SIZE = 0, 1, 2, 3, 4, 5, 6, 7
+OK, ASSERTION, ZERO_DIVISION, INDEX_PLAIN, BROADCAST, RANGE_STEP, MEMORY, NEGATIVE_SIZE, CALLBACK, FLOAT_DIVISION = \
+    range(10)
 
 _INTRINSICS = {"sin": "llvm.sin", "cos": "llvm.cos", "exp": "llvm.exp", "log": "llvm.log", "sqrt": "llvm.sqrt",
                "log2": "llvm.log2", "log10": "llvm.log10"}
@@ -89,7 +93,7 @@ _ELEMENTWISE = {"add", "sub", "mul", "div", "floordiv", "mod", "neg", "abs", "po
 _WHOLE = {"sum", "transpose", "slice", "setslice", "slice_add", "matmul", "outer", "sum_to", "broadcast_like",
           "prod", "amax", "amin", "reduce_grad", "arange"}
 _ARRAY_OPS = {"index", "setitem", "index_add", "shape", "size", "zeros_like", "full", "copy", "yield", "return",
-              "tape_put", "tape_get", "if", "for", "while", "const"} | _ELEMENTWISE | _WHOLE
+              "tape_put", "tape_get", "if", "for", "while", "const", "call_custom", "call_custom_vjp"} | _ELEMENTWISE | _WHOLE
 
 
 class _Lowering:
@@ -100,6 +104,7 @@ class _Lowering:
         self.trusted = set()         # accesses whose bounds were checked before their loop
         self.fused = fusable_ops(fn)  # element-wise ops computed inside their consumer's loop
         self.messages = []
+        self.callbacks = []          # call_custom(_vjp) ops, in the order of the callback table
         self.growing = {}      # growing tape value -> (capacity slot, pointer slot)
 
     # ------------------------------------------------------------------ declarations
@@ -115,8 +120,8 @@ class _Lowering:
                                                                           else _I8) for p in fn.params]
         outs = [ir.PointerType(_ltype(t) if t is not BOOL else _I8) for t in fn.result_types]
         # the arena (a growing array of every allocation, for Python to free), its count and
-        # capacity, and error details
-        extra = [ir.PointerType(_PTR), ir.PointerType(_I64), ir.PointerType(_I64)]
+        # capacity, error details, and the table of callbacks into Python (callbacks.py)
+        extra = [ir.PointerType(_PTR), ir.PointerType(_I64), ir.PointerType(_I64), ir.PointerType(_PTR)]
         self.func = ir.Function(self.module, ir.FunctionType(_I32, params + outs + extra), name=fn.name)
         entry = self.func.append_basic_block("entry")
         self.b = ir.IRBuilder(entry)
@@ -131,7 +136,7 @@ class _Lowering:
                 self.values[p] = self.b.trunc(arg, _I1) if p.type is BOOL else arg
         n_out = len(fn.result_types)
         self.outs = self.func.args[len(fn.params):len(fn.params) + n_out]
-        self.arena, self.arena_count, self.errinfo = self.func.args[len(fn.params) + n_out:]
+        self.arena, self.arena_count, self.errinfo, self.callback_table = self.func.args[len(fn.params) + n_out:]
         self.block(fn.body)
         eb = ir.IRBuilder(self.exit_block)
         eb.ret(eb.load(self.status))
@@ -220,6 +225,9 @@ class _Lowering:
             return
         elif p == "while":
             self.lower_while(op)
+            return
+        elif p in ("call_custom", "call_custom_vjp"):
+            self.call_python(op, ins)
             return
         else:
             raise NotImplementedError(f"srcgrad: the llvm backend has no rule for primitive '{p}' yet; "
@@ -332,8 +340,9 @@ class _Lowering:
             self.values[op.results[0]] = self.reduce_grad(op, ins)
         elif p == "arange":
             out_t = op.results[0].type
-            if out_t.dtype is not I64:
-                raise NotImplementedError("srcgrad: the llvm backend's np.arange takes integers only yet")
+            if out_t.dtype is F64:
+                self.values[op.results[0]] = self.float_arange(op, ins)
+                return
             start, stop, step = ins
             n = self.range_len(start, stop, step)
             result = self.new_array(out_t, [n], None)
@@ -464,6 +473,23 @@ class _Lowering:
                 self.guard(bad, BROADCAST)
                 shape[lead + k] = b.select(b.icmp_signed("==", n, one), cur, n)
         return shape
+
+    def float_arange(self, op, ins):
+        """np.arange with a float among start, stop, step: ceil((stop - start) / step) values
+        start + i * delta, where delta = (start + step) - start, as numpy computes them."""
+        b = self.b
+        start, stop, step = (b.sitofp(b.zext(v, _I64) if v.type is _I1 else v, _F64) if v.type != _F64 else v
+                             for v in ins)
+        self.guard(b.fcmp_ordered("==", step, ir.Constant(_F64, 0.0)), FLOAT_DIVISION)
+        count = self.call_intrinsic("llvm.ceil", [b.fdiv(b.fsub(stop, start), step)])
+        n = b.fptosi(b.select(b.fcmp_ordered(">", count, ir.Constant(_F64, 0.0)), count, ir.Constant(_F64, 0.0)),
+                     _I64)
+        delta = b.fsub(b.fadd(start, step), start)
+        out_t = op.results[0].type
+        result = self.new_array(out_t, [n], None)
+        self.each_index([n], lambda idx: self.store_element(out_t, result, idx,
+                                                             b.fadd(start, b.fmul(b.sitofp(idx[0], _F64), delta))))
+        return result
 
     def broadcast_view(self, t, arr):
         """``arr`` with a zero stride on its size-1 axes, made once before a loop: then element
@@ -1060,6 +1086,34 @@ class _Lowering:
             item = b.insert_value(item, v, j)
         b.store(item, b.gep(self.tape_pointer(tape_value), [k]))
 
+    # ------------------------------------------------------------------ calls into Python
+    def call_python(self, op, ins):
+        """A call of the user's Python function through the callback table (callbacks.py):
+        operands and results travel as arrays of pointers to stack cells."""
+        b = self.b
+        index = len(self.callbacks)
+        self.callbacks.append(op)
+
+        def cells(types):
+            with b.goto_entry_block():
+                vector = b.alloca(ir.ArrayType(_PTR, max(len(types), 1)))
+                out = [b.alloca(_I8 if t is BOOL else _ltype(t)) for t in types]
+            for k, cell in enumerate(out):
+                b.store(b.bitcast(cell, _PTR), b.gep(vector, [ir.Constant(_I32, 0), ir.Constant(_I32, k)]))
+            return b.bitcast(vector, ir.PointerType(_PTR)), out
+
+        argv, arg_cells = cells([v.type for v in op.operands])
+        for v, cell, value in zip(op.operands, arg_cells, ins):
+            b.store(b.zext(value, _I8) if v.type is BOOL else value, cell)
+        resv, res_cells = cells([r.type for r in op.results])
+        fnty = ir.FunctionType(_I32, [ir.PointerType(_PTR), ir.PointerType(_PTR)])
+        target = b.load(b.gep(self.callback_table, [ir.Constant(_I64, index)]))
+        status = b.call(b.bitcast(target, fnty.as_pointer()), [argv, resv])
+        self.guard(b.icmp_signed("!=", status, ir.Constant(_I32, 0)), CALLBACK)
+        for r, cell in zip(op.results, res_cells):
+            value = b.load(cell)
+            self.values[r] = b.trunc(value, _I1) if r.type is BOOL else value
+
     # ------------------------------------------------------------------ control flow
     def lower_if(self, op):
         b = self.b
@@ -1296,8 +1350,10 @@ def compile_function(fn, boundscheck=True, cache=False):
                                                for t in in_types],
                              *[ctypes.POINTER(t) for t in out_types],
                              ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64),
-                             ctypes.POINTER(ctypes.c_int64))(address)
+                             ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_void_p))(address)
     messages = list(low.messages)
+    bridges = [make_bridge(op) for op in low.callbacks]
+    table = (ctypes.c_void_p * max(len(bridges), 1))(*[ctypes.cast(f, ctypes.c_void_p) for f in bridges])
     param_types = [p.type for p in fn.params]
     kinds = list(fn.result_types)
 
@@ -1315,7 +1371,14 @@ def compile_function(fn, boundscheck=True, cache=False):
         count = (ctypes.c_int64 * 2)()           # slots used, capacity
         err = (ctypes.c_int64 * 2)()
         try:
-            status = cfunc(*call_args, *[ctypes.byref(o) for o in outs], ctypes.byref(arena), count, err)
+            with CallState() as state:
+                status = cfunc(*call_args, *[ctypes.byref(o) for o in outs], ctypes.byref(arena), count, err, table)
+                if status == CALLBACK:
+                    raise state.error
+                slots = arena_slots(arena, count[0])
+                owned = {p: None for p in slots if p}
+                vals = [result_value(o, k, args, param_types, owned) for o, k in zip(outs, kinds)] if not status \
+                    else None
             if status:
                 if status == MEMORY:
                     raise MemoryError(f"srcgrad: compiled code needs {err[0]:,} items of {err[1]} bytes "
@@ -1324,6 +1387,8 @@ def compile_function(fn, boundscheck=True, cache=False):
                     raise ValueError("negative dimensions are not allowed")
                 if status == RANGE_STEP:
                     raise ValueError("range() arg 3 must not be zero")
+                if status == FLOAT_DIVISION:
+                    raise ZeroDivisionError("float division by zero")
                 if status == ZERO_DIVISION:
                     raise ZeroDivisionError("integer division or modulo by zero")
                 if status == BROADCAST:
@@ -1336,9 +1401,6 @@ def compile_function(fn, boundscheck=True, cache=False):
                         raise IndexError(message.format(index=err[0], size=err[1]))
                     raise AssertionError(message)
                 raise RuntimeError(f"srcgrad: compiled code failed with status {status}")
-            slots = arena_slots(arena, count[0])
-            owned = {p: None for p in slots if p}
-            vals = [result_value(o, k, args, param_types, owned) for o, k in zip(outs, kinds)]
         finally:
             for p in arena_slots(arena, count[0]):
                 if owned is None or owned.get(p) is None:
@@ -1350,5 +1412,6 @@ def compile_function(fn, boundscheck=True, cache=False):
         return vals[0] if len(vals) == 1 else tuple(vals)
 
     run._engine = engine          # keeps the machine code alive as long as the callable
+    run._bridges = bridges
     run.from_cache = hit is not None
     return run, text

@@ -67,13 +67,29 @@ class _Allocation:
         libc_free(self.address)
 
 
+def numpy_dtype(t):
+    """The numpy dtype of an array type's elements."""
+    return np.dtype(_NP_DTYPES[t.dtype])
+
+
+def memory_view(s, t, owner):
+    """The array an array struct ``s`` of type ``t`` describes, over its memory (no copy);
+    ``owner`` is kept alive as long as the array."""
+    dtype = numpy_dtype(t)
+    shape = tuple(s.shape[:])
+    if 0 in shape:
+        return np.zeros(shape, dtype)
+    strides = tuple(st * dtype.itemsize for st in s.strides[:])
+    return np.asarray(_Memory(s.data, shape, strides, dtype, owner))
+
+
 def result_value(o, kind, args, param_types, owned):
     """A result as Python sees it: a number, an argument itself, a view of an argument (as
     numpy's ``x.T`` or ``x[1:]`` would be), or an array over memory the call allocated, which
     it then owns (``owned`` maps the call's allocations to their new owners)."""
     if not kind.is_array:
         return bool(o.value) if kind is BOOL else o.value
-    dtype = np.dtype(_NP_DTYPES[kind.dtype])
+    dtype = numpy_dtype(kind)
     shape = tuple(o.shape[:])
     strides = tuple(st * dtype.itemsize for st in o.strides[:])
     if 0 in shape:
@@ -87,15 +103,15 @@ def result_value(o, kind, args, param_types, owned):
             return a
         a_low, a_high = np.lib.array_utils.byte_bounds(a)
         if a_low <= low and high <= a_high:
-            view = np.asarray(_Memory(o.data, shape, strides, dtype, a))
+            view = memory_view(o, kind, a)
             if not a.flags.writeable:
                 view.flags.writeable = False
             return view
     if low in owned:            # a new array (or a view of one that starts where it starts)
         if owned[low] is None:
             owned[low] = _Allocation(low)
-        return np.asarray(_Memory(o.data, shape, strides, dtype, owned[low]))
-    return np.asarray(_Memory(o.data, shape, strides, dtype, None)).copy()
+        return memory_view(o, kind, owned[low])
+    return memory_view(o, kind, None).copy()
 
 
 def arena_slots(arena, count):

@@ -102,19 +102,17 @@ def test_ir_before_first_call_says_what_to_do():
         srcgrad.grad(bad.uses_try).ir
 
 
-def test_llvm_backend_says_what_it_does_not_handle_yet():
-    @srcgrad.custom_vjp
-    def twice(x):
-        return 2.0 * x
+def float_range_sum(x, step):
+    return np.sum(np.arange(0.1, x, step))
 
-    @twice.defvjp
-    def twice_vjp(x, y, g):
-        return (2.0 * g,)
 
-    def f(x):
-        return twice(x) + 1.0
-    with pytest.raises(NotImplementedError, match="no rule for primitive 'call_custom'"):
-        srcgrad.grad(f, backend="llvm")(1.0)
+def test_float_arange_on_both_backends():
+    for backend in ("python", "llvm"):
+        f = srcgrad.jit(float_range_sum, backend=backend)
+        for x, step in [(1.0, 0.3), (2.05, 0.1), (0.0, 0.5), (-1.0, -0.25)]:
+            assert f(x, step) == float_range_sum(x, step)
+        with pytest.raises(ZeroDivisionError):
+            f(1.0, 0.0)
 
 
 def test_recursion_is_a_clear_error():
