@@ -1,59 +1,100 @@
-"""Which element-wise array ops the llvm backend fuses into the loop of their one consumer.
+"""Which array ops the llvm backend leaves lazy: computed element by element inside the loop
+of the one op that finally consumes them, instead of into a temporary array.
 
-``np.exp(-y * z) + 1.0`` written op by op makes three temporary arrays; when a temporary
-is read by exactly one element-wise op (and otherwise only for its shape), its elements
-are computed inside that op's loop instead, and no array is made. Broadcasting composes,
-so the fused element is the scalar rule applied to the producer's own operands at the
-consumer's (right-aligned) index.
+``np.sum(np.log1p(np.exp(-y * (X @ w))))`` written op by op makes five temporary arrays and
+reads ``X`` in a loop of its own; with lazy values it is one loop over the rows of ``X``
+(each row's dot product, then the element-wise chain, then the sum). Lazy ops are:
 
-A producer is fused only when nothing between it and the point where its value is finally
-stored can write to an array (element writes, slice writes, loops, branches, custom calls),
-so reading its operands later gives the same numbers; float32 results are never fused
-(storing rounds them to float32, and the python backend rounds there too).
+- element-wise ops (not float32 results, which storing would round);
+- ``A @ w`` with ``A`` 2-d and ``w`` 1-d (each element a dot product of a row of ``A``), unless
+  ``A`` is a transpose (its rows are columns in memory: ``@`` walks them better itself);
+- ``sum_to(g, like)`` of equal ranks (the identity when the shapes are equal, which the
+  consumer checks at run time, computing everything the plain way otherwise);
+- ``broadcast_like`` of a number (every element is that number).
+
+A value is lazy when all its uses are by lazy ops or by *roots* — ops that evaluate an
+operand element by element exactly once per element: element-wise ops, ``sum``, ``sum_to``,
+and ``@`` with a 1-d operand walked along the summed axis — and those uses lead to exactly
+one root (so memoising the elements within one iteration of the root's loop computes each
+once). Nothing between the op and its root may write to an array (element or slice writes,
+loops, branches, custom calls), so reading the operands later gives the same numbers.
 
 Example:
-    >>> fused = fusable_ops(fn)          # a set of Ops
+    >>> lazy = lazy_ops(fn)          # a set of Ops
 """
 from ..ir.passes import _SHAPE_ONLY, _walk
 from ..ir.primitives import PRIMITIVES
-from ..ir.types import F32
+from ..ir.types import F32, F64
 
-_WRITES = {"setitem", "index_add", "setslice", "slice_add", "call_custom_vjp", "tape_put"}
+_WRITES = {"setitem", "index_add", "setslice", "slice_add", "call_custom_vjp", "call_custom", "tape_put"}
 
 
 def _elementwise_array(op):
     return PRIMITIVES[op.prim].elementwise and op.results and op.results[0].type.is_array
 
 
-def _value_uses(fn):
-    """How often each value is read other than for its shape."""
+def is_row_dot(op):
+    """``A @ w`` with A 2-d and w 1-d."""
+    return op.prim == "matmul" and [v.type.ndim for v in op.operands] == [2, 1]
+
+
+def _candidate(op):
+    if _elementwise_array(op):
+        return op.results[0].type.dtype is not F32
+    if is_row_dot(op):          # not X.T @ v: a dot product along a column of X per element
+        a = op.operands[0].owner
+        return op.results[0].type.dtype is F64 and (a is None or a.prim != "transpose")
+    if op.prim == "sum_to":
+        g, like = (v.type for v in op.operands)
+        return g.is_array and g.ndim == like.ndim and F32 not in (g.dtype, like.dtype)
+    if op.prim == "broadcast_like":
+        return not op.operands[0].type.is_array and op.attrs.get("axis") is None
+    return False
+
+
+def lazy_positions(op):
+    """The operand positions where ``op`` reads a lazy value element by element."""
+    if _elementwise_array(op):
+        return set(range(len(op.operands)))
+    if op.prim == "sum_to":
+        return {0} if op.operands[0].type.is_array else set()
+    if op.prim == "sum":
+        return {0} if op.attrs.get("axis") is None or op.operands[0].type.ndim == 1 else set()
+    if op.prim == "matmul":
+        ndims = [v.type.ndim for v in op.operands]
+        # the 1-d operand, read once per element along the summed axis (a matmul that is
+        # itself lazy reads it once per row instead: lazy_ops refuses that)
+        return {1} if ndims == [2, 1] else ({0} if ndims == [1, 2] else set())
+    return set()
+
+
+def lazy_ops(fn):
+    """The ops of ``fn`` left lazy (see the module doc)."""
     uses = {}
     for op in _walk(fn.body):
         shape_only = _SHAPE_ONLY.get(op.prim)
         for k, v in enumerate(op.operands):
             if k != shape_only:
-                uses[v] = uses.get(v, 0) + 1
-    return uses
-
-
-def fusable_ops(fn):
-    """The element-wise ops of ``fn`` whose result need not be stored (see the module doc)."""
-    uses = _value_uses(fn)
-    fused = set()
+                uses.setdefault(v, []).append((op, k))
+    lazy = set()
     for block in [fn.body] + [r for op in _walk(fn.body) for r in op.regions]:
-        stored_at = {}                     # op -> index in block where its elements are computed
+        position = {op: at for at, op in enumerate(block.ops)}
+        roots = {}                     # lazy op -> the one op that evaluates it
         for at in reversed(range(len(block.ops))):
             op = block.ops[at]
-            stored_at[op] = at
-            if not _elementwise_array(op) or op.results[0].type.dtype is F32 or uses.get(op.results[0]) != 1:
+            if not _candidate(op):
                 continue
-            r = op.results[0]
-            consumer = next((c for c in block.ops[at + 1:] if r in c.operands), None)
-            if consumer is None or not _elementwise_array(consumer):
+            found = set()
+            for user, k in uses.get(op.results[0], []):
+                if user not in position or k not in lazy_positions(user) or (user in lazy and is_row_dot(user)):
+                    found = None
+                    break
+                found.add(roots[user] if user in lazy else user)
+            if not found or len(found) != 1:
                 continue
-            end = stored_at[consumer]
-            if any(o.regions or o.prim in _WRITES for o in block.ops[at + 1:end]):
+            (root,) = found
+            if any(o.regions or o.prim in _WRITES for o in block.ops[at + 1:position[root]]):
                 continue
-            fused.add(op)
-            stored_at[op] = end
-    return fused
+            lazy.add(op)
+            roots[op] = root
+    return lazy

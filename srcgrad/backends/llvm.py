@@ -26,10 +26,12 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
+from ..ir.passes import _SHAPE_ONLY
 from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
-from .fusion import fusable_ops
 from .callbacks import CallState, make_bridge
+from .fusion import lazy_ops, lazy_positions
 from .hoisted_checks import checkable_accesses
+from .llvm_lazy import Lazy, LazyArrays
 from .loop_memory import frees_each_iteration
 from .marshal import (
     arena_slots,
@@ -96,13 +98,16 @@ _ARRAY_OPS = {"index", "setitem", "index_add", "shape", "size", "zeros_like", "f
               "tape_put", "tape_get", "if", "for", "while", "const", "call_custom", "call_custom_vjp"} | _ELEMENTWISE | _WHOLE
 
 
-class _Lowering:
+class _Lowering(LazyArrays):
+    BROADCAST = BROADCAST
     def __init__(self, fn, module, boundscheck=True):
         self.fn, self.module = fn, module
         self.boundscheck = boundscheck
         self.values = {}
         self.trusted = set()         # accesses whose bounds were checked before their loop
-        self.fused = fusable_ops(fn)  # element-wise ops computed inside their consumer's loop
+        self.lazy = lazy_ops(fn)      # array ops computed inside their consumer's loop (fusion.py)
+        self.memo = {}                # lazy elements computed in the current loop iteration
+        self.strict = None            # lazy sum_to parts stored as arrays (llvm_lazy.py)
         self.messages = []
         self.callbacks = []          # call_custom(_vjp) ops, in the order of the callback table
         self.growing = {}      # growing tape value -> (capacity slot, pointer slot)
@@ -181,6 +186,9 @@ class _Lowering:
         p = op.prim
         b = self.b
         ins = [self.v(x) for x in op.operands] if p not in ("for", "while", "if") else None
+        if ins and any(isinstance(v, Lazy) for v in ins):
+            keep = lazy_positions(op) | ({_SHAPE_ONLY[p]} if p in _SHAPE_ONLY else set())
+            ins = [v if k in keep else self.stored(x.type, v) for k, (x, v) in enumerate(zip(op.operands, ins))]
         if p not in _ARRAY_OPS and (any(x.type.is_array for x in op.operands) or
                                     any(r.type.is_array for r in op.results)):
             raise NotImplementedError(f"srcgrad: the llvm backend does not handle the whole-array operation "
@@ -393,6 +401,9 @@ class _Lowering:
             gt, lt = op.operands[0].type, op.operands[1].type
             if not gt.is_array:
                 raise NotImplementedError("srcgrad: llvm sum_to of a scalar")
+            if op in self.lazy:
+                self.values[op.results[0]] = self.lazy_sum_to(op, ins)
+                return
             g, like = ins
             out_shape = self.shape_values(like, lt.ndim)
             result = self.new_array(lt, out_shape, 0.0)
@@ -401,9 +412,11 @@ class _Lowering:
 
             def step(idx):
                 ptr = self.raw_pointer(lt, target, idx[lead:])
-                b.store(b.fadd(b.load(ptr), self.load_element(gt, g, idx)), ptr)
-            self.each_index(self.shape_values(g, gt.ndim), step)
+                b.store(b.fadd(b.load(ptr), self.as_f64(gt, self.element(gt, g, idx))), ptr)
+            self.evaluating([g], lambda: self.each_element(self.shape_values(g, gt.ndim), step))
             self.values[op.results[0]] = result
+        elif p == "broadcast_like" and op in self.lazy:
+            self.values[op.results[0]] = self.lazy_fill(op, ins)
         elif p == "broadcast_like":
             gt, lt = op.operands[0].type, op.operands[1].type
             g, like = ins
@@ -436,27 +449,16 @@ class _Lowering:
 
     def elementwise(self, op, ins):
         """A scalar primitive over arrays with numpy's broadcasting: a loop nest over the result,
-        or, for a fused op (fusion.py), a _Fused value its consumer computes element by element."""
+        or, for a lazy op (fusion.py), a value its consumer computes element by element."""
         out_t = op.results[0].type
         shape = self.broadcast_shape(out_t.ndim, [(x.type, v) for x, v in zip(op.operands, ins)])
-        elem_types = [(F64 if x.type.dtype is F32 else x.type.dtype) if x.type.is_array else x.type
-                      for x in op.operands]
-        ins = [self.broadcast_view(x.type, v) if x.type.is_array and not isinstance(v, _Fused) else v
-               for x, v in zip(op.operands, ins)]
-        fused = _Fused(op, ins, shape, elem_types)
-        if op in self.fused:
+        fused = self.lazy_elementwise(op, ins, shape)
+        if op in self.lazy:
             return fused
         result = self.new_array(out_t, shape, None)
-        self.each_index(shape, lambda idx: self.store_element(out_t, result, idx, self.element(out_t, fused, idx)))
+        self.evaluating([fused], lambda: self.each_element(shape, lambda idx: self.store_element(
+            out_t, result, idx, self.element(out_t, fused, idx))))
         return result
-
-    def element(self, t, value, idx):
-        """Element ``idx`` (right-aligned) of a broadcast view or of a _Fused value."""
-        if not isinstance(value, _Fused):
-            return self.load_broadcast(t, value, idx)
-        op = value.op
-        vals = [self.element(x.type, v, idx) if x.type.is_array else v for x, v in zip(op.operands, value.ins)]
-        return self.scalar(op.prim, value.elem_types, op.results[0].type.dtype, vals)
 
     def broadcast_shape(self, ndim, operands):
         b = self.b
@@ -590,8 +592,8 @@ class _Lowering:
             with b.goto_entry_block():
                 acc = b.alloca(_F64)
             b.store(ir.Constant(_F64, 0.0), acc)
-            self.each_index(shape, lambda idx: b.store(self.sum_step(b.load(acc), self.as_f64(
-                t, self.load_element(t, arr, idx))), acc))
+            self.evaluating([arr], lambda: self.each_element(shape, lambda idx: b.store(self.sum_step(
+                b.load(acc), self.as_f64(t, self.element(t, arr, idx))), acc)))
             return b.load(acc)
         out_t = op.results[0].type
         result = self.new_array(out_t, [n for k, n in enumerate(shape) if k != axis], 0.0)
@@ -738,7 +740,11 @@ class _Lowering:
     def matmul(self, op, ins):
         """a @ b for 1-d and 2-d operands, with the loop order chosen at run time from the
         strides, so that the innermost loop walks memory contiguously where it can: dot
-        products along rows, or rows of ``b`` scaled and added (also for ``X.T @ v``)."""
+        products along rows, or rows of ``b`` scaled and added (also for ``X.T @ v``). A lazy
+        1-d operand (fusion.py) is computed once per element in the second order, and stored
+        first for the first."""
+        if op in self.lazy:
+            return self.lazy_row_dot(op, ins)
         b = self.b
         (ta, tb), (a, c) = [x.type for x in op.operands], ins
         sa, sb = self.shape_values(a, ta.ndim), self.shape_values(c, tb.ndim)
@@ -749,31 +755,41 @@ class _Lowering:
         with b.goto_entry_block():
             acc = b.alloca(_F64)
 
-        def dot(idx):
+        def dot(idx, a, c):
             ia, ib = idx[:ta.ndim - 1], idx[ta.ndim - 1:]
             b.store(ir.Constant(_F64, 0.0), acc)
             self.each_index([k_a], lambda kk: b.store(self.sum_step(b.load(acc), b.fmul(
                 self.load_element(ta, a, ia + kk), self.load_element(tb, c, kk + ib))), acc))
             return b.load(acc)
         if not out_t.is_array:
-            return dot([])
+            return dot([], self.stored(ta, a), self.stored(tb, c))
         result = self.new_array(out_t, out_shape, None)
 
         def by_dots():
-            self.each_index(out_shape, lambda idx: self.store_element(out_t, result, idx, dot(idx)))
+            a_, c_ = self.stored(ta, a), self.stored(tb, c)
+            self.each_index(out_shape, lambda idx: self.store_element(out_t, result, idx, dot(idx, a_, c_)))
 
-        def add_product(idx, kk):
-            ia, ib = idx[:ta.ndim - 1], idx[ta.ndim - 1:]
+        def add_to(idx, value):
             ptr = self.raw_pointer(out_t, result, idx)
-            b.store(b.fadd(b.load(ptr), b.fmul(self.load_element(ta, a, ia + kk),
-                                               self.load_element(tb, c, kk + ib))), ptr)
+            b.store(b.fadd(b.load(ptr), value), ptr)
 
         def k_outermost():          # result (zeroed) += a[:, k] * b[k, :] for each k
-            self.each_index([k_a], lambda kk: self.each_index(out_shape, lambda idx: add_product(idx, kk)))
+            def per_k(kk):
+                if tb.ndim == 1:            # a 2-d: result[i] += a[i, k] * c[k]
+                    ck = self.as_f64(tb, self.element(tb, c, kk))
+                    self.each_index(out_shape, lambda idx: add_to(idx, b.fmul(self.load_element(ta, a, idx + kk), ck)))
+                elif ta.ndim == 1:          # c 2-d: result[j] += a[k] * c[k, j]
+                    ak = self.as_f64(ta, self.element(ta, a, kk))
+                    self.each_index(out_shape, lambda idx: add_to(idx, b.fmul(ak, self.load_element(tb, c, kk + idx))))
+                else:
+                    self.each_index(out_shape, lambda idx: add_to(idx, b.fmul(
+                        self.load_element(ta, a, idx[:1] + kk), self.load_element(tb, c, kk + idx[1:]))))
+            self.evaluating([a, c], lambda: self.each_element([k_a], per_k))
 
         def k_middle():             # for each row i of a: result[i, :] += a[i, k] * b[k, :]
             self.each_index([sa[0]], lambda i: self.each_index([k_a], lambda kk: self.each_index(
-                [sb[1]], lambda j: add_product(i + j, kk))))
+                [sb[1]], lambda j: add_to(i + j, b.fmul(self.load_element(ta, a, i + kk),
+                                                        self.load_element(tb, c, kk + j))))))
 
         def rows_contiguous(t, arr):        # |stride of the last axis| <= |stride of the first|
             st = b.extract_value(arr, 2)
@@ -799,7 +815,7 @@ class _Lowering:
                 otherwise()
 
     def shape_values(self, arr, ndim):
-        if isinstance(arr, _Fused):
+        if isinstance(arr, Lazy):
             return list(arr.shape)
         shape = self.b.extract_value(arr, 1)
         return [self.b.extract_value(shape, k) for k in range(ndim)]
@@ -1293,14 +1309,6 @@ class _Lowering:
         b.position_at_end(done)
         for r, phi in zip(op.results, phis):
             self.values[r] = phi
-
-
-class _Fused:
-    """An element-wise result that is never stored: its op, its operands (broadcast views,
-    scalars or other _Fused values), its shape and the element types of its operands."""
-
-    def __init__(self, op, ins, shape, elem_types):
-        self.op, self.ins, self.shape, self.elem_types = op, ins, shape, elem_types
 
 
 _TARGET_DATA = []

@@ -103,8 +103,8 @@ def test_a_zero_range_step_is_a_value_error_on_both_backends():
 
 
 def chain(y, z, b):
-    t = np.exp(-y * z)                      # -y and * are computed inside exp's loop; t is read twice
-    return (1.0 / (1.0 + t)) * t * b        # +, / and the first * inside the last loop; b broadcasts
+    t = np.exp(-y * z)                      # everything is computed inside the last op's loop,
+    return (1.0 / (1.0 + t)) * t * b        # t once per element though read twice; b broadcasts
 
 
 def chain_with_write(y, z):
@@ -114,13 +114,13 @@ def chain_with_write(y, z):
 
 
 def test_fused_elementwise_chains_give_numpys_numbers():
-    from srcgrad.backends.fusion import fusable_ops
+    from srcgrad.backends.fusion import lazy_ops
     rng = np.random.default_rng(2)
     y, z, b = rng.standard_normal((5, 4)), rng.standard_normal((5, 4)), rng.standard_normal(4)
     f = srcgrad.jit(chain, backend="llvm")
     np.testing.assert_allclose(f(y, z, b), chain(y, z, b), rtol=1e-15)
     fn = f._spec().code_ir
-    assert sorted(op.prim for op in fusable_ops(fn)) == ["add", "div", "mul", "mul", "neg"]
+    assert sorted(op.prim for op in lazy_ops(fn)) == ["add", "div", "exp", "mul", "mul", "neg"]
     y2 = y.copy()
     np.testing.assert_array_equal(srcgrad.jit(chain_with_write, backend="llvm")(y2, z), chain_with_write(y.copy(), z))
 
@@ -145,3 +145,42 @@ def test_returned_new_arrays_are_handed_over_not_copied_nor_leaked():
         r = f(x)
     assert r[0] == 2.0 and r.flags.writeable
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 1024     # KiB
+
+
+def logistic(X, y, w):
+    return np.sum(np.log1p(np.exp(-y * (X @ w)))) + 0.05 * np.dot(w, w)
+
+
+@pytest.mark.parametrize("rows_of_y", [6, 1])
+def test_lazy_row_dots_and_sums_agree_with_the_python_backend(rows_of_y):
+    # y of one row broadcasts: the gradient's sum_to then really sums (the strict copy runs)
+    rng = np.random.default_rng(3)
+    X, w = rng.standard_normal((6, 4)), rng.standard_normal(4)
+    y = np.sign(rng.standard_normal(rows_of_y))
+    for wrt in (1, 2):
+        native = srcgrad.value_and_grad(logistic, wrt=wrt, backend="llvm")(X, y, w)
+        python = srcgrad.value_and_grad(logistic, wrt=wrt, backend="python")(X, y, w)
+        assert native[0] == pytest.approx(python[0], rel=1e-12)
+        np.testing.assert_allclose(native[1], python[1], rtol=1e-12)
+    g = srcgrad.grad(logistic, wrt=2, backend="llvm")
+    g(X, y, w)
+    from srcgrad.backends.fusion import lazy_ops
+    lazy = {op.prim for op in lazy_ops(g._spec().code_ir)}
+    assert {"matmul", "exp", "sum_to"} <= lazy
+
+
+def column_sums_then_scale(A, v):
+    return (A.T @ v) * 2.0 + np.sum(A @ v[:A.shape[1]])
+
+
+def test_lazy_values_of_transposes_and_slices():
+    rng = np.random.default_rng(4)
+    A, v = rng.standard_normal((5, 3)), rng.standard_normal(5)
+    np.testing.assert_allclose(srcgrad.jit(column_sums_then_scale, backend="llvm")(A, v),
+                               column_sums_then_scale(A, v), rtol=1e-13)
+    np.testing.assert_allclose(srcgrad.grad(lambda_free_sum, backend="llvm")(A, v),
+                               srcgrad.grad(lambda_free_sum, backend="python")(A, v), rtol=1e-13)
+
+
+def lambda_free_sum(A, v):
+    return np.sum(column_sums_then_scale(A, v) ** 2)
