@@ -4,13 +4,13 @@ branch, each sample in a fresh Python process (imports excluded, as a user pays 
     python benchmarks/compile_time.py [--samples N] [--record]
 """
 import argparse
-import datetime
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from record import record
 
 PROGRAM = r'''
 import math, time
@@ -73,12 +73,8 @@ def main():
     table = "| benchmark | backend | median of samples | min | max |\n|---|---|---|---|---|\n" + "\n".join(rows)
     print(table)
     if args.record:
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
-        with open(path, "a") as f:
-            f.write(f"\n## compile_time — {datetime.date.today()}\n\n`python benchmarks/compile_time.py "
-                    f"--samples {args.samples} --record` on {platform.machine()} ({os.cpu_count()} cores), "
-                    f"Python {platform.python_version()}; {args.samples} fresh processes.\n\n{table}\n")
-
+        record("compile_time", f"python benchmarks/compile_time.py --samples {args.samples} --record",
+               f"{args.samples} fresh processes", table)
 
 if __name__ == "__main__":
     main()

@@ -11,10 +11,8 @@ Numba and JAX are not installed in this project's environment; their columns are
 (issue 4 lists the figures measured for them elsewhere).
 """
 import ctypes
-import datetime
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -26,6 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import srcgrad  # noqa: E402
 from loop_programs import b1, b2_loops, b2_numpy  # noqa: E402
+from record import record  # noqa: E402
 
 C_SOURCE = r"""
 #include <math.h>
@@ -163,12 +162,8 @@ def main():
     text = table(run(args.repeats))
     print(text)
     if args.record:
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
-        with open(path, "a") as f:
-            f.write(f"\n## compiled_loops — {datetime.date.today()}\n\n`python benchmarks/compiled_loops.py "
-                    f"--repeats {args.repeats} --record` on {platform.machine()} ({os.cpu_count()} cores), "
-                    f"numpy {np.__version__}, Python {platform.python_version()}, gcc -O2.\n\n{text}\n")
-
+        record("compiled_loops", f"python benchmarks/compiled_loops.py --repeats {args.repeats} --record",
+               "C compiled with gcc -O2", text)
 
 if __name__ == "__main__":
     main()

@@ -16,15 +16,14 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_v] = "1"
 
 import argparse  # noqa: E402
-import datetime  # noqa: E402
 import gc  # noqa: E402
-import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 import srcgrad  # noqa: E402
+from record import record  # noqa: E402
 
 try:
     import torch
@@ -178,15 +177,8 @@ def main():
     text = table(measure(args.repeats))
     print(text)
     if args.record:
-        versions = (f"srcgrad {srcgrad.__version__}, numpy {np.__version__}, "
-                    f"torch {torch.__version__ if torch else 'absent'}, Python {platform.python_version()}")
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
-        with open(path, "a") as f:
-            f.write(f"\n## eager_overhead — {datetime.date.today()}\n\n"
-                    f"`python benchmarks/eager_overhead.py --repeats {args.repeats} --record` on "
-                    f"{platform.machine()} {platform.processor() or ''} ({os.cpu_count()} cores), {versions}; "
-                    f"one thread everywhere.\n\n{text}\n")
-
+        record("eager_overhead", f"python benchmarks/eager_overhead.py --repeats {args.repeats} --record",
+               "one thread everywhere", text)
 
 if __name__ == "__main__":
     main()

@@ -1311,6 +1311,30 @@ class _Lowering(LazyArrays):
             self.values[r] = phi
 
 
+_ERRORS = {
+    NEGATIVE_SIZE: lambda err: ValueError("negative dimensions are not allowed"),
+    RANGE_STEP: lambda err: ValueError("range() arg 3 must not be zero"),
+    FLOAT_DIVISION: lambda err: ZeroDivisionError("float division by zero"),
+    ZERO_DIVISION: lambda err: ZeroDivisionError("integer division or modulo by zero"),
+    BROADCAST: lambda err: ValueError("operands could not be broadcast together (or a slice step is zero)"),
+    INDEX_PLAIN: lambda err: IndexError("index out of bounds"),
+    MEMORY: lambda err: MemoryError(f"srcgrad: compiled code needs {err[0]:,} items of {err[1]} bytes "
+                                    f"({err[0] * err[1] / 2**30:,.1f} GiB) and could not get them"),
+}
+
+
+def _exception(status, messages, err):
+    """The exception for a compiled call's error status; ``err`` holds its numbers."""
+    if status in _ERRORS:
+        return _ERRORS[status](err)
+    if status >= 100:
+        message = messages[status - 100]
+        if message.startswith("index "):
+            return IndexError(message.format(index=err[0], size=err[1]))
+        return AssertionError(message)
+    return RuntimeError(f"srcgrad: compiled code failed with status {status}")
+
+
 _TARGET_DATA = []
 
 
@@ -1383,32 +1407,10 @@ def compile_function(fn, boundscheck=True, cache=False):
                 status = cfunc(*call_args, *[ctypes.byref(o) for o in outs], ctypes.byref(arena), count, err, table)
                 if status == CALLBACK:
                     raise state.error
-                slots = arena_slots(arena, count[0])
-                owned = {p: None for p in slots if p}
-                vals = [result_value(o, k, args, param_types, owned) for o, k in zip(outs, kinds)] if not status \
-                    else None
-            if status:
-                if status == MEMORY:
-                    raise MemoryError(f"srcgrad: compiled code needs {err[0]:,} items of {err[1]} bytes "
-                                      f"({err[0] * err[1] / 2**30:,.1f} GiB) and could not get them")
-                if status == NEGATIVE_SIZE:
-                    raise ValueError("negative dimensions are not allowed")
-                if status == RANGE_STEP:
-                    raise ValueError("range() arg 3 must not be zero")
-                if status == FLOAT_DIVISION:
-                    raise ZeroDivisionError("float division by zero")
-                if status == ZERO_DIVISION:
-                    raise ZeroDivisionError("integer division or modulo by zero")
-                if status == BROADCAST:
-                    raise ValueError("operands could not be broadcast together (or a slice step is zero)")
-                if status == INDEX_PLAIN:
-                    raise IndexError("index out of bounds")
-                if status >= 100:
-                    message = messages[status - 100]
-                    if message.startswith("index "):
-                        raise IndexError(message.format(index=err[0], size=err[1]))
-                    raise AssertionError(message)
-                raise RuntimeError(f"srcgrad: compiled code failed with status {status}")
+                if status:
+                    raise _exception(status, messages, err)
+                owned = {p: None for p in arena_slots(arena, count[0]) if p}
+                vals = [result_value(o, k, args, param_types, owned) for o, k in zip(outs, kinds)]
         finally:
             for p in arena_slots(arena, count[0]):
                 if owned is None or owned.get(p) is None:

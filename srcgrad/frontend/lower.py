@@ -469,19 +469,10 @@ class _Lowerer:
             outer_b = self.b
             self.b = Builder(block, outer_b.loc)
             with self.b:
-                benv, ret = self.body(body_stmts, benv)
-                if isinstance(ret, list):
-                    self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
-                outs = [self.read(n, benv, s) for n in carried]
-                new_types = [unify(t, o.type) for t, o in zip(types, outs)]
-                if new_types == types:
-                    self.b.yield_([self.b.convert(o, t) for o, t in zip(outs, types)])
+                new_types = self.loop_body(s, body_stmts, benv, carried, types)
             self.b = outer_b
             if new_types == types:
                 break
-            for k, t in enumerate(new_types):
-                if t is None:
-                    self.typing_error(s, f"'{carried[k]}' changes type in the loop from {types[k]} to {outs[k].type}")
             types = new_types
         inits = [self.b.convert(env[n], t) for n, t in zip(carried, types)]
         op = Op("for", [start, stop, step] + inits, types, {"result_types": types}, [block], self.loc(s),
@@ -536,13 +527,7 @@ class _Lowerer:
             with self.b:
                 benv = dict(env)
                 benv.update(zip(carried, bargs))
-                benv, ret = self.body(body_stmts, benv)
-                if isinstance(ret, list):
-                    self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
-                outs = [self.read(n, benv, s) for n in carried]
-                new_types = [unify(t, o.type) for t, o in zip(types, outs)]
-                if new_types == types:
-                    self.b.yield_([self.b.convert(o, t) for o, t in zip(outs, types)])
+                new_types = self.loop_body(s, body_stmts, benv, carried, types)
             self.b = outer_b
             if new_types == types:
                 break
@@ -550,6 +535,22 @@ class _Lowerer:
         inits = [self.b.convert(env[n], t) for n, t in zip(carried, types)]
         op = Op("while", inits, types, {"result_types": types}, [cond_block, body_block], self.loc(s), names=carried)
         return self.after_loop(op, s, env, carried, outer_flag)
+
+    def loop_body(self, s, body_stmts, benv, carried, types):
+        """Lower one pass over a loop body whose carried variables have ``types``; it yields
+        them when the body keeps their types. Returns the types widened by the body (an int
+        that becomes a float is a float throughout: the caller lowers the loop again)."""
+        benv, ret = self.body(body_stmts, benv)
+        if isinstance(ret, list):
+            self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
+        outs = [self.read(n, benv, s) for n in carried]
+        new_types = [unify(t, o.type) for t, o in zip(types, outs)]
+        if new_types == types:
+            self.b.yield_([self.b.convert(o, t) for o, t in zip(outs, types)])
+        for k, t in enumerate(new_types):
+            if t is None:
+                self.typing_error(s, f"'{carried[k]}' changes type in the loop from {types[k]} to {outs[k].type}")
+        return new_types
 
     def after_loop(self, op, s, env, carried, outer_flag):
         """Append the loop op; its results become the carried names' values. Names first bound in
