@@ -50,12 +50,49 @@ print(time.perf_counter() - t0)
 '''
 
 
-def sample(backend, folder):
+B1 = r'''
+import math, os, time
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+import numpy as np
+TOOL_IMPORT
+
+def b1(x, n):
+    s = 0.0
+    for i in range(n):
+        s += math.sin(x * i) * math.exp(-1e-3 * i)
+    return s + x * x
+
+t0 = time.perf_counter()
+TOOL_CALL
+print(time.perf_counter() - t0)
+'''
+
+# B1 in each tool: (what is timed, the import, the decoration and first call)
+B1_TOOLS = {
+    "srcgrad (llvm), gradient": ("import srcgrad", "srcgrad.grad(b1)(0.3, 1000)"),
+    "Numba, forward": ("import numba", "numba.njit(b1)(0.3, 1000)"),
+    "JAX, jit(grad)": ("import jax; jax.config.update('jax_enable_x64', True); from jax import lax, numpy as jnp",
+                       "jax.jit(jax.grad(lambda x, n: lax.fori_loop(0, n, lambda i, s: s + jnp.sin(x * i) * "
+                       "jnp.exp(-1e-3 * i), 0.0) + x * x), static_argnums=1)(0.3, 1000).block_until_ready()"),
+}
+
+
+def sample(source, folder):
+    """Seconds one fresh process takes from decoration to the first result (None: tool missing)."""
     path = os.path.join(folder, "model.py")      # a real file: the compiler reads the function's source
     with open(path, "w") as f:
-        f.write(PROGRAM.replace("BACKEND", repr(backend)))
-    out = subprocess.run([sys.executable, path], capture_output=True, text=True, check=True).stdout
-    return float(out.strip().splitlines()[-1])
+        f.write(source)
+    done = subprocess.run([sys.executable, path], capture_output=True, text=True)
+    if done.returncode:
+        if "ModuleNotFoundError" in done.stderr:
+            return None
+        raise RuntimeError(done.stderr)
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def row(name, tool, times):
+    med = statistics.median(times)
+    return f"| {name} | {tool} | {med * 1e3:.1f} ms | {min(times) * 1e3:.1f} ms | {max(times) * 1e3:.1f} ms |"
 
 
 def main():
@@ -66,11 +103,15 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for backend in ("python", "llvm"):
-            times = [sample(backend, folder) for _ in range(args.samples)]
-            med = statistics.median(times)
-            rows.append(f"| decoration → first gradient, 30-line loop+branch function | {backend} | {med * 1e3:.1f} ms | "
-                        f"{min(times) * 1e3:.1f} ms | {max(times) * 1e3:.1f} ms |")
-    table = "| benchmark | backend | median of samples | min | max |\n|---|---|---|---|---|\n" + "\n".join(rows)
+            times = [sample(PROGRAM.replace("BACKEND", repr(backend)), folder) for _ in range(args.samples)]
+            rows.append(row("decoration → first gradient, 30-line loop+branch function", f"srcgrad ({backend})",
+                            times))
+        for tool, (imports, call) in B1_TOOLS.items():
+            times = [sample(B1.replace("TOOL_IMPORT", imports).replace("TOOL_CALL", call), folder)
+                     for _ in range(args.samples)]
+            if None not in times:
+                rows.append(row("decoration → first result, B1", tool, times))
+    table = "| benchmark | tool | median of samples | min | max |\n|---|---|---|---|---|\n" + "\n".join(rows)
     print(table)
     if args.record:
         record("compile_time", f"python benchmarks/compile_time.py --samples {args.samples} --record",

@@ -7,8 +7,8 @@ pass over X, as Numba with hand-written loops) and numpy by hand.
 
     python benchmarks/compiled_loops.py [--repeats N] [--record]
 
-Numba and JAX are not installed in this project's environment; their columns are left out
-(issue 4 lists the figures measured for them elsewhere).
+Numba and JAX columns are filled when they are installed (`pip install numba jax`; not
+dependencies of srcgrad): benchmarks/contenders.py. Everything runs on one thread.
 """
 import ctypes
 import math
@@ -24,6 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import srcgrad  # noqa: E402
 from loop_programs import b1, b2_loops, b2_numpy  # noqa: E402
+from contenders import jax_b1_cases, jax_b2_cases, numba_b1_cases, numba_b2_cases  # noqa: E402
 from record import record  # noqa: E402
 
 C_SOURCE = r"""
@@ -91,6 +92,7 @@ def torch_b1(n):
 
 
 def run(repeats):
+    """Rows: (benchmark, unit, {column: seconds or ns}) for the table."""
     n = 100_000
     dll = c_library()
     fwd = srcgrad.jit(b1)
@@ -98,18 +100,23 @@ def run(repeats):
     jvp = lambda: srcgrad.jvp(b1, (0.3, n), (1.0, 0))  # noqa: E731
     checks = [grad(0.3, n), dll.b1_gradient(0.3, n)]
     assert abs(checks[0] - checks[1]) < 1e-9 * abs(checks[1]), checks
-    t = timed({"c_fwd": lambda: dll.b1_forward(0.3, n), "c_grad": lambda: dll.b1_gradient(0.3, n),
-               "sg_fwd": lambda: fwd(0.3, n), "sg_grad": lambda: grad(0.3, n), "sg_jvp": jvp}, repeats)
-    rows = [("B1 scalar loop, forward", "ns/iter", t["sg_fwd"] / n * 1e9, t["c_fwd"] / n * 1e9),
-            ("B1 scalar loop, gradient (reverse mode)", "ns/iter", t["sg_grad"] / n * 1e9, t["c_grad"] / n * 1e9),
-            ("B1 scalar loop, derivative by jvp (forward mode)", "ns/iter", t["sg_jvp"] / n * 1e9,
-             t["c_grad"] / n * 1e9)]
+    cases = {"c_fwd": lambda: dll.b1_forward(0.3, n), "c_grad": lambda: dll.b1_gradient(0.3, n),
+             "sg_fwd": lambda: fwd(0.3, n), "sg_grad": lambda: grad(0.3, n), "sg_jvp": jvp}
+    cases.update(numba_b1_cases(0.3, n))
+    cases.update(jax_b1_cases(0.3, n))
+    if "jax_grad" in cases:
+        assert abs(cases["jax_grad"]() - checks[1]) < 1e-7 * abs(checks[1])
+    t = {k: v / n * 1e9 for k, v in timed(cases, repeats).items()}
+    rows = [("B1 scalar loop, forward", "ns/iter",
+             {"srcgrad": t["sg_fwd"], "C": t["c_fwd"], "Numba": t.get("numba_fwd"), "JAX": t.get("jax_fwd")}),
+            ("B1 scalar loop, gradient (reverse mode)", "ns/iter",
+             {"srcgrad": t["sg_grad"], "C": t["c_grad"], "JAX": t.get("jax_grad")}),
+            ("B1 scalar loop, derivative by jvp (forward mode)", "ns/iter", {"srcgrad": t["sg_jvp"], "C": t["c_grad"]})]
     try:
         torch_b1(10)                       # imports torch outside the timing
         t0 = time.perf_counter()
         torch_b1(2000)
-        torch_ns = (time.perf_counter() - t0) / 2000 * 1e9
-        rows.append(("B1 scalar loop, PyTorch eager gradient (n=2,000)", "ns/iter", None, None, torch_ns))
+        rows[1][2]["PyTorch or numpy"] = (time.perf_counter() - t0) / 2000 * 1e9
     except ImportError:
         pass
 
@@ -125,31 +132,41 @@ def run(repeats):
         z = X @ w
         s = -y / (1.0 + np.exp(y * z))
         return X.T @ s + 0.1 * w
+
     def c_fused():
         g = np.empty(64)
         dll.b2_gradient(X.ctypes.data, y.ctypes.data, w.ctypes.data, g.ctypes.data, *X.shape)
         return g
+    cases = {"loops": lambda: g_loops(X, y, w), "unchecked": lambda: g_loops_unchecked(X, y, w),
+             "numpy": lambda: g_numpy(X, y, w), "hand": by_hand, "c": c_fused}
+    cases.update(numba_b2_cases(X, y, w))
+    cases.update(jax_b2_cases(X, y, w))
     ref = by_hand()
-    assert np.allclose(g_loops(X, y, w), ref) and np.allclose(g_numpy(X, y, w), ref)
-    assert np.allclose(c_fused(), ref)
-    t2 = timed({"loops": lambda: g_loops(X, y, w), "unchecked": lambda: g_loops_unchecked(X, y, w),
-                "numpy": lambda: g_numpy(X, y, w), "hand": by_hand, "c": c_fused}, max(5, repeats))
+    for k, fn in cases.items():
+        assert np.allclose(fn(), ref), k
+    t2 = {k: v * 1e3 for k, v in timed(cases, max(5, repeats)).items()}
+    others = {"C": t2["c"], "Numba": t2.get("numba"), "JAX": t2.get("jax"), "PyTorch or numpy": t2["hand"]}
     for name, key in (("loop version", "loops"), ("loop version, boundscheck=False", "unchecked"),
                       ("numpy version", "numpy")):
-        rows.append((f"B2 logistic regression, {name}", "ms", t2[key] * 1e3, t2["c"] * 1e3, t2["hand"] * 1e3))
+        rows.append((f"B2 logistic regression, {name}", "ms", {"srcgrad": t2[key], **others}))
     return rows
 
 
+COLUMNS = ["srcgrad", "C", "Numba", "JAX", "PyTorch or numpy"]
+
+
 def table(rows):
-    out = ["| benchmark | unit | srcgrad (llvm) | C gcc -O2 | other | srcgrad / C | srcgrad / other |",
-           "|---|---|---|---|---|---|---|"]
-    for row in rows:
-        name, unit, ours, c = row[:4]
-        other = row[4] if len(row) > 4 else None
-        fmt = lambda v: "–" if v is None else f"{v:.2f}"  # noqa: E731
-        ratio = lambda ref: "–" if ours is None or ref is None else f"{ours / ref:.2f}"  # noqa: E731
-        label = "" if other is None else (" (PyTorch)" if ours is None else " (numpy by hand)")
-        out.append(f"| {name} | {unit} | {fmt(ours)} | {fmt(c)} | {fmt(other)}{label} | {ratio(c)} | {ratio(other)} |")
+    """Figures, then srcgrad's time over each other tool's (below 1: srcgrad is faster)."""
+    fmt = lambda v: "–" if v is None else f"{v:,.2f}"  # noqa: E731
+    head = ["benchmark", "unit", "srcgrad (llvm)", "C gcc -O2", "Numba", "JAX", "PyTorch (B1) / numpy by hand (B2)",
+            "÷ C", "÷ Numba", "÷ JAX", "÷ numpy"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, unit, cols in rows:
+        ours = cols.get("srcgrad")
+        ratios = [fmt(ours / cols[c]) if ours and cols.get(c) else "–" for c in ("C", "Numba", "JAX")]
+        ratios.append(fmt(ours / cols["PyTorch or numpy"]) if ours and unit == "ms" and cols.get("PyTorch or numpy")
+                      else "–")
+        out.append("| " + " | ".join([name, unit] + [fmt(cols.get(c)) for c in COLUMNS] + ratios) + " |")
     return "\n".join(out)
 
 

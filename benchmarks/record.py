@@ -21,7 +21,7 @@ def machine():
 
 
 def versions():
-    """srcgrad, numpy, llvmlite/LLVM, PyTorch (when installed) and Python versions."""
+    """srcgrad, numpy, llvmlite/LLVM, Numba, JAX and PyTorch (when installed) and Python versions."""
     import llvmlite
     import llvmlite.binding as llvm
     import numpy as np
@@ -29,11 +29,11 @@ def versions():
     import srcgrad
     parts = [f"srcgrad {srcgrad.__version__}", f"numpy {np.__version__}",
              f"llvmlite {llvmlite.__version__} (LLVM {'.'.join(map(str, llvm.llvm_version_info))})"]
-    try:
-        import torch
-        parts.append(f"torch {torch.__version__}")
-    except ImportError:
-        pass
+    for name in ("numba", "jax", "torch"):
+        try:
+            parts.append(f"{name} {__import__(name).__version__}")
+        except ImportError:
+            pass
     return ", ".join(parts + [f"Python {platform.python_version()}"])
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from .ad.forward import forward
 from .ad.reverse import reverse
+from .backends import llvm as llvm_backend      # the default backend: loaded with srcgrad
 from .backends import python as python_backend
 from .errors import TypingError
 from .frontend.lower import lower
@@ -98,7 +99,6 @@ class Compiled:
             code_ir = verify(optimize(verify(forward(ir))))
         source, externals = python_backend.generate(code_ir)
         if self.backend in ("llvm", "auto"):
-            from .backends import llvm as llvm_backend
             try:
                 run, llvm_ir = llvm_backend.compile_function(code_ir, self.boundscheck, self.cache)
                 return _Specialisation(ir, code_ir, source, run, llvm_ir)
