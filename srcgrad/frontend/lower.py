@@ -216,9 +216,10 @@ class _Lowerer:
                 return env, self.returned(s.value, env)
             if isinstance(s, ast.Continue):
                 return env, CONTINUE
-            if isinstance(s, ast.If) and _ends(s.body) != _ends(s.orelse or []) and k < len(stmts):
-                # an early return or continue: the statements after the `if` belong to the branch
-                # that falls through
+            if isinstance(s, ast.If) and k < len(stmts) and _may_end([s]) and \
+                    not (_ends(s.body) and _ends(s.orelse or [])):
+                # an early return or continue (here or in an `if` nested in it): the statements
+                # after the `if` belong to each branch that may fall through
                 rest = stmts[k:]
                 new = ast.If(test=s.test, body=s.body + ([] if _ends(s.body) else rest),
                              orelse=(s.orelse or []) + ([] if _ends(s.orelse or []) else rest))
@@ -387,8 +388,9 @@ class _Lowerer:
             if isinstance(tret, list) or isinstance(eret, list):
                 self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
             tret = eret = None
-        if (tret is None) != (eret is None):
-            raise AssertionError("early returns are folded into both branches by body()")
+        if (tret is None) != (eret is None):       # nothing follows the `if` to return a value
+            self.unsupported(s, "a path through the function that ends without `return` (Python would return None)",
+                             "return a value on every path")
         if tret is not None:
             yields = [tret, eret]
             names = ["result"] * len(tret)
@@ -964,6 +966,17 @@ RETURNED = "<returned>"
 
 def _retval(k):
     return f"<retval{k}>"
+
+
+def _may_end(stmts):
+    """True when some path through ``stmts`` ends in a return, continue or break of this
+    level (one inside a nested loop belongs to that loop)."""
+    for s in stmts:
+        if isinstance(s, (ast.Return, ast.Continue, ast.Break)):
+            return True
+        if isinstance(s, ast.If) and (_may_end(s.body) or _may_end(s.orelse)):
+            return True
+    return False
 
 
 def _contains_return(stmts):

@@ -83,3 +83,9 @@ def recursive(x):
     if x < 1:
         return x
     return recursive(x / 2)
+
+
+def returns_on_some_paths(x):
+    if x > 0.0:
+        if x > 1.0:
+            return x

@@ -505,3 +505,40 @@ def uses_global_array(x):
 
 
 CASES["uses_global_array"] = (uses_global_array, (np.array([0.3, 0.1, -0.7]),), 0)
+
+
+# found by tests/fuzz: an `if` whose nested `if` ends the iteration or the function on some
+# path only; the statements after the outer `if` ran on every path
+def nested_partial_continue(x, y):
+    s = 0.0
+    for i in range(3):
+        if x > 0.5:
+            if y > 0.5:
+                continue
+        s += math.sin(x * y + i)
+    return s
+
+
+def nested_partial_break(x, y):
+    s = 0.0
+    for i in range(3):
+        if x > 0.5:
+            if y * i > 0.5:
+                break
+        s += math.sin(x * y + i)
+    return s
+
+
+def nested_partial_return(x, y):
+    if x > 0.0:
+        if y > 0.0:
+            return math.tanh(x) + y
+    a = x * y
+    return math.tanh(a) + x * y
+
+
+CASES["nested_partial_continue"] = (nested_partial_continue, (0.7, 0.8), (0, 1))
+CASES["nested_partial_continue_falls"] = (nested_partial_continue, (0.7, 0.3), (0, 1))
+CASES["nested_partial_break"] = (nested_partial_break, (0.7, 0.9), (0, 1))
+CASES["nested_partial_return"] = (nested_partial_return, (0.7, 0.8), (0, 1))
+CASES["nested_partial_return_falls"] = (nested_partial_return, (0.7, -0.8), (0, 1))

@@ -118,3 +118,9 @@ def test_float_arange_on_both_backends():
 def test_recursion_is_a_clear_error():
     with pytest.raises(srcgrad.UnsupportedSyntaxError, match="recursion"):
         srcgrad.grad(bad.recursive)(3.0)
+
+
+def test_a_path_without_return_is_a_clear_error():
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="ends without `return`") as e:
+        srcgrad.grad(bad.returns_on_some_paths)(2.0)
+    assert "bad_programs.py" in str(e.value)

@@ -1,0 +1,42 @@
+"""Random programs, a bounded number per CI run (SRCGRAD_FUZZ_EXAMPLES raises it; for long runs
+use ``python -m tests.fuzz --minutes N``), and every program a fuzz run ever found failing
+(tests/fuzz/regressions/), checked the four ways of checks.py."""
+import os
+import pathlib
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from .array_programs import array_program
+from .checks import check_array_program, check_program
+from .programs import program
+
+EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "80"))
+# exact zeros sit on many generated branch boundaries (sin(0) > 0.0), where differences lie
+POINTS = st.floats(-1.5, 1.5).filter(lambda v: abs(v) > 1e-2)
+REGRESSIONS = sorted((pathlib.Path(__file__).parent / "regressions").glob("*.py"))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(program(), POINTS, POINTS)
+def test_random_program(tmp_path_factory, source, x, y):
+    check_program(source, tmp_path_factory.mktemp("programs"), x, y)
+
+
+@settings(max_examples=max(EXAMPLES * 3 // 4, 1), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(array_program())
+def test_random_array_program(tmp_path_factory, source):
+    check_array_program(source, tmp_path_factory.mktemp("programs"))
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=[p.stem for p in REGRESSIONS])
+def test_regression(tmp_path, path):
+    """A program once found failing; its first line says at which (x, y)."""
+    source = path.read_text()
+    x, y = (float(a) for a in source.splitlines()[0].lstrip("# xy=").split(","))
+    if "def f(X, y, w, c)" in source:
+        check_array_program(source, tmp_path)
+    else:
+        check_program(source, tmp_path, x, y)
