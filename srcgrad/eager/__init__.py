@@ -68,5 +68,63 @@ def detach(t):
     return t.detach()
 
 
+def _tensors_first(fn, count, name):
+    """``fn`` refusing numbers where PyTorch's function takes tensors only: its first
+    ``count`` positional arguments (``torch.tanh(0.5)`` is a TypeError there)."""
+    import functools
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        for k, (a, role) in enumerate(zip(args[:count], ("input", "other"))):
+            if not isinstance(a, Tensor):
+                raise TypeError(f"{name}(): argument '{role}' (position {k + 1}) must be Tensor, "
+                                f"not {type(a).__name__}")
+        return fn(*args, **kwargs)
+    return checked
+
+
+for _name in ("abs acos asin atan ceil cos cosh erf exp expm1 floor log log1p log2 log10 neg reciprocal relu "
+              "round rsqrt sigmoid sign sin sinh sqrt square tan tanh trunc logical_not isfinite isinf isnan "
+              "all amax amin any argmax argmin cumsum logsumexp max mean min norm prod std sum var").split():
+    globals()[_name] = _tensors_first(globals()[_name], 1, _name)
+for _name in ("maximum", "minimum", "dot", "mm", "mv", "matmul", "bmm", "outer"):
+    globals()[_name] = _tensors_first(globals()[_name], 2, _name)
+
+
+def _number_first(fn):
+    """``fn(a, b)`` where ``a`` may be a number, as PyTorch's arithmetic functions allow
+    (``torch.add(1.0, t)``, ``torch.div(1.0, 2.0)``)."""
+    import functools
+
+    from .ops._core import as_tensor
+
+    @functools.wraps(fn)
+    def lifted(a, b, *args, **kwargs):
+        if not isinstance(a, Tensor):
+            a = as_tensor(a, like=b) if isinstance(b, Tensor) else tensor(a)
+        return fn(a, b, *args, **kwargs)
+    return lifted
+
+
+def _tensor_first_only(fn, name):
+    """Comparisons: PyTorch takes no number as the first argument."""
+    import functools
+
+    @functools.wraps(fn)
+    def checked(a, b, *args, **kwargs):
+        if not isinstance(a, Tensor):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({type(a).__name__}, {type(b).__name__}), but expected one of: (Tensor input, "
+                            "Tensor other) (Tensor input, Number other)")
+        return fn(a, b, *args, **kwargs)
+    return checked
+
+
+for _name in ("add", "sub", "mul", "div", "remainder"):
+    globals()[_name] = _number_first(globals()[_name])
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    globals()[_name] = _tensor_first_only(globals()[_name], _name)
+absolute, multiply, subtract, divide, true_divide, greater, less = abs, mul, sub, div, div, gt, lt
+
 # the names above are this package's interface, re-exported by srcgrad/__init__.py (submodules are not)
 __all__ = [_n for _n, _v in list(globals().items()) if not _n.startswith("_") and not isinstance(_v, type(_methods))]

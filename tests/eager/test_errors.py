@@ -157,6 +157,25 @@ def test_same_as_pytorch(case):
     assert _first_sentence(str(ours.value)) == _first_sentence(str(theirs.value))
 
 
+NUMBER_ARGUMENTS = ["add(1.0, 2.0)", "add(1.0, t)", "mul(2, t)", "sub(1.0, t)", "div(1.0, 2.0)", "remainder(5, t)",
+                    "add(1, 2)", "tanh(0.5)", "sum(3.0)", "maximum(t, 0.5)", "dot(1.0, t)", "eq(1.0, t)",
+                    "lt(1.0, 2.0)", "exp(t)"]
+
+
+@pytest.mark.parametrize("call", NUMBER_ARGUMENTS)
+def test_numbers_where_functions_take_tensors_as_pytorch(call):
+    """torch.add(1.0, t) works; torch.tanh(0.5) is a TypeError naming the argument."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for T in (torch, torch_like):
+        t = T.tensor([1.0, 2.0])
+        try:
+            results.append(repr(eval(f"T.{call}")))
+        except TypeError as e:
+            results.append(("TypeError", str(e).splitlines()[0].split(" - ")[0]))
+    assert results[0] == results[1]
+
+
 def test_nonleaf_grad_warns_and_is_none():
     x = torch_like.ones(2, requires_grad=True)
     y = x * 2

@@ -5,6 +5,7 @@ test ⟨vjp(1), t⟩ = jvp(t)), and the compiled gradient against the eager one 
 program runs on eager tensors."""
 import importlib.util
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -21,6 +22,9 @@ def load(source, folder, eager=False):
     With ``eager``, ``math`` and ``np`` are the eager shim's."""
     if eager:
         source = source.replace("import math\n\nimport numpy as np\n", "from tests.fuzz.eager_shim import math, np\n")
+        # x += e on a tensor changes it in place (and every name bound to it); on a float it
+        # binds a new number: write what Python does to numbers
+        source = re.sub(r"(?m)^(\s*)([a-z]\w*) ([-+*])= (.*)$", r"\1\2 = \2 \3 (\4)", source)
     path = folder / f"prog_{next(_count)}{'_eager' if eager else ''}.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(path.stem, path)

@@ -6,19 +6,25 @@ import types
 import srcgrad as torch
 
 
-def _atan2(a, b):
-    if float(b) <= 0.0:
-        raise NotImplementedError("atan2 with b <= 0 in the eager shim")
-    return torch.atan(a / b)
-
-
 def _as_tensor(v):
     return v if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=torch.float64)
 
 
+def _numbers_too(fn):
+    """math.f takes numbers: so does its shim (as 0-d float64 tensors)."""
+    return lambda *args: fn(*[_as_tensor(a) for a in args])
+
+
+def _atan2(a, b):
+    if float(b) <= 0.0:
+        raise NotImplementedError("atan2 with b <= 0 in the eager shim")
+    return torch.atan(_as_tensor(a) / b)
+
+
 math = types.SimpleNamespace(
-    sin=torch.sin, cos=torch.cos, tanh=torch.tanh, exp=torch.exp, atan=torch.atan, log1p=torch.log1p,
-    sqrt=torch.sqrt, atan2=_atan2)
+    sin=_numbers_too(torch.sin), cos=_numbers_too(torch.cos), tanh=_numbers_too(torch.tanh),
+    exp=_numbers_too(torch.exp), atan=_numbers_too(torch.atan), log1p=_numbers_too(torch.log1p),
+    sqrt=_numbers_too(torch.sqrt), atan2=_atan2)
 
 np = types.SimpleNamespace(
     zeros=lambda n: torch.zeros(n, dtype=torch.float64),
