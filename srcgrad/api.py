@@ -21,8 +21,8 @@ from .ad.forward import forward
 from .ad.reverse import reverse
 from .backends import llvm as llvm_backend      # the default backend: loaded with srcgrad
 from .backends import python as python_backend
-from .errors import TypingError
-from .frontend.lower import lower
+from .errors import TypingError, UnsupportedSyntaxError
+from .frontend.lower import lower, source_of
 from .ir.types import ArrayType, is_float, type_of
 from .ir.passes import optimize
 from .ir.verifier import verify
@@ -57,6 +57,10 @@ class Compiled:
         self._cache = {}
         self._last = None
         self._lock = threading.Lock()
+        try:
+            source_of(getattr(fun, "fun", fun))        # read now: editing the file later changes nothing
+        except UnsupportedSyntaxError:
+            pass                                       # said again, with the line, at the first call
 
     def _resolve_wrt(self, wrt):
         single = not isinstance(wrt, (tuple, list))

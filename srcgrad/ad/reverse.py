@@ -282,6 +282,14 @@ class _Reverser:
         carried = body.args[1:] if op.prim == "for" else body.args
         items = [a.type for a in carried]
         read_ops = [o for o in body.ops if _reads_mutable(o, self.mutable) and o.results]
+        for o in read_ops:
+            if o.prim != "index" and any(v in self.active for v in o.operands):
+                from ..errors import UnsupportedSyntaxError
+                raise UnsupportedSyntaxError(
+                    "srcgrad cannot differentiate this yet: a whole-array operation reads an array that is written "
+                    "with x[i] = v in the same loop (its gradient needs every iteration's version of the array)",
+                    o.loc, "read the elements one by one (a loop over x[j]), or move the whole-array operation "
+                    "after the loop")
         if op.prim == "for":
             start, stop, step = (mapping[v] for v in op.operands[:3])
             n = b.emit("range_len", [start, stop, step], name="n")

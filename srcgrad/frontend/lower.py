@@ -14,9 +14,14 @@ Example:
 """
 import ast
 import builtins
+import dis
 import inspect
+import itertools
 import math
+import sys
 import textwrap
+import types
+import weakref
 
 import numpy as np
 
@@ -68,16 +73,71 @@ _WHAT_INSTEAD = {
 }
 
 
+_SOURCES = weakref.WeakKeyDictionary()      # function -> its source, read once (at decoration)
+
+
 def source_of(fn):
-    """(dedented source, file name, first line number) of a plain Python function."""
+    """(dedented source, file name, first line number) of a plain Python function, read once:
+    editing the file later changes nothing, and a file edited since the function was
+    imported (its source no longer compiles to the function's code) is a clear error."""
     try:
-        src = inspect.getsource(fn)
+        return _SOURCES[fn]
+    except (KeyError, TypeError):
+        pass
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError) as e:
         raise UnsupportedSyntaxError(
             f"srcgrad cannot read the source of {getattr(fn, '__qualname__', fn)!r}: inspect.getsource failed "
             f"({e}). Functions typed into the REPL or made with exec() have no source file; put the function in "
             "a .py file (or a notebook cell) and import it.") from None
-    return textwrap.dedent(src), inspect.getsourcefile(fn) or "<unknown>", fn.__code__.co_firstlineno
+    file = inspect.getsourcefile(fn) or "<unknown>"
+    if _plainly_compiled(fn) and not _compiles_to(src, fn.__code__):
+        raise UnsupportedSyntaxError(
+            f"the source of {fn.__qualname__} in {file} has changed since it was imported: srcgrad compiles the "
+            "source file, which no longer matches the running function. Reload the module (importlib.reload) "
+            "or restart, then decorate again.")
+    out = (src, file, fn.__code__.co_firstlineno)
+    try:
+        _SOURCES[fn] = out
+    except TypeError:
+        pass
+    return out
+
+
+def _plainly_compiled(fn):
+    """Whether Python's own loader compiled ``fn``'s module from its file, so that the file's
+    source compiles to the same code (an import hook, pytest's assert rewriting say, does not)."""
+    import importlib.machinery
+    module = sys.modules.get(getattr(fn, "__module__", None))
+    return isinstance(getattr(module, "__loader__", None), importlib.machinery.SourceFileLoader)
+
+
+def _compiles_to(src, code):
+    """Whether ``src`` defines a function with ``code``'s bytecode (closures: its arguments)."""
+    try:
+        module = compile(src, "<source check>", "exec")
+    except SyntaxError:
+        return True             # not a def the frontend can read: it says so itself
+    found = [c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == code.co_name]
+    if not found:
+        return code.co_name == "<lambda>"
+    if code.co_freevars:        # compiled as a closure, its bytecode reads cells: compare the signature
+        return found[0].co_varnames[:found[0].co_argcount] == code.co_varnames[:code.co_argcount]
+    return _gist(found[0]) == _gist(code)
+
+
+_GIST = ("BINARY_OP", "COMPARE_OP", "UNARY_", "LOAD_CONST", "LOAD_FAST", "STORE_FAST", "RETURN", "CALL", "JUMP")
+
+
+def _gist(code):
+    """What a code object computes, without what differs between compilations of the same
+    source (how globals and methods are loaded, caches): arithmetic, constants, locals."""
+    def arg(i):
+        return i.argval.co_name if isinstance(i.argval, types.CodeType) else i.argrepr
+    instructions = list(dis.get_instructions(code))
+    return [(i.opname[:9], arg(i)) for i in instructions if i.opname.startswith(_GIST) and "JUMP" not in i.opname] + \
+        [sum(1 for i in instructions if "JUMP" in i.opname)]
 
 
 BROKEN = "<broken>"     # the flag a loop with `break` carries (not a valid Python name: no clash)
@@ -148,6 +208,7 @@ def _assigned_names(stmts):
 class _Lowerer:
     def __init__(self, fn, fdef, file, first):
         self.fn, self.fdef, self.file, self.first = fn, fdef, file, first
+        self._hidden = itertools.count()        # numbers the names the frontend makes up (`<k0>`)
         self.globals = fn.__globals__
         self.closure = {}
         if fn.__closure__:
@@ -455,6 +516,8 @@ class _Lowerer:
         else:
             self.unsupported(s.iter, "range() with more than 3 arguments")
         var = s.target.id
+        if _has_break(s.body):
+            return self.for_as_while(s, env, start, stop, step)
         outer_flag = env.get(BROKEN)           # an enclosing loop's break flag, shadowed here
         body_stmts, env = self._with_break_flag(s.body, env)
         carried = self._carried(body_stmts, env, exclude=(var,))
@@ -505,6 +568,29 @@ class _Lowerer:
         env = self.for_stmt(_at_shallow(loop, s), env)
         env.pop(seq, None)
         return env
+
+    def for_as_while(self, s, env, start, stop, step):
+        """A `for` over a range with `break` runs as a `while` over its trip count, so that
+        `break` ends the loop (the IR's `for` runs every trip: a flag would only skip bodies,
+        and `for i in range(2**62): ... break` must stop)."""
+        tag = next(self._hidden)
+        k, n, first, stride = (f"<{what}{tag}>" for what in ("k", "n", "start", "step"))
+        self.locals.update((k, n, first, stride))
+        env = dict(env)
+        env[first], env[stride] = start, step
+        env[n] = self.b.emit("range_len", [start, stop, step], name="n")
+        env[k] = self.b.const(0)
+
+        def name(v, store=False):
+            return ast.Name(id=v, ctx=ast.Store() if store else ast.Load())
+        body = [ast.Assign(targets=[name(s.target.id, True)], value=ast.BinOp(
+                    left=name(first), op=ast.Add(), right=ast.BinOp(left=name(k), op=ast.Mult(), right=name(stride)))),
+                ast.Assign(targets=[name(k, True)], value=ast.BinOp(left=name(k), op=ast.Add(), right=ast.Constant(1)))]
+        loop = ast.While(test=ast.Compare(left=name(k), ops=[ast.Lt()], comparators=[name(n)]), body=body + s.body,
+                         orelse=[])
+        for node in body + [loop, loop.test] + list(ast.walk(loop.test)) + [x for b in body for x in ast.walk(b)]:
+            ast.copy_location(node, s)
+        return self.while_stmt(loop, env)
 
     def while_stmt(self, s, env):
         if s.orelse:

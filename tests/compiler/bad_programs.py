@@ -89,3 +89,12 @@ def returns_on_some_paths(x):
     if x > 0.0:
         if x > 1.0:
             return x
+
+
+def whole_array_read_of_array_written_in_loop(x, v):
+    buf = np.zeros(3)
+    a = 0.0
+    for i in range(2):
+        buf[0] = math.tanh(v[0] * x)
+        a = a + np.dot(v, buf)
+    return a

@@ -124,3 +124,12 @@ def test_a_path_without_return_is_a_clear_error():
     with pytest.raises(srcgrad.UnsupportedSyntaxError, match="ends without `return`") as e:
         srcgrad.grad(bad.returns_on_some_paths)(2.0)
     assert "bad_programs.py" in str(e.value)
+
+
+def test_whole_array_read_of_an_array_written_in_the_same_loop_is_a_clear_error():
+    # found by the long fuzz run (it was an internal IRError)
+    import numpy as np
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="whole-array operation reads an array that is written"):
+        srcgrad.grad(bad.whole_array_read_of_array_written_in_loop, wrt=(0, 1))(0.5, np.array([0.4, -0.9, 1.3]))
+    assert srcgrad.jit(bad.whole_array_read_of_array_written_in_loop)(0.5, np.array([0.4, -0.9, 1.3])) == \
+        pytest.approx(bad.whole_array_read_of_array_written_in_loop(0.5, np.array([0.4, -0.9, 1.3])))
