@@ -23,7 +23,7 @@ from .backends import llvm as llvm_backend      # the default backend: loaded wi
 from .backends import python as python_backend
 from .errors import TypingError, UnsupportedSyntaxError
 from .frontend.lower import lower, source_of
-from .ir.types import ArrayType, is_float, type_of
+from .ir.types import I64, ArrayType, is_float, type_of
 from .ir.passes import optimize
 from .ir.verifier import verify
 
@@ -89,6 +89,10 @@ class Compiled:
                                   + (f" of dtype {a.dtype}" if isinstance(a, np.ndarray) else "")
                                   + "; compiled functions take float, int and bool numbers and numpy arrays of "
                                     "float64, float32, int64 or bool")
+            if t is I64 and not -2**63 <= int(a) < 2**63:
+                name = self._params[k]
+                raise OverflowError(f"argument '{name}' of {self.fun.__name__} is {a}, beyond the 64-bit integers "
+                                    "compiled code computes with (-2**63 to 2**63 - 1)")
             types.append(t)
         return tuple(types)
 

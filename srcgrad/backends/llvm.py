@@ -975,10 +975,13 @@ class _Lowering(LazyArrays):
         b = self.b
         self.guard(b.icmp_signed("==", step, ir.Constant(_I64, 0)), RANGE_STEP)
         up = b.icmp_signed(">", step, ir.Constant(_I64, 0))
+        empty = b.select(up, b.icmp_signed(">=", start, stop), b.icmp_signed("<=", start, stop))
+        # the distance and the step's size as unsigned numbers: exact even across the whole i64 range
         span = b.select(up, b.sub(stop, start), b.sub(start, stop))
         mag = b.select(up, step, b.neg(step))
-        n = b.sdiv(b.add(span, b.sub(mag, ir.Constant(_I64, 1))), mag)
-        return b.select(b.icmp_signed(">", n, ir.Constant(_I64, 0)), n, ir.Constant(_I64, 0))
+        partial = b.icmp_unsigned("!=", b.urem(span, mag), ir.Constant(_I64, 0))
+        n = b.add(b.udiv(span, mag), b.zext(partial, _I64))
+        return b.select(empty, ir.Constant(_I64, 0), n)
 
     # ------------------------------------------------------------------ tapes
     def item_type(self, tape_value):
@@ -1168,8 +1171,14 @@ class _Lowering(LazyArrays):
 
     def counted_loop(self, start, stop, step, inits, body, name="for"):
         """Emit ``for i in range(start, stop, step)`` carrying ``inits``; ``body(i, carried)``
-        emits one iteration and returns the new carried values. Returns the values after the loop."""
+        emits one iteration and returns the new carried values. Returns the values after the loop.
+        A step other than ±1 counts iterations instead (i = start + k * step), so that ``i + step``
+        cannot overflow past ``stop`` near the ends of the 64-bit range."""
         b = self.b
+        if not (isinstance(step, ir.Constant) and step.constant in (1, -1)):
+            one = ir.Constant(_I64, 1)
+            return self.counted_loop(ir.Constant(_I64, 0), self.range_len(start, stop, step), one, inits,
+                                     lambda k, carried: body(b.add(start, b.mul(k, step)), carried), name)
         pre = b.block
         head = self.func.append_basic_block(f"{name}.head")
         loop = self.func.append_basic_block(f"{name}.body")
@@ -1183,12 +1192,7 @@ class _Lowering(LazyArrays):
             phi = b.phi(v.type)
             phi.add_incoming(v, pre)
             phis.append(phi)
-        if isinstance(step, ir.Constant):
-            more = b.icmp_signed("<" if step.constant > 0 else ">", i, stop)
-        else:
-            up = b.icmp_signed(">", step, ir.Constant(_I64, 0))
-            more = b.select(up, b.icmp_signed("<", i, stop), b.icmp_signed(">", i, stop))
-        b.cbranch(more, loop, done)
+        b.cbranch(b.icmp_signed("<" if step.constant > 0 else ">", i, stop), loop, done)
         b.position_at_end(loop)
         ys = body(i, phis)
         latch = b.block

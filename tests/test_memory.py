@@ -1,0 +1,61 @@
+"""Memory stays flat (issue 5): 100,000 calls of a compiled gradient and 10,000 eager steps
+keep nothing from one call to the next (benchmarks/memory.py prints the figures)."""
+import gc
+import os
+import weakref
+
+import numpy as np
+import pytest
+
+import srcgrad
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads /proc/self/statm")
+
+
+def _resident_mib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _growth(run, count, warmup):
+    for _ in range(warmup):
+        run()
+    gc.collect()
+    before = _resident_mib()
+    for _ in range(count):
+        run()
+    gc.collect()
+    return _resident_mib() - before
+
+
+def scaled_sum(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += np.tanh(x[i] * w[i]) * x[i]
+    return s
+
+
+def test_compiled_gradients_keep_nothing_between_calls():
+    g = srcgrad.grad(scaled_sum, wrt=(0, 1))
+    x, w = np.linspace(-1, 1, 200), np.full(200, 0.3)          # two 1.6 kB arrays out per call
+    assert _growth(lambda: g(x, w), 100_000, 2_000) < 20          # MiB; 300 MiB if results leaked
+
+
+def test_eager_steps_keep_nothing_and_free_their_graph():
+    torch = srcgrad
+    W = torch.randn(64, 32, dtype=torch.float64, requires_grad=True)
+    x = torch.randn(16, 64, dtype=torch.float64)
+
+    def step():
+        loss = ((x @ W).tanh() ** 2).sum()
+        loss.backward()
+        with torch.no_grad():
+            W.sub_(0.01 * W.grad)
+        W.grad = None
+    assert _growth(step, 10_000, 200) < 20
+    loss = ((x @ W).tanh() ** 2).sum()
+    node = weakref.ref(loss.grad_fn)
+    loss.backward()
+    del loss
+    gc.collect()
+    assert node() is None
