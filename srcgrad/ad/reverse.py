@@ -285,11 +285,16 @@ class _Reverser:
         for o in read_ops:
             if o.prim != "index" and any(v in self.active for v in o.operands):
                 from ..errors import UnsupportedSyntaxError
+                if any(w.prim in ("setitem", "setslice", "slice_add") for w in _walk_ops(body)):
+                    raise UnsupportedSyntaxError(
+                        "srcgrad cannot differentiate this yet: a whole-array operation reads an array that is "
+                        "written with x[i] = v in the same loop (its gradient needs every iteration's version of "
+                        "the array)", o.loc, "read the elements one by one (a loop over x[j]), or move the "
+                        "whole-array operation after the loop")
                 raise UnsupportedSyntaxError(
-                    "srcgrad cannot differentiate this yet: a whole-array operation reads an array that is written "
-                    "with x[i] = v in the same loop (its gradient needs every iteration's version of the array)",
-                    o.loc, "read the elements one by one (a loop over x[j]), or move the whole-array operation "
-                    "after the loop")
+                    "srcgrad cannot differentiate this yet: a whole-array operation in a loop reads an array that "
+                    "is written with x[i] = v elsewhere in the function", o.loc,
+                    "copy the array before the loop (c = x.copy()) and read the copy in the loop")
         if op.prim == "for":
             start, stop, step = (mapping[v] for v in op.operands[:3])
             n = b.emit("range_len", [start, stop, step], name="n")

@@ -98,3 +98,12 @@ def whole_array_read_of_array_written_in_loop(x, v):
         buf[0] = math.tanh(v[0] * x)
         a = a + np.dot(v, buf)
     return a
+
+
+def whole_array_read_in_loop_of_array_written_before(x, v):
+    buf = np.zeros(3)
+    buf[0] = math.tanh(v[0] * x)
+    s = 0.0
+    for i in range(2):
+        s += np.dot(v, buf)
+    return s

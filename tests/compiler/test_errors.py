@@ -133,3 +133,9 @@ def test_whole_array_read_of_an_array_written_in_the_same_loop_is_a_clear_error(
         srcgrad.grad(bad.whole_array_read_of_array_written_in_loop, wrt=(0, 1))(0.5, np.array([0.4, -0.9, 1.3]))
     assert srcgrad.jit(bad.whole_array_read_of_array_written_in_loop)(0.5, np.array([0.4, -0.9, 1.3])) == \
         pytest.approx(bad.whole_array_read_of_array_written_in_loop(0.5, np.array([0.4, -0.9, 1.3])))
+
+
+def test_whole_array_read_in_a_loop_of_an_array_written_before_says_to_copy_it():
+    import numpy as np
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="c = x.copy()"):
+        srcgrad.grad(bad.whole_array_read_in_loop_of_array_written_before, wrt=(0, 1))(0.5, np.ones(3))
