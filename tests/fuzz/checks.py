@@ -61,8 +61,10 @@ def eager_gradient(source, folder, x, y):
         (list(tv.grad.numpy()) if tv.grad is not None else [0.0] * 3)
 
 
-def check_program(source, folder, x, y):
-    """All four checks of one scalar program at (x, y, V); returns whether the eager check ran."""
+def check_program(source, folder, x, y, fuzzing=True):
+    """All four checks of one scalar program at (x, y, V); returns whether the eager check ran.
+    While ``fuzzing``, a point unfit for finite differences makes hypothesis draw another;
+    otherwise (a regression program at its point) that coordinate's difference is skipped."""
     f = load(source, folder)
     v = V.copy()
     value = f(x, y, v.copy())
@@ -82,7 +84,10 @@ def check_program(source, folder, x, y):
     for i, g in enumerate([gx, gy] + list(gv)):
         right = (_shifted(f, x, y, v, i, eps) - value) / eps
         left = (value - _shifted(f, x, y, v, i, -eps)) / eps
-        assume(abs(right - left) < 1e-4 * (1 + abs(right)))      # not at a branch boundary or big kink
+        if not abs(right - left) < 1e-4 * (1 + abs(right)):      # at a branch boundary or a big kink
+            if fuzzing:
+                assume(False)
+            continue
         # at a small kink (max(x, y) with x == y) the gradient is one of the one-sided derivatives
         assert any(g == pytest.approx(d, rel=1e-4, abs=1e-5) for d in ((right + left) / 2, right, left)), source
     # 3. forward and reverse mode agree: <vjp(1), t> = jvp(t)
