@@ -97,11 +97,13 @@ def run(repeats):
     dll = c_library()
     fwd = srcgrad.jit(b1)
     grad = srcgrad.grad(b1)
+    vg = srcgrad.value_and_grad(b1)
     jvp = lambda: srcgrad.jvp(b1, (0.3, n), (1.0, 0))  # noqa: E731
     checks = [grad(0.3, n), dll.b1_gradient(0.3, n)]
     assert abs(checks[0] - checks[1]) < 1e-9 * abs(checks[1]), checks
     cases = {"c_fwd": lambda: dll.b1_forward(0.3, n), "c_grad": lambda: dll.b1_gradient(0.3, n),
-             "sg_fwd": lambda: fwd(0.3, n), "sg_grad": lambda: grad(0.3, n), "sg_jvp": jvp}
+             "sg_fwd": lambda: fwd(0.3, n), "sg_grad": lambda: grad(0.3, n), "sg_jvp": jvp,
+             "sg_vg": lambda: vg(0.3, n)}
     cases.update(numba_b1_cases(0.3, n))
     cases.update(jax_b1_cases(0.3, n))
     if "jax_grad" in cases:
@@ -111,7 +113,9 @@ def run(repeats):
              {"srcgrad": t["sg_fwd"], "C": t["c_fwd"], "Numba": t.get("numba_fwd"), "JAX": t.get("jax_fwd")}),
             ("B1 scalar loop, gradient (reverse mode)", "ns/iter",
              {"srcgrad": t["sg_grad"], "C": t["c_grad"], "JAX": t.get("jax_grad")}),
-            ("B1 scalar loop, derivative by jvp (forward mode)", "ns/iter", {"srcgrad": t["sg_jvp"], "C": t["c_grad"]})]
+            ("B1 scalar loop, derivative by jvp (forward mode)", "ns/iter", {"srcgrad": t["sg_jvp"], "C": t["c_grad"]}),
+            ("B1 scalar loop, value and gradient (C: forward + gradient)", "ns/iter",
+             {"srcgrad": t["sg_vg"], "C": t["c_fwd"] + t["c_grad"]})]
     try:
         torch_b1(10)                       # imports torch outside the timing
         t0 = time.perf_counter()

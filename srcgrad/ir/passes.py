@@ -270,6 +270,90 @@ def _count_up(block, op):
     op.operands[:3] = [zero.results[0], count, one.results[0]]
 
 
+# ops that never raise on either backend (numpy's math functions give NaN, not ValueError)
+_QUIET = {"const", "add", "sub", "mul", "neg", "abs", "min", "max", "select", "to_f64", "lt", "le", "gt", "ge", "eq",
+          "ne", "not", "and", "or", "sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "atan", "yield"}
+
+
+def fuse_sibling_loops(fn):
+    """Run two loops over the same range as one when neither can raise and the second does not
+    read the first's results: ``value_and_grad`` then walks the range once, its forward
+    and reverse sweep side by side (and CSE shares what both compute, ``exp(-c * i)`` say).
+    Each loop's own order of operations is kept, so results do not change."""
+    for block in [fn.body] + [r for op in _walk(fn.body) for r in op.regions]:
+        at = 0
+        while at < len(block.ops):
+            if not _fuse_after(block, at):
+                at += 1
+    return fn
+
+
+def _quiet_loop(op):
+    return op.prim == "for" and all(o.prim in _QUIET and not o.regions for o in op.regions[0].ops)
+
+
+def _same_range(a, b):
+    """Whether loops a and b visit the same indices (the reverse sweep counts to
+    ``range_len(0, n, 1)`` where its loop counted to ``n``)."""
+    if not all(_is(v, c) for v, c in zip(a.operands[:3] + b.operands[:3], (0, None, 1, 0, None, 1)) if c is not None):
+        return False
+    sa, sb = a.operands[1], b.operands[1]
+    if sa is sb:
+        return True
+    owner = sb.owner
+    return owner is not None and owner.prim == "range_len" and owner.operands[1] is sa and \
+        _is(owner.operands[0], 0) and _is(owner.operands[2], 1)
+
+
+def _fuse_after(block, at):
+    first = block.ops[at]
+    if not _quiet_loop(first):
+        return False
+    results = set(first.results)
+    between = []
+    for k in range(at + 1, len(block.ops)):
+        second = block.ops[k]
+        if second.prim == "for" and _quiet_loop(second) and _same_range(first, second):
+            later = _depending_on(between, results)
+            reads = set(second.operands) | {v for o in _walk(second.regions[0]) for v in o.operands}
+            if reads & (results | {r for o in later for r in o.results}):
+                return False
+            earlier = [o for o in between if o not in later]
+            block.ops[at:k + 1] = earlier + [_fused(first, second)] + later
+            return True
+        if second.regions or second.prim in _EFFECTS:
+            return False
+        between.append(second)
+    return False
+
+
+def _depending_on(ops, values):
+    out, seen = [], set(values)
+    for o in ops:
+        if any(v in seen for v in o.operands):
+            out.append(o)
+            seen.update(o.results)
+    return out
+
+
+def _fused(first, second):
+    """One loop: the first body, then the second with its index renamed, yields side by side."""
+    from .core import Block
+    a, b = first.regions[0], second.regions[0]
+    body = Block([a.args[0]] + a.args[1:] + b.args[1:])
+    rename = {b.args[0]: a.args[0]}
+    for o in b.ops:
+        o.operands = [rename.get(v, v) for v in o.operands]
+    body.ops = a.ops[:-1] + b.ops[:-1] + [Op("yield", a.ops[-1].operands + b.ops[-1].operands, [])]
+    types = [r.type for r in first.results + second.results]
+    fused = Op("for", first.operands[:3] + first.operands[3:] + second.operands[3:], types,
+               {"result_types": types}, [body], first.loc)
+    fused.results = first.results + second.results
+    for r in fused.results:
+        r.owner = fused
+    return fused
+
+
 _SHAPE_ONLY = {"zeros_like": 0, "broadcast_like": 1, "sum_to": 1}     # prim -> operand read for its shape
 
 
@@ -302,5 +386,7 @@ def optimize(fn):
     take_shapes_early(fn)
     eliminate_dead_code(fn)
     run_accumulations_forward(fn)
+    fuse_sibling_loops(fn)
+    eliminate_common_subexpressions(fn)
     eliminate_dead_code(fn)
     return fn

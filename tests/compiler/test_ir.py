@@ -151,3 +151,54 @@ def test_values_needed_only_for_their_shape_are_not_computed():
     x = np.linspace(-1.0, 1.0, 5)
     np.testing.assert_allclose(g(x), 1.0 / (1.0 + np.exp(-x)), rtol=1e-14)
     assert "log1p" not in g.adjoint_source
+
+
+def _loops(fn):
+    from srcgrad.ir.passes import _walk
+    return [op for op in _walk(fn.body) if op.prim == "for"]
+
+
+def test_value_and_grad_walks_a_loop_once():
+    import math
+
+    def b1(x, n):
+        s = 0.0
+        for i in range(n):
+            s += math.sin(x * i) * math.exp(-1e-3 * i)
+        return s + x * x
+    for backend in ("python", "llvm"):
+        vg = srcgrad.value_and_grad(b1, backend=backend)
+        value, grad = vg(0.3, 50)
+        assert value == pytest.approx(b1(0.3, 50), rel=1e-13)
+        assert grad == pytest.approx(srcgrad.grad(b1, backend=backend)(0.3, 50), rel=1e-13)
+        assert len(_loops(vg._spec().code_ir)) == 1
+        assert vg._spec().code_ir.__str__().count("exp") == 1          # shared by both sweeps
+
+
+def test_loops_that_read_each_other_or_may_raise_stay_apart():
+    import numpy as np
+
+    def chained(x, n):
+        s = 0.0
+        for i in range(n):
+            s += x * i
+        t = 0.0
+        for i in range(n):
+            t += s * i
+        return t
+
+    def indexed(v, n):
+        s = 0.0
+        for i in range(n):
+            s += v[i]
+        t = 0.0
+        for i in range(n):
+            t += v[i] * v[i]
+        return s + t
+    f = srcgrad.jit(chained, backend="python")
+    assert f(0.5, 4) == chained(0.5, 4)
+    assert len(_loops(f._spec().code_ir)) == 2
+    g = srcgrad.jit(indexed, backend="python")
+    with pytest.raises(IndexError):
+        g(np.ones(3), 5)
+    assert len(_loops(g._spec().code_ir)) == 2
