@@ -6,6 +6,8 @@ Example:
     >>> ((x + 2) * (x + 2) * 3).mean()
     tensor(27., grad_fn=<MeanBackward0>)
 """
+import functools as _functools
+
 from . import methods as _methods  # noqa: F401  binds the Tensor methods
 from .creation import (BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
                        arange, as_tensor, cpu, device, empty, empty_like, eye, from_numpy, full, full_like,
@@ -15,6 +17,7 @@ from .dtypes import (bool_ as bool, dtype, float16, float32, float64, get_defaul
                      int64, promote_types, set_default_dtype, uint8)
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, \
     set_grad_enabled
+from .ops._core import as_tensor as _as_tensor
 from .ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
 from .ops.pointwise import (abs, acos, add, allclose, asin, atan, ceil, clamp, clamp_max, clamp_min, cos, cosh, div,
                             eq, equal, erf, exp, expm1, floor, ge, gt, isfinite, isinf, isnan, le, lerp, log, log1p,
@@ -35,16 +38,6 @@ half = float16
 long = int64
 int = int32
 short = int16
-concat = cat
-concatenate = cat
-multiply = mul
-subtract = sub
-divide = div
-true_divide = div
-absolute = abs
-clip = clamp
-greater = gt
-less = lt
 
 
 def is_tensor(obj):
@@ -71,9 +64,8 @@ def detach(t):
 def _tensors_first(fn, count, name):
     """``fn`` refusing numbers where PyTorch's function takes tensors only: its first
     ``count`` positional arguments (``torch.tanh(0.5)`` is a TypeError there)."""
-    import functools
 
-    @functools.wraps(fn)
+    @_functools.wraps(fn)
     def checked(*args, **kwargs):
         for k, (a, role) in enumerate(zip(args[:count], ("input", "other"))):
             if not isinstance(a, Tensor):
@@ -94,23 +86,19 @@ for _name in ("maximum", "minimum", "dot", "mm", "mv", "matmul", "bmm", "outer")
 def _number_first(fn):
     """``fn(a, b)`` where ``a`` may be a number, as PyTorch's arithmetic functions allow
     (``torch.add(1.0, t)``, ``torch.div(1.0, 2.0)``)."""
-    import functools
 
-    from .ops._core import as_tensor
-
-    @functools.wraps(fn)
+    @_functools.wraps(fn)
     def lifted(a, b, *args, **kwargs):
         if not isinstance(a, Tensor):
-            a = as_tensor(a, like=b) if isinstance(b, Tensor) else tensor(a)
+            a = _as_tensor(a, like=b) if isinstance(b, Tensor) else tensor(a)
         return fn(a, b, *args, **kwargs)
     return lifted
 
 
 def _tensor_first_only(fn, name):
     """Comparisons: PyTorch takes no number as the first argument."""
-    import functools
 
-    @functools.wraps(fn)
+    @_functools.wraps(fn)
     def checked(a, b, *args, **kwargs):
         if not isinstance(a, Tensor):
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
@@ -124,7 +112,18 @@ for _name in ("add", "sub", "mul", "div", "remainder"):
     globals()[_name] = _number_first(globals()[_name])
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     globals()[_name] = _tensor_first_only(globals()[_name], _name)
-absolute, multiply, subtract, divide, true_divide, greater, less = abs, mul, sub, div, div, gt, lt
+
+# other names for the same functions (bound after the checks above wrap them)
+concat = cat
+concatenate = cat
+multiply = mul
+subtract = sub
+divide = div
+true_divide = div
+absolute = abs
+clip = clamp
+greater = gt
+less = lt
 
 # the names above are this package's interface, re-exported by srcgrad/__init__.py (submodules are not)
 __all__ = [_n for _n, _v in list(globals().items()) if not _n.startswith("_") and not isinstance(_v, type(_methods))]

@@ -28,7 +28,7 @@ import numpy as np
 from ..custom import custom_vjp
 from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Function, Loc, Op
-from ..ir.types import BOOL, F32, F64, I64, ArrayType, type_of, unify
+from ..ir.types import BOOL, F32, F64, I64, type_of, unify
 
 # math / numpy functions by identity -> primitive
 _UNARY = {}
@@ -586,10 +586,10 @@ class _Lowerer:
         body = [ast.Assign(targets=[name(s.target.id, True)], value=ast.BinOp(
                     left=name(first), op=ast.Add(), right=ast.BinOp(left=name(k), op=ast.Mult(), right=name(stride)))),
                 ast.Assign(targets=[name(k, True)], value=ast.BinOp(left=name(k), op=ast.Add(), right=ast.Constant(1)))]
-        loop = ast.While(test=ast.Compare(left=name(k), ops=[ast.Lt()], comparators=[name(n)]), body=body + s.body,
-                         orelse=[])
-        for node in body + [loop, loop.test] + list(ast.walk(loop.test)) + [x for b in body for x in ast.walk(b)]:
+        loop = ast.While(test=ast.Compare(left=name(k), ops=[ast.Lt()], comparators=[name(n)]), body=body, orelse=[])
+        for node in ast.walk(loop):         # the made-up parts point at the `for`; the user's body keeps its lines
             ast.copy_location(node, s)
+        loop.body += s.body
         return self.while_stmt(loop, env)
 
     def while_stmt(self, s, env):
