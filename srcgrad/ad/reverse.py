@@ -16,7 +16,7 @@ Example:
 """
 from ..errors import TypingError
 from ..ir.core import Block, Builder, Function, Op, Value
-from ..ir.types import F64, I64, ArrayType, TapeType, is_float
+from ..ir.types import F64, I64, ArrayType, is_float
 from .rules import ADJOINT
 
 

@@ -1252,7 +1252,7 @@ class _Lowering(LazyArrays):
         first = start
         last = b.add(start, b.mul(b.sub(self.range_len(start, stop, step), ir.Constant(_I64, 1)), step))
         ok = ir.Constant(_I1, 1)
-        for op, arr, forms in accesses:
+        for _, arr, forms in accesses:
             shape = self.shape_values(self.v(arr), arr.type.ndim)
             for form, n in zip(forms, shape):
                 if form.invariant is not None:

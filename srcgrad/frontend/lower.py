@@ -429,7 +429,6 @@ class _Lowerer:
         cond = self.truth(s.test, env)
         assigned = _assigned_names(s.body + s.orelse)
         outer_b = self.b
-        results = []
         branch_out = []
         blocks = []
         for stmts in (s.body, s.orelse):
