@@ -376,17 +376,27 @@ def take_shapes_early(fn):
     return fn
 
 
-def optimize(fn):
+PIPELINE = (
+    ("fold_constants", fold_constants),
+    ("eliminate_common_subexpressions", eliminate_common_subexpressions),
+    ("eliminate_dead_code", eliminate_dead_code),
+    ("prune_tapes", prune_tapes),
+    ("take_shapes_early", take_shapes_early),
+    ("eliminate_dead_code", eliminate_dead_code),
+    ("run_accumulations_forward", run_accumulations_forward),
+    ("fuse_sibling_loops", fuse_sibling_loops),
+    ("eliminate_common_subexpressions", eliminate_common_subexpressions),
+    ("eliminate_dead_code", eliminate_dead_code),
+)
+"""The passes ``optimize`` runs, in order, by name (translation validation checks each one)."""
+
+
+def optimize(fn, after_pass=None):
     """Constant folding, CSE, dead-code removal, tape pruning, shapes taken early and
-    forward-running reverse sweeps."""
-    fold_constants(fn)
-    eliminate_common_subexpressions(fn)
-    eliminate_dead_code(fn)
-    prune_tapes(fn)
-    take_shapes_early(fn)
-    eliminate_dead_code(fn)
-    run_accumulations_forward(fn)
-    fuse_sibling_loops(fn)
-    eliminate_common_subexpressions(fn)
-    eliminate_dead_code(fn)
+    forward-running reverse sweeps. ``after_pass(name, fn)``, when given, is called after
+    each pass (translation validation runs the IR interpreter there)."""
+    for name, run in PIPELINE:
+        run(fn)
+        if after_pass is not None:
+            after_pass(name, fn)
     return fn

@@ -25,7 +25,7 @@ def test_dot_product(name):
     assert y == pytest.approx(fn(*args), rel=1e-12)
     u = 0.7
     y2, pullback = srcgrad.vjp(fn, *args)
-    assert y2 == y
+    assert y2 == pytest.approx(y, rel=1e-12)     # sums may be reassociated differently (DESIGN.md)
     grads = pullback(u)
     lhs = sum(float(np.sum(g * t)) for g, t, a in zip(grads, v, args) if g is not None)
     assert lhs == pytest.approx(u * ydot, rel=1e-9, abs=1e-12)
