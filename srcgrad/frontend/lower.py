@@ -28,6 +28,7 @@ import numpy as np
 from ..custom import custom_vjp
 from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Function, Loc, Op
+from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, type_of, unify
 
 # math / numpy functions by identity -> primitive
@@ -217,8 +218,7 @@ class _Lowerer:
                     self.closure[n] = cell.cell_contents
                 except ValueError:
                     pass
-        self.locals = set(a.arg for a in fdef.args.args) | set(_assigned_names(fdef.body)) | {BROKEN, RETURNED} | \
-            {_retval(k) for k in range(8)}
+        self.locals = set(a.arg for a in fdef.args.args) | set(_assigned_names(fdef.body)) | {BROKEN}
         self.b = None
         self.stack = (fn,)     # functions being compiled, to refuse recursion
 
@@ -268,7 +268,9 @@ class _Lowerer:
         while k < len(stmts):
             s = stmts[k]
             if isinstance(s, (ast.For, ast.While)) and _contains_return(s.body):
-                stmts = stmts[:k] + _loop_with_return_flag(s) + stmts[k + 1:]
+                flagged = _loop_with_return_flag(s)
+                self.locals.update(_assigned_names(flagged))     # the made-up flag and value names
+                stmts = stmts[:k] + flagged + stmts[k + 1:]
                 s = stmts[k]
             k += 1
             if isinstance(s, ast.Return):
@@ -483,6 +485,7 @@ class _Lowerer:
 
     def truth(self, node, env):
         v = self.expr(node, env)
+        self.scalar_truth(node, v, "a condition")
         if v.type is not BOOL:
             v = self.emit(node, "to_bool", [v])
         return v
@@ -521,7 +524,10 @@ class _Lowerer:
         body_stmts, env = self._with_break_flag(s.body, env)
         carried = self._carried(body_stmts, env, exclude=(var,))
         types = [env[n].type for n in carried]
-        for _ in range(4):       # widen carried types until the body agrees (s = 0 then s += 0.5)
+        # widen carried types until the body agrees (s = 0 then s += 0.5), to a fixpoint: one
+        # widening may feed the next (e = d; d = c; ...), and each round widens at least one type
+        # up bool < int < float, so it ends after at most two rounds per carried name
+        while True:
             block = Block()
             from ..ir.core import Value
             ivar = Value(I64, var)
@@ -599,7 +605,7 @@ class _Lowerer:
         carried = self._carried(body_stmts, env)
         types = [env[n].type for n in carried]
         from ..ir.core import Value
-        for _ in range(4):
+        while True:         # widen to a fixpoint, as in for_stmt
             cond_block, body_block = Block(), Block()
             cargs = [Value(t, n) for n, t in zip(carried, types)]
             bargs = [Value(t, n) for n, t in zip(carried, types)]
@@ -714,32 +720,18 @@ class _Lowerer:
             if isinstance(node.op, ast.UAdd):
                 return v
             if isinstance(node.op, ast.Not):
+                self.scalar_truth(node, v, "`not`")
                 return self.emit(node, "not", [self.b.convert(v, BOOL)])
             self.unsupported(node, "the operator ~")
         if isinstance(node, ast.Compare):
-            left = self.expr(node.left, env)
-            result = None
-            for op, right_node in zip(node.ops, node.comparators):
-                prim = _CMPOPS.get(type(op))
-                if prim is None:
+            for op in node.ops:
+                if type(op) not in _CMPOPS:
                     self.unsupported(node, f"the comparison {type(op).__name__}")
-                right = self.expr(right_node, env)
-                a, c = self.coerce(node, left, right)
-                r = self.emit(node, prim, [a, c])
-                result = r if result is None else self.emit(node, "and", [result, r])
-                left = right
-            return result
+            return self.compare_chain(node, 0, self.expr(node.left, env), env)
         if isinstance(node, ast.BoolOp):
-            values = [self.b.convert(self.expr(v, env), BOOL) for v in node.values]
-            prim = "and" if isinstance(node.op, ast.And) else "or"
-            out = values[0]
-            for v in values[1:]:
-                out = self.emit(node, prim, [out, v])
-            return out
+            return self.bool_op(node, node.values, env)
         if isinstance(node, ast.IfExp):
-            c = self.truth(node.test, env)
-            a, b = self.coerce(node, self.expr(node.body, env), self.expr(node.orelse, env))
-            return self.emit(node, "select", [c, a, b])
+            return self.if_expr(node, env)
         if isinstance(node, ast.Call):
             return self.call(node, env)
         if isinstance(node, ast.Subscript):
@@ -759,6 +751,98 @@ class _Lowerer:
             self.unsupported(node, f"the attribute `.{node.attr}` here", "x.shape[k] and module constants work")
         hint = _WHAT_INSTEAD.get(type(node))
         self.unsupported(node, f"the expression `{type(node).__name__}`", hint)
+
+    # ------------------------------------------------------------------ short circuits
+    # Python evaluates the right operand of `and`/`or`, the later links of `a < b < c` and the
+    # branch of `a if c else b` only when needed: there, an index, a division or a call may
+    # raise (`i < len(x) and x[i] > 0`). Each such operand is lowered into a region of its own,
+    # and becomes an `if` op, unless all it computes is cheap (no effect, cannot raise, no
+    # loop): then it is computed on every path, as the `and`/`or`/`select` ops do.
+    def lowered_apart(self, lower_it):
+        """(block, value): ``lower_it()``'s ops in a block of their own (its value not yielded)."""
+        block = Block()
+        outer = self.b
+        self.b = Builder(block, outer.loc)
+        try:
+            with self.b:
+                value = lower_it()
+        finally:
+            self.b = outer
+        return block, value
+
+    def short_circuit(self, node, left, lower_right, is_and):
+        """``left and right`` / ``left or right`` with Python's values: the deciding operand,
+        int/bool/float unified as everywhere (``x > 0 and x * 2`` is 0.0 or x * 2)."""
+        word = "and" if is_and else "or"
+        self.scalar_truth(node, left, f"`{word}`")
+        block, right = self.lowered_apart(lower_right)
+        self.scalar_truth(node, right, f"`{word}`")
+        t = unify(left.type, right.type)
+        if t is None:
+            self.typing_error(node, f"the operands of `{word}` are {left.type} and {right.type}")
+        if _cheap(block):
+            self.b.block.ops += block.ops
+            if t is BOOL:
+                return self.emit(node, word, [left, right])
+            cond = self.b.convert(left, BOOL)
+            a, b = self.b.convert(left, t), self.b.convert(right, t)
+            return self.emit(node, "select", [cond, b, a] if is_and else [cond, a, b])
+        cond = self.b.convert(left, BOOL)
+        with Builder(block, self.loc(node)) as bb:
+            bb.yield_([bb.convert(right, t)])
+        other = Block()
+        with Builder(other, self.loc(node)) as bb:
+            bb.yield_([bb.convert(left, t)])
+        return self.if_value(node, cond, [block, other] if is_and else [other, block], t)
+
+    def if_value(self, node, cond, blocks, t):
+        op = Op("if", [cond], [t], {"result_types": [t]}, blocks, self.loc(node))
+        self.b.block.ops.append(op)
+        return op.results[0]
+
+    def bool_op(self, node, values, env):
+        """``a and b and c`` as ``a and (b and c)``: the rest runs only when ``a`` does not decide."""
+        left = self.expr(values[0], env)
+        if len(values) == 1:
+            return left
+        return self.short_circuit(node, left, lambda: self.bool_op(node, values[1:], env), isinstance(node.op, ast.And))
+
+    def compare_chain(self, node, k, left, env):
+        """``left op_k c_k op_k+1 c_k+1 ...``: each operand once, and the later links only while
+        the earlier ones hold (``0 <= i < len(x) and ...``)."""
+        right = self.expr(node.comparators[k], env)
+        a, c = self.coerce(node, left, right)
+        r = self.emit(node, _CMPOPS[type(node.ops[k])], [a, c])
+        if k + 1 == len(node.ops):
+            return r
+        return self.short_circuit(node, r, lambda: self.compare_chain(node, k + 1, right, env), True)
+
+    def if_expr(self, node, env):
+        """``a if c else b``: only the chosen branch runs."""
+        c = self.truth(node.test, env)
+        then, a = self.lowered_apart(lambda: self.expr(node.body, env))
+        other, b = self.lowered_apart(lambda: self.expr(node.orelse, env))
+        if a.type.is_array or b.type.is_array:
+            if a.type != b.type:        # numpy would not broadcast: the value is one branch, as it is
+                self.typing_error(node, f"the branches of `... if ... else ...` are {a.type} and {b.type}: "
+                                        "give both the same type")
+            t = a.type
+        else:
+            t = unify(a.type, b.type)
+            if t is None:
+                self.typing_error(node, f"cannot combine {a.type} and {b.type}")
+            if _cheap(then) and _cheap(other):
+                self.b.block.ops += then.ops + other.ops
+                return self.emit(node, "select", [c, self.b.convert(a, t), self.b.convert(b, t)])
+        for block, v in ((then, a), (other, b)):
+            with Builder(block, self.loc(node)) as bb:
+                bb.yield_([bb.convert(v, t)])
+        return self.if_value(node, c, [then, other], t)
+
+    def scalar_truth(self, node, v, where):
+        if v.type.is_array:
+            self.typing_error(node, f"an array has no single truth value (numpy raises ValueError) for {where}: "
+                                    "test one element, or a reduction such as np.max(x) > 0")
 
     def coerce(self, node, a, b):
         if a.type.is_array or b.type.is_array:
@@ -1029,6 +1113,16 @@ class _Lowerer:
                 self.typing_error(i, f"array indices must be integers, got {v.type}")
             indices.append(v)
         return self.emit(node, "index", [arr] + indices, {"wrap": True})
+
+
+def _cheap(block):
+    """Whether running ``block``'s ops on a path Python would skip changes nothing: no effect,
+    no possible raise, no loop or branch (their cost), no allocation."""
+    for op in block.ops:
+        p = PRIMITIVES[op.prim]
+        if p.effect or p.raises(op) or p.region_op or p.allocates or p.writes is not None:
+            return False
+    return True
 
 
 def _is_docstring_or_pass(s):
