@@ -21,12 +21,13 @@ Example:
 """
 import ctypes
 import ctypes.util
+import hashlib
 
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from ..ir.passes import _SHAPE_ONLY
+from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
 from .callbacks import CallState, make_bridge
 from .fusion import lazy_ops, lazy_positions
@@ -127,7 +128,7 @@ class _Lowering(LazyArrays):
         # the arena (a growing array of every allocation, for Python to free), its count and
         # capacity, error details, and the table of callbacks into Python (callbacks.py)
         extra = [ir.PointerType(_PTR), ir.PointerType(_I64), ir.PointerType(_I64), ir.PointerType(_PTR)]
-        self.func = ir.Function(self.module, ir.FunctionType(_I32, params + outs + extra), name=fn.name)
+        self.func = ir.Function(self.module, ir.FunctionType(_I32, params + outs + extra), name=symbol_name(fn))
         entry = self.func.append_basic_block("entry")
         self.b = ir.IRBuilder(entry)
         self.exit_block = self.func.append_basic_block("exit")
@@ -187,7 +188,7 @@ class _Lowering(LazyArrays):
         b = self.b
         ins = [self.v(x) for x in op.operands] if p not in ("for", "while", "if") else None
         if ins and any(isinstance(v, Lazy) for v in ins):
-            keep = lazy_positions(op) | ({_SHAPE_ONLY[p]} if p in _SHAPE_ONLY else set())
+            keep = lazy_positions(op) | ({PRIMITIVES[p].shape_operand} - {None})
             ins = [v if k in keep else self.stored(x.type, v) for k, (x, v) in enumerate(zip(op.operands, ins))]
         if p not in _ARRAY_OPS and (any(x.type.is_array for x in op.operands) or
                                     any(r.type.is_array for r in op.results)):
@@ -612,7 +613,7 @@ class _Lowering(LazyArrays):
         elem = _elem(t)
         items = [float(v) if t.dtype in (F64, F32) else int(v) for v in flat] or [0]
         data_t = ir.ArrayType(elem, len(items))
-        g = ir.GlobalVariable(self.module, data_t, name=f"const.{len(self.module.global_values)}")
+        g = ir.GlobalVariable(self.module, data_t, name=f"srcgrad.const.{len(self.module.global_values)}")
         g.global_constant = True
         g.initializer = ir.Constant(data_t, items)
         shape = [ir.Constant(_I64, n) for n in value.shape]
@@ -942,10 +943,10 @@ class _Lowering(LazyArrays):
 
     def ipow(self):
         """i64 ** i64 by squaring (the exponent is a non-negative constant)."""
-        f = self.module.globals.get("srcgrad.ipow")
+        f = self.module.globals.get("srcgrad.rt.ipow")
         if f is not None:
             return f
-        f = ir.Function(self.module, ir.FunctionType(_I64, [_I64, _I64]), name="srcgrad.ipow")
+        f = ir.Function(self.module, ir.FunctionType(_I64, [_I64, _I64]), name="srcgrad.rt.ipow")
         f.linkage = "internal"
         entry, loop, done = f.append_basic_block(), f.append_basic_block(), f.append_basic_block()
         b = ir.IRBuilder(entry)
@@ -1342,6 +1343,16 @@ def _exception(status, messages, err):
 _TARGET_DATA = []
 
 
+def symbol_name(fn):
+    """The compiled function's symbol: ``srcgrad.fn.<name>.<hash of its IR>``. The dots keep it
+    apart from every C symbol (libm's ``exp``, which LLVM calls for ``llvm.exp``; ``malloc``;
+    ``main``), the prefix from srcgrad's own helpers (``srcgrad.rt.*``), and the hash from
+    another function of the same name (the hash is deterministic, so cached object code
+    still defines the symbol that is looked up)."""
+    digest = hashlib.sha256(str(fn).encode()).hexdigest()[:16]
+    return f"srcgrad.fn.{fn.name}.{digest}"
+
+
 def compile_function(fn, boundscheck=True, cache=False):
     """(a Python callable running ``fn`` natively, the optimised LLVM IR text). Without
     ``boundscheck``, array indices are trusted (faster; an index out of range is undefined).
@@ -1379,7 +1390,7 @@ def compile_function(fn, boundscheck=True, cache=False):
         else:
             engine.set_object_cache(notify_func=lambda m, data: entry.store(bytes(data), text))
     engine.finalize_object()
-    address = engine.get_function_address(fn.name)
+    address = engine.get_function_address(symbol_name(fn))
     in_types = [ctype_of(p.type) for p in fn.params]
     out_types = [ctype_of(t) for t in fn.result_types]
     cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.POINTER(t) if issubclass(t, ctypes.Structure) else t

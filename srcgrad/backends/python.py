@@ -99,12 +99,14 @@ class _Emitter:
     def fresh_name(self, hint):
         return self.names.fresh(hint)
 
-    def external(self, obj, suffix=""):
-        name = f"{obj.__name__}{suffix}"
-        if self.externals.get(name, obj) is not obj:
-            name = f"{name}_{len(self.externals)}"
+    def external(self, obj):
+        """The name the generated code calls ``obj`` by: its own name unless a variable, a
+        builtin the code uses or another callee has it already."""
+        for name, known in self.externals.items():
+            if known is obj:
+                return name
+        name = self.names.fresh(getattr(obj, "__name__", "") or "fun")
         self.externals[name] = obj
-        self.names.used.add(name)
         return name
 
     def coalesce(self, block, results, carried_args=None):
@@ -147,7 +149,10 @@ class _Emitter:
         fn = self.fn
         args = [ast.arg(arg=self.names.name(p), annotation=None) for p in fn.params]
         body = self.block(fn.body)
-        return ast.FunctionDef(name=fn.name, args=ast.arguments(posonlyargs=[], args=args, vararg=None,
+        # named last, so that a function called ``abs`` or ``np`` does not hide the builtin or
+        # module its own code calls (it becomes ``abs_1``)
+        name = self.names.fresh(fn.name)
+        return ast.FunctionDef(name=name, args=ast.arguments(posonlyargs=[], args=args, vararg=None,
                                                                 kwonlyargs=[], kw_defaults=[], kwarg=None,
                                                                 defaults=[]),
                                body=body or [ast.Pass()], decorator_list=[], returns=None, lineno=0)
@@ -436,4 +441,4 @@ def compile_function(fn, source=None, externals=None):
                  "_reduce_grad": runtime.reduce_grad,
                  **(externals or {})}
     exec(compile(source, f"<srcgrad {fn.name}>", "exec"), namespace)
-    return namespace[fn.name]
+    return namespace[ast.parse(source).body[0].name]

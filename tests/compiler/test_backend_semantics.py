@@ -1,0 +1,76 @@
+"""The backends keep Python's and numpy's semantics where compiled code usually slips
+(issue 9): symbol names, error messages, float and integer ``//`` and ``%``, and the names
+in IndexErrors raised by gradient code."""
+import importlib.util
+import math
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import srcgrad
+
+BACKENDS = ["python", "llvm"]
+
+
+def _module(tmp_path, name, source):
+    """Import ``source`` as a new module (inspect.getsource needs a file)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(source))
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ---------------------------------------------------------------- symbol names
+
+_NAMED_LIKE = ["exp", "tanh", "sin", "cos", "log", "pow", "sqrt", "tan", "atan2", "hypot", "erf", "floor",
+               "malloc", "calloc", "realloc", "free", "memcpy", "memset", "main", "ipow", "abs", "min", "max",
+               "float", "int", "bool", "len", "math", "_sum_to", "_broadcast_like", "_reduce_grad"]
+
+
+@pytest.mark.parametrize("name", _NAMED_LIKE)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_function_named_like_what_its_code_calls(tmp_path, name, backend):
+    # the body calls libm (as intrinsics and by name), allocates, frees a tape and raises to a
+    # power, and the python backend's code calls float(), len(), math...: each would reach the
+    # user's function if it shared its name
+    mod = _module(tmp_path, f"named_{name}_{backend}", f"""
+        import numpy as np
+
+        def {name}(a, v):
+            w = np.zeros(3)
+            s = 0.0
+            for i in range(3):
+                w[i] = v[i] * a
+                s += np.tanh(w[i]) * np.sin(a) + np.exp(a) ** 1.5
+            return s + np.log(a + 2.0) + np.sqrt(a + 2.0) + a ** 2.0 + np.sum(w) + 3 ** 2
+        """)
+    fn = getattr(mod, name)
+    v = np.array([1.0, 2.0, 3.0])
+    expect = fn(0.5, v)
+    assert srcgrad.jit(fn, backend=backend)(0.5, v) == pytest.approx(expect, rel=1e-12)
+    g = srcgrad.grad(fn, backend=backend)(0.5, v)
+    h = 1e-6
+    assert g == pytest.approx((fn(0.5 + h, v) - fn(0.5 - h, v)) / (2 * h), rel=1e-6)
+
+
+def test_two_functions_of_one_name_from_two_modules(tmp_path):
+    one = _module(tmp_path, "first_f", "def f(x):\n    return x + 1.0\n")
+    two = _module(tmp_path, "second_f", "def f(x):\n    return x * 10.0\n")
+    for backend in BACKENDS:
+        a, b = srcgrad.jit(one.f, backend=backend), srcgrad.jit(two.f, backend=backend)
+        assert (a(2.0), b(2.0), a(3.0), b(3.0)) == (3.0, 20.0, 4.0, 30.0)
+        assert (srcgrad.grad(one.f, backend=backend)(2.0), srcgrad.grad(two.f, backend=backend)(2.0)) == (1.0, 10.0)
+
+
+def test_a_cached_function_named_exp(tmp_path, monkeypatch):
+    monkeypatch.setenv("SRCGRAD_CACHE_DIR", str(tmp_path / "cache"))
+    mod = _module(tmp_path, "cached_exp", "import numpy as np\n\ndef exp(a):\n    return np.exp(a)\n")
+    first = srcgrad.jit(mod.exp, backend="llvm", cache=True)
+    assert first(1.0) == math.exp(1.0)
+    second = srcgrad.jit(mod.exp, backend="llvm", cache=True)       # loads the object code
+    assert second(2.0) == math.exp(2.0)
