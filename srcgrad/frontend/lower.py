@@ -73,6 +73,14 @@ _WHAT_INSTEAD = {
     ast.ImportFrom: "import at module level; the compiled function reads module globals",
 }
 
+# expressions by the words a user knows them by
+_WORDS = {
+    ast.Lambda: "`lambda`", ast.Yield: "`yield`", ast.YieldFrom: "`yield from`", ast.Await: "`await`",
+    ast.NamedExpr: "the assignment expression `:=`", ast.ListComp: "list comprehensions",
+    ast.SetComp: "set comprehensions", ast.DictComp: "dict comprehensions", ast.GeneratorExp: "generator expressions",
+    ast.List: "lists", ast.Dict: "dicts", ast.Set: "sets", ast.JoinedStr: "f-strings", ast.Starred: "`*` unpacking",
+}
+
 
 _SOURCES = weakref.WeakKeyDictionary()      # function -> its source, read once (at decoration)
 
@@ -240,7 +248,21 @@ class _Lowerer:
             self.typing_error(node, e.plain)
 
     # ------------------------------------------------------------------ entry
+    def check_def(self):
+        """Refuse what makes a `def` something other than a plain function, before its body
+        could be compiled as if it were one (an `async def` returns a coroutine, a `def` with
+        `yield` a generator, whatever its `return` says)."""
+        if isinstance(self.fdef, ast.AsyncFunctionDef):
+            self.unsupported(self.fdef, "`async def` (calling it makes a coroutine, not a value)",
+                             "define the function with a plain `def`")
+        for node in _own_nodes(self.fdef.body):
+            if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                word = "yield from" if isinstance(node, ast.YieldFrom) else "yield"
+                self.unsupported(node, f"generators (`{word}` makes {self.fdef.name} a generator)",
+                                 _WHAT_INSTEAD[type(node)])
+
     def run(self, arg_types, name):
+        self.check_def()
         a = self.fdef.args
         if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
             self.unsupported(self.fdef, "*args, **kwargs, keyword-only arguments or defaults",
@@ -332,6 +354,10 @@ class _Lowerer:
             if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name) and s.value.func.id == "print" \
                     and self.resolve_global("print", s.value.func) is builtins.print:
                 return env, None     # print is allowed and does nothing in compiled code
+            if isinstance(s.value, ast.Call):
+                fobj = self.global_object(s.value.func)
+                if fobj is not None:
+                    self.check_callee(s.value, fobj, ast.unparse(s.value.func))
             self.unsupported(s, "an expression statement (its value would be thrown away)",
                              "assign the value to a variable, or remove the line")
         if isinstance(s, ast.Assert):
@@ -373,6 +399,7 @@ class _Lowerer:
         if not old.type.is_array:
             self.typing_error(node, f"only arrays can be written into, '{target.value.id}' is {old.type}")
         idx = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        self.refuse_new_axis(idx)
         if any(isinstance(i, ast.Slice) for i in idx) or len(idx) < old.type.ndim:
             spec, bounds = self.slice_spec(idx, env)
             if value.type.is_array:
@@ -396,6 +423,25 @@ class _Lowerer:
         for n, v in list(env.items()):
             if v is old:
                 env[n] = new
+
+    def refuse_new_axis(self, idx):
+        for i in idx:
+            if self.is_none(i):
+                self.unsupported(i, f"a new axis in an index ({ast.unparse(i)}, as in x[:, np.newaxis]): srcgrad has "
+                                    "no reshape yet",
+                                 "write the broadcast out: np.outer(x, y) for x[:, None] * y, or a loop over the "
+                                 "elements into an array made with np.zeros((n, m))")
+
+    def is_none(self, node):
+        """Whether ``node`` is None or a global bound to it (np.newaxis)."""
+        if isinstance(node, ast.Constant):
+            return node.value is None
+        if isinstance(node, ast.Name) and node.id not in self.locals:
+            return self.resolve_global(node.id, node) is None
+        if isinstance(node, ast.Attribute):
+            base = self.global_object(node.value)
+            return base is not None and hasattr(base, node.attr) and getattr(base, node.attr) is None
+        return False
 
     def slice_spec(self, idx, env):
         """(spec, bound values) of a subscript with slices: see the 'slice' primitive."""
@@ -750,7 +796,7 @@ class _Lowerer:
                     return self.constant(getattr(obj, node.attr), node)
             self.unsupported(node, f"the attribute `.{node.attr}` here", "x.shape[k] and module constants work")
         hint = _WHAT_INSTEAD.get(type(node))
-        self.unsupported(node, f"the expression `{type(node).__name__}`", hint)
+        self.unsupported(node, _WORDS.get(type(node), f"the expression `{type(node).__name__}`"), hint)
 
     # ------------------------------------------------------------------ short circuits
     # Python evaluates the right operand of `and`/`or`, the later links of `a < b < c` and the
@@ -841,7 +887,7 @@ class _Lowerer:
 
     def scalar_truth(self, node, v, where):
         if v.type.is_array:
-            self.typing_error(node, f"an array has no single truth value (numpy raises ValueError) for {where}: "
+            self.typing_error(node, f"an array has no single truth value for {where} (numpy raises ValueError): "
                                     "test one element, or a reduction such as np.max(x) > 0")
 
     def coerce(self, node, a, b):
@@ -911,20 +957,18 @@ class _Lowerer:
         if node.keywords and not (isinstance(node.func, ast.Attribute)
                                   and node.func.attr in ("sum", "mean", "prod", "max", "min", "amax", "amin")):
             self.unsupported(node, "keyword arguments in calls (yet)")
-        fobj = None
-        if isinstance(node.func, ast.Name) and node.func.id not in self.locals:
-            fobj = self.resolve_global(node.func.id, node.func)
-        elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
-                and node.func.value.id not in self.locals:
-            mod = self.resolve_global(node.func.value.id, node.func.value)
-            fobj = getattr(mod, node.func.attr, None)
+        fobj = self.global_object(node.func)
         if fobj is None and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and not node.args:
             arr = self.expr(node.func.value, env)
             if not arr.type.is_array:
                 self.typing_error(node, f".copy() needs an array, got {arr.type}")
             return self.emit(node, "copy", [arr])
+        called = ast.unparse(node.func)         # the user's spelling: np.linalg.det, math.gamma
         if fobj is None:
-            self.unsupported(node, "calling this", "call math/numpy functions or plain module-level functions")
+            self.unsupported(node, f"calling {called}", "call math/numpy functions, plain module-level functions "
+                                                         "or x.copy(); for an array method write the numpy function: "
+                                                         "np.sum(x), not x.sum()")
+        self.check_callee(node, fobj, called)
         if fobj in (np.zeros, np.ones, np.empty, np.full):
             args = [self.expr(a, env) for a in node.args[1:]]
             return self.array_call(node, _ARRAY_FUNCS[fobj], [None] + args, env)
@@ -977,9 +1021,50 @@ class _Lowerer:
             return self.custom_call(node, fobj, args)
         if inspect.isfunction(fobj):
             return self.inline(node, fobj, args)
-        self.unsupported(node, f"calling {getattr(fobj, '__qualname__', type(fobj).__name__)} (yet)",
+        self.unsupported(node, f"calling {called} with these arguments (yet)",
                          "math/numpy elementary functions, abs, min, max, float, int, bool, len and plain "
                          "Python functions work")
+
+    def global_object(self, node):
+        """What a name or a dotted name (np.linalg.det) of module level is bound to at compile
+        time; None for anything that reads a local."""
+        if isinstance(node, ast.Name) and node.id not in self.locals:
+            return self.resolve_global(node.id, node)
+        if isinstance(node, ast.Attribute):
+            base = self.global_object(node.value)
+            return None if base is None else getattr(base, node.attr, None)
+        return None
+
+    def check_callee(self, node, fobj, called):
+        """Refuse a call the frontend cannot compile, before its arguments are lowered, so that
+        the message names the call (eval("x * x"), not its string)."""
+        if fobj in (builtins.eval, builtins.exec):
+            self.unsupported(node, f"calling {called}", "write the code itself in the function")
+        if fobj is builtins.sum:
+            self.unsupported(node, "the builtin sum", "for an array write np.sum(x); for a generator or a list, "
+                                                      "write the loop out: s = 0.0, then for i in range(n): s += ...")
+        if not _known_callable(fobj):
+            self.unsupported(node, f"calling {called} (yet)", "math/numpy elementary functions, abs, min, max, float, "
+                                                              "int, bool, len and plain Python functions work")
+        self.check_arity(node, fobj, called)
+
+    def check_arity(self, node, fobj, called):
+        """A known function called with the wrong number of arguments says how many it takes."""
+        n = len(node.args)
+        if fobj in (builtins.min, builtins.max):
+            if n < 2:
+                self.typing_error(node, f"{called}() takes two or more numbers here ({n} given); for the "
+                                        f"{'smallest' if fobj is builtins.min else 'largest'} element of an array "
+                                        f"write np.{fobj.__name__}(x)")
+            return
+        arity = _ARITY.get(fobj) if _hashable(fobj) else None
+        if arity is None or n == arity:
+            return
+        message = f"{called} takes {('one argument', 'two arguments')[arity - 1]} ({n} given)"
+        if _UNARY.get(fobj) == "atan" and n == 2:
+            module = called.rsplit(".", 1)[0] if "." in called else "math"
+            message += f"; for the angle of the point (x, y) write {module}.{'arctan2' if fobj is np.arctan else 'atan2'}(y, x)"
+        self.typing_error(node, message)
 
     def array_call(self, node, what, args, env):
         """np.sum / np.mean (optionally along one axis), np.dot, np.where, len-like queries."""
@@ -1077,6 +1162,7 @@ class _Lowerer:
         sub = _Lowerer(fobj, fdef, file, first)
         sub.stack = self.stack + (fobj,)
         sub.b = self.b
+        sub.check_def()
         a = fdef.args
         if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
             sub.unsupported(fdef, "*args, **kwargs, keyword-only arguments or defaults in a called function")
@@ -1103,6 +1189,7 @@ class _Lowerer:
         if not arr.type.is_array:
             self.typing_error(node, f"only arrays can be indexed, not {arr.type}")
         idx = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        self.refuse_new_axis(idx)
         if any(isinstance(i, ast.Slice) for i in idx) or len(idx) < arr.type.ndim:
             spec, bounds = self.slice_spec(idx, env)
             return self.emit(node, "slice", [arr] + bounds, {"spec": spec})
@@ -1113,6 +1200,31 @@ class _Lowerer:
                 self.typing_error(i, f"array indices must be integers, got {v.type}")
             indices.append(v)
         return self.emit(node, "index", [arr] + indices, {"wrap": True})
+
+
+_ARITY = {**{f: 1 for f in _UNARY}, **{f: 2 for f in _BINARY},
+          **{f: 1 for f in (builtins.abs, builtins.float, builtins.int, builtins.bool, builtins.len)}}
+
+
+def _hashable(obj):
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _known_callable(fobj):
+    """Whether the frontend compiles calls to ``fobj``: the tables' math/numpy functions, the
+    builtins it knows, custom_vjp functions, and plain Python functions (not numpy's own or
+    the standard library's, whose source it cannot compile)."""
+    if isinstance(fobj, custom_vjp):
+        return True
+    if _hashable(fobj) and (fobj in _ARITY or fobj in _ARRAY_FUNCS or fobj in (builtins.min, builtins.max)):
+        return True
+    module = getattr(fobj, "__module__", None) or ""
+    return inspect.isfunction(fobj) and module.split(".")[0] not in ("numpy", "math") and \
+        module not in sys.stdlib_module_names
 
 
 def _cheap(block):
@@ -1128,6 +1240,14 @@ def _cheap(block):
 def _is_docstring_or_pass(s):
     return isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
                                        and isinstance(s.value.value, str))
+
+
+def _own_nodes(stmts):
+    """The nodes of a function body, without those of functions and classes defined in it."""
+    for node in stmts:
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            yield from _own_nodes(ast.iter_child_nodes(node))
 
 
 def _ends(stmts):

@@ -107,3 +107,84 @@ def whole_array_read_in_loop_of_array_written_before(x, v):
     for i in range(2):
         s += np.dot(v, buf)
     return s
+
+
+async def async_function(x):
+    return x
+
+
+def uses_eval(x):
+    return eval("x * x")
+
+
+def uses_exec(x):
+    exec("y = x")
+    return x
+
+
+def generator(x):
+    yield x
+
+
+def generator_that_returns_first(x):
+    return x
+    yield x  # noqa: unreachable, but it makes the function a generator
+
+
+def delegating_generator(x):
+    y = yield from range(3)
+    return y
+
+
+def uses_determinant(x):
+    return np.linalg.det(x)
+
+
+def arctan_of_two(a, b):
+    return np.arctan(b, a)
+
+
+def math_atan_of_two(a, b):
+    return math.atan(b, a)
+
+
+def sin_of_nothing(x):
+    return np.sin()
+
+
+def max_of_an_array(x):
+    return max(x)
+
+
+def new_axis(x):
+    return np.sum(x[:, np.newaxis])
+
+
+def none_axis(x):
+    return np.sum(x[None, :])
+
+
+def array_in_condition(x):
+    if x:
+        return 1.0
+    return 0.0
+
+
+def array_or(x, y):
+    return np.sum(x or y)
+
+
+def branches_of_different_types(x, c):
+    return x if c > 0.0 else 0.0
+
+
+def numpy_python_function(x):
+    return np.linalg.norm(x)
+
+
+def array_method(x):
+    return x.sum()
+
+
+def uses_walrus(x):
+    return (y := x * 2) + y

@@ -41,7 +41,7 @@ def test_unsupported_constructs(fn, marker, instead):
 
 
 def test_unknown_callable_names_it():
-    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="calling gamma"):
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="calling math.gamma"):
         srcgrad.jit(bad.unknown_callable)(1.0)
 
 
@@ -55,11 +55,19 @@ def test_grad_needs_a_scalar_result():
         srcgrad.grad(bad.returns_two_values)(1.0)
 
 
+def scaled_sum(x, n):
+    return np.sum(x * n)
+
+
 def test_gradient_of_an_int_argument_is_an_error():
     def f(x, n):
         return x * n
-    with pytest.raises(srcgrad.TypingError, match="argument 'n' of type i64"):
+    with pytest.raises(srcgrad.TypingError, match="argument 'n' of type int:"):
         srcgrad.grad(f, wrt=1)(1.0, 3)
+    with pytest.raises(srcgrad.TypingError, match="argument 'n' of type bool:"):
+        srcgrad.grad(f, wrt=1)(1.0, True)
+    with pytest.raises(srcgrad.TypingError, match="argument 'n' of type int64 array:"):
+        srcgrad.grad(scaled_sum, wrt=1)(1.0, np.arange(3))
 
 
 def test_unsupported_argument_types():
@@ -139,3 +147,36 @@ def test_whole_array_read_in_a_loop_of_an_array_written_before_says_to_copy_it()
     import numpy as np
     with pytest.raises(srcgrad.UnsupportedSyntaxError, match="c = x.copy()"):
         srcgrad.grad(bad.whole_array_read_in_loop_of_array_written_before, wrt=(0, 1))(0.5, np.ones(3))
+
+
+# each refusal names the construct in the user's words, at the user's line, with a caret
+@pytest.mark.parametrize("fn,args,error,marker,says", [
+    (bad.async_function, (1.0,), srcgrad.UnsupportedSyntaxError, "async def async_function", "`async def`"),
+    (bad.uses_eval, (1.0,), srcgrad.UnsupportedSyntaxError, "eval(\"", "calling eval"),
+    (bad.uses_exec, (1.0,), srcgrad.UnsupportedSyntaxError, "exec(\"", "calling exec"),
+    (bad.generator, (1.0,), srcgrad.UnsupportedSyntaxError, "yield x", "`yield` makes generator a generator"),
+    (bad.generator_that_returns_first, (1.0,), srcgrad.UnsupportedSyntaxError, "yield x", "generators"),
+    (bad.delegating_generator, (1.0,), srcgrad.UnsupportedSyntaxError, "yield from", "`yield from`"),
+    (bad.uses_determinant, (np.eye(2),), srcgrad.UnsupportedSyntaxError, "np.linalg.det", "calling np.linalg.det"),
+    (bad.numpy_python_function, (np.ones(2),), srcgrad.UnsupportedSyntaxError, "np.linalg.norm",
+     "calling np.linalg.norm"),
+    (bad.array_method, (np.ones(2),), srcgrad.UnsupportedSyntaxError, "x.sum()", "np.sum(x)"),
+    (bad.arctan_of_two, (1.0, 2.0), srcgrad.TypingError, "np.arctan(b, a)",
+     "np.arctan takes one argument (2 given); for the angle of the point (x, y) write np.arctan2(y, x)"),
+    (bad.math_atan_of_two, (1.0, 2.0), srcgrad.TypingError, "math.atan(b, a)", "write math.atan2(y, x)"),
+    (bad.sin_of_nothing, (1.0,), srcgrad.TypingError, "np.sin()", "np.sin takes one argument (0 given)"),
+    (bad.max_of_an_array, (np.ones(2),), srcgrad.TypingError, "max(x)", "np.max(x)"),
+    (bad.new_axis, (np.ones(2),), srcgrad.UnsupportedSyntaxError, "np.newaxis", "np.outer(x, y)"),
+    (bad.none_axis, (np.ones(2),), srcgrad.UnsupportedSyntaxError, "x[None, :]", "a new axis in an index (None"),
+    (bad.array_in_condition, (np.ones(2),), srcgrad.TypingError, "if x:", "no single truth value"),
+    (bad.array_or, (np.ones(2), np.ones(2)), srcgrad.TypingError, "x or y", "no single truth value for `or`"),
+    (bad.branches_of_different_types, (np.ones(2), 1.0), srcgrad.TypingError, "x if c", "f64[1] and f64"),
+    (bad.uses_walrus, (1.0,), srcgrad.UnsupportedSyntaxError, ":=", "assignment expression `:=`"),
+])
+def test_refusals_name_the_construct_and_the_line(fn, args, error, marker, says):
+    with pytest.raises(error) as info:
+        srcgrad.jit(fn)(*args)
+    text = str(info.value)
+    assert says in text
+    assert info.value.loc.line == _line_of(fn, marker)
+    assert marker in text and "^" in text

@@ -79,3 +79,80 @@ def test_eager_mode_agrees_with_the_compiled_gradient():
     f(tx, tw).backward()
     assert tx.grad.item() == pytest.approx(gx, rel=1e-12)
     assert tw.grad.item() == pytest.approx(gw, rel=1e-12)
+
+
+def returns_nine_from_a_loop(x):
+    for i in range(3):
+        if x > 0:
+            return x, x + 1, x + 2, x + 3, x + 4, x + 5, x + 6, x + 7, x + 8
+    return x, x, x, x, x, x, x, x, x
+
+
+def returns_twelve_from_nested_loops(x, n):
+    k = 0
+    while k < n:
+        for i in range(n):
+            if x * i > 1.0:
+                return (x, x * i, x + i, x - i, x * 2, x * 3, x * 4, x * 5, x * 6, x * 7, x * 8, x * 9)
+        k += 1
+    return (x, x, x, x, x, x, x, x, x, x, x, x)
+
+
+@pytest.mark.parametrize("backend", ["python", "llvm"])
+def test_return_of_many_values_from_inside_a_loop(backend):
+    f = srcgrad.jit(returns_nine_from_a_loop, backend=backend)
+    assert f(1.0) == returns_nine_from_a_loop(1.0)
+    assert f(-1.0) == returns_nine_from_a_loop(-1.0)
+    g = srcgrad.jit(returns_twelve_from_nested_loops, backend=backend)
+    for x, n in ((0.7, 3), (0.1, 3), (0.7, 0)):
+        assert g(x, n) == returns_twelve_from_nested_loops(x, n)
+
+
+def chain_of_widenings_for(x):
+    a = b = c = d = e = f = g = h = i = j = k = m = 0
+    for t in range(13):
+        m = k
+        k = j
+        j = i
+        i = h
+        h = g
+        g = f
+        f = e
+        e = d
+        d = c
+        c = b
+        b = a
+        a = x
+    return a + b + c + d + e + f + g + h + i + j + k + m
+
+
+def chain_of_widenings_while(x):
+    a = b = c = d = e = f = g = h = i = j = k = m = False
+    t = 0
+    while t < 13:
+        m = k
+        k = j
+        j = i
+        i = h
+        h = g
+        g = f
+        f = e
+        e = d
+        d = c
+        c = b
+        b = a
+        a = x * t if t % 2 else t
+        t += 1
+    return a + b + c + d + e + f + g + h + i + j + k + m
+
+
+@pytest.mark.parametrize("backend", ["python", "llvm"])
+def test_types_widen_to_a_fixpoint_through_a_chain_of_loop_variables(backend):
+    # each round of widening int -> float (bool -> int -> float in the while loop) reaches
+    # one more variable of the chain; a fixed number of rounds left the loop without a yield
+    for fn in (chain_of_widenings_for, chain_of_widenings_while):
+        assert srcgrad.jit(fn, backend=backend)(1.5) == fn(1.5)
+        assert srcgrad.grad(fn, backend=backend)(1.5) == pytest.approx((fn(1.5 + 1e-6) - fn(1.5 - 1e-6)) / 2e-6)
+    ir = lower(chain_of_widenings_for, [F64])
+    loop = next(op for op in ir.body.ops if op.prim == "for")
+    assert [r.type for r in loop.results] == [F64] * 12
