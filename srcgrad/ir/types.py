@@ -100,6 +100,13 @@ def type_of(value):
     return None
 
 
+def user_name(t):
+    """A type in the words of the user's Python: ``int``, ``float``, ``bool``, ``int64 array``."""
+    if isinstance(t, ArrayType):
+        return {F64: "float64", F32: "float32", I64: "int64", BOOL: "bool"}[t.dtype] + " array"
+    return {F64: "float", I64: "int", BOOL: "bool"}.get(t, repr(t))
+
+
 def is_float(t):
     """Values with gradients: f64 numbers and float arrays."""
     return t is F64 or (isinstance(t, ArrayType) and t.dtype in (F64, F32))
