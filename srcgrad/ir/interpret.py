@@ -1,0 +1,400 @@
+"""The IR interpreter: the reference semantics of the IR, in plain Python and numpy.
+
+It runs a Function of any stage (the frontend's primal IR, the IR after each pass, the
+reverse- or forward-mode IR) by walking its ops; it shares no code with the backends, so that
+translation validation (tests/fuzz/validate.py) compares the IR before and after each pass
+against an independent reading of what the IR means.
+
+Semantics, op by op (``EVAL``, keyed by primitive name like every other table):
+
+- numbers are Python ``float``/``int``/``bool``; ``/``, ``//``, ``%`` and ``**`` on numbers are
+  CPython's (ZeroDivisionError, floor toward -inf, the sign fix of float ``%``); an ``i64``
+  result outside the 64-bit range raises OverflowError, since compiled code would wrap there;
+- elementary functions (sin, log, ...) follow numpy, as both backends do: NaN and infinities
+  propagate instead of raising math's domain errors;
+- arrays are numpy arrays, and in-place ops (setitem, setslice, index_add, slice_add) write
+  into the operand's buffer: the "new version" they return is that same object, so every
+  alias (a slice, a transpose, the caller's argument, an item stored on a tape) sees the write;
+- tapes are Python lists holding references (not copies) of what was stored.
+
+Example:
+    >>> interpret(lower(f, [F64]), [0.5])      # what compiled f(0.5) must return
+"""
+import math
+
+import numpy as np
+
+from .types import BOOL, F32, F64, I64, ArrayType
+
+_I64_MIN, _I64_MAX = -2**63, 2**63 - 1
+# ops whose results come as a sequence (any number of them); every other op gives one value or none
+_MANY = {"if", "for", "while", "tape_get", "call_custom", "call_custom_vjp"}
+_NP_DTYPE = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
+
+
+def interpret(fn, args):
+    """Run IR Function ``fn`` on ``args`` (numbers and numpy arrays, used as given: writes into an
+    argument array are seen by the caller). Returns one value, or a tuple for several results,
+    as the compiled function would."""
+    if len(args) != len(fn.params):
+        raise TypeError(f"{fn.name} takes {len(fn.params)} arguments, got {len(args)}")
+    env = {p: _typed(p.type, a) for p, a in zip(fn.params, args)}
+    out = _Interpreter(env).block(fn.body)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+class _Interpreter:
+    def __init__(self, env):
+        self.env = env
+
+    def block(self, block, args=()):
+        """Run ``block`` with its arguments bound to ``args``; the operands of its terminator."""
+        env = self.env
+        for a, v in zip(block.args, args):
+            env[a] = v
+        for op in block.ops:
+            ins = [env[v] for v in op.operands]
+            if op.prim in ("yield", "return"):
+                return ins
+            out = EVAL[op.prim](self, op, ins)
+            if op.prim in _MANY:
+                for r, v in zip(op.results, out):
+                    env[r] = _typed(r.type, v)
+            elif op.results:
+                env[op.results[0]] = _typed(op.results[0].type, out)
+        raise RuntimeError("srcgrad: a block without a terminator")    # the verifier rules this out
+
+
+def _typed(t, v):
+    """``v`` as a value of IR type ``t``: exact Python numbers, arrays as numpy arrays."""
+    if t is F64:
+        return float(v)
+    if t is I64:
+        v = int(v)
+        if not _I64_MIN <= v <= _I64_MAX:
+            raise OverflowError(f"integer {v} is beyond the 64-bit integers compiled code computes with")
+        return v
+    if t is BOOL:
+        return bool(v)
+    if isinstance(t, ArrayType) and not isinstance(v, np.ndarray):
+        return np.asarray(v, dtype=_NP_DTYPE[t.dtype])
+    return v
+
+
+def _any_array(ins):
+    return any(isinstance(v, np.ndarray) for v in ins)
+
+
+def _elementwise(scalar, array):
+    """An op on numbers (Python's operator) or, with an array operand, numpy's ufunc (IEEE:
+    no exception for a division by zero, as the backends' array code)."""
+    def run(it, op, ins):
+        if _any_array(ins):
+            with np.errstate(all="ignore"):
+                return array(*ins)
+        return scalar(*ins)
+    return run
+
+
+def _pow(a, b):
+    r = float(a) ** float(b)
+    return math.nan if isinstance(r, complex) else r      # a negative base to a fractional power: NaN, as C's pow
+
+
+def _pow_op(it, op, ins):
+    a, b = ins
+    if _any_array(ins):
+        with np.errstate(all="ignore"):
+            return np.power(a, b)
+    if op.results[0].type is I64:
+        return int(a) ** int(b)
+    return _pow(a, b)
+
+
+def _numpy_math(name):
+    """Elementary functions as numpy computes them (both backends agree: NaN, not an error)."""
+    f = getattr(np, name)
+
+    def run(it, op, ins):
+        with np.errstate(all="ignore"):
+            out = f(*[np.float64(v) if not isinstance(v, np.ndarray) else v for v in ins])
+        return out if isinstance(out, np.ndarray) else float(out)
+    return run
+
+
+def _erf(it, op, ins):
+    (x,) = ins
+    if isinstance(x, np.ndarray):
+        return np.vectorize(math.erf, otypes=[np.float64])(x)
+    return math.erf(x)
+
+
+def _min(a, b):
+    return b if b < a else a       # Python's min(a, b): the first unless the second is smaller
+
+
+def _max(a, b):
+    return b if b > a else a
+
+
+def _index_key(ins):
+    # a bool index is an int (numpy would read True as a new axis)
+    return tuple(int(i) for i in ins)
+
+
+def _slice_key(op, bounds):
+    it = iter(bounds)
+    key = []
+    for s in op.attrs["spec"]:
+        if s[0] == "i":
+            key.append(int(next(it)))
+        else:
+            lo, hi, st = (int(next(it)) if has else None for has in s[1:])
+            key.append(slice(lo, hi, st))
+    return tuple(key)
+
+
+def _setitem(it, op, ins):
+    arr, v, *idx = ins
+    arr[_index_key(idx)] = v
+    return arr              # the new version is the same buffer
+
+
+def _index_add(it, op, ins):
+    arr, g, *idx = ins
+    key = _index_key(idx)
+    arr[key] = arr.dtype.type(arr[key].item() + g)      # added in float64, then stored (float32 rounds)
+    return arr
+
+
+def _setslice(it, op, ins):
+    arr, v, *bounds = ins
+    arr[_slice_key(op, bounds)] = v
+    return arr
+
+
+def _slice_add(it, op, ins):
+    arr, g, *bounds = ins
+    arr[_slice_key(op, bounds)] += g
+    return arr
+
+
+def _index(it, op, ins):
+    arr, *idx = ins
+    return arr[_index_key(idx)]
+
+
+def _full(it, op, ins):
+    dtype = _NP_DTYPE[op.attrs.get("dtype", F64)]
+    return np.full(tuple(int(n) for n in ins), op.attrs["value"], dtype=dtype)
+
+
+def _reduce(f):
+    def run(it, op, ins):
+        return f(ins[0], axis=op.attrs.get("axis"))
+    return run
+
+
+def _sum_to(g, like):
+    """``g`` summed over the dimensions broadcasting added to reach ``like``'s shape; ``g``
+    itself when the shapes agree (an alias, as the backends give)."""
+    shape = np.shape(like)
+    g = np.asarray(g)
+    if g.shape == shape:
+        return g
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    for k, n in enumerate(shape):
+        if n == 1 and g.shape[k] != 1:
+            g = g.sum(axis=k, keepdims=True)
+    return g.reshape(shape)
+
+
+def _broadcast_like(it, op, ins):
+    g, like = ins
+    axis = op.attrs.get("axis")
+    g = np.asarray(g, dtype=np.float64)
+    if axis is not None:
+        g = np.expand_dims(g, axis)
+    out = np.empty(np.shape(like), dtype=np.float64)
+    out[...] = g
+    return out
+
+
+def _reduce_grad(it, op, ins):
+    """d(prod/max/min)(x) times g: for prod, each element's share is the product of the others
+    (exact where elements are zero); max and min share g evenly among the tied elements."""
+    g, x, out = ins
+    of, axis = op.attrs["of"], op.attrs.get("axis")
+    x = np.asarray(x, dtype=np.float64)
+    if axis is None:
+        x1, g1, out1 = x.reshape(1, -1), np.reshape(g, (1,)), np.reshape(out, (1,))
+    else:
+        x1 = np.moveaxis(x, axis, -1).reshape(-1, x.shape[axis])
+        g1 = np.broadcast_to(np.asarray(g, dtype=np.float64), np.shape(out)).reshape(-1)
+        out1 = np.asarray(out).reshape(-1)
+    res = np.zeros_like(x1)
+    for r in range(x1.shape[0]):
+        row = x1[r]
+        if of == "prod":
+            for k in range(row.size):
+                res[r, k] = g1[r] * np.prod(np.delete(row, k))
+        else:
+            ties = row == out1[r]
+            res[r] = np.where(ties, g1[r] / ties.sum(), 0.0)
+    if axis is None:
+        return res.reshape(x.shape)
+    moved = list(np.moveaxis(x, axis, -1).shape)
+    return np.moveaxis(res.reshape(moved), -1, axis)
+
+
+def _if(it, op, ins):
+    return it.block(op.regions[0] if ins[0] else op.regions[1])
+
+
+def _for(it, op, ins):
+    start, stop, step, *carried = ins
+    body = op.regions[0]
+    for i in range(start, stop, step):       # ValueError for a zero step, as range()
+        carried = it.block(body, [i] + carried)
+    return carried
+
+
+def _while(it, op, ins):
+    cond, body = op.regions
+    carried = ins
+    while it.block(cond, carried)[0]:
+        carried = it.block(body, carried)
+    return carried
+
+
+def _tape_new(it, op, ins):
+    return [None] * int(ins[0]) if ins else []
+
+
+def _tape_put(it, op, ins):
+    tape, k, *vals = ins
+    if op.attrs.get("append"):
+        tape.append(tuple(vals))
+    else:
+        tape[k] = tuple(vals)       # references: an array stored here sees later writes to it
+
+
+def _tape_get(it, op, ins):
+    tape, k = ins
+    return tape[k]
+
+
+def _call_custom(it, op, ins):
+    out = op.attrs["fn"].fun(*ins)
+    return out if len(op.results) > 1 else [out]
+
+
+def _call_custom_vjp(it, op, ins):
+    cts = op.attrs["fn"].vjp(*ins)
+    return [cts[k] for k in op.attrs["targets"]]
+
+
+def _assert(it, op, ins):
+    if not ins[0]:
+        raise AssertionError(op.attrs["message"])
+
+
+def _single(f):
+    return lambda it, op, ins: f(*ins)
+
+
+_ARITH = {
+    "add": (lambda a, b: a + b, np.add), "sub": (lambda a, b: a - b, np.subtract),
+    "mul": (lambda a, b: a * b, np.multiply), "div": (lambda a, b: a / b, np.true_divide),
+    "floordiv": (lambda a, b: a // b, np.floor_divide), "mod": (lambda a, b: a % b, np.mod),
+    "neg": (lambda a: -a, np.negative), "abs": (abs, np.abs), "min": (_min, np.minimum), "max": (_max, np.maximum),
+    "atan2": (math.atan2, np.arctan2), "hypot": (math.hypot, np.hypot),
+    "lt": (lambda a, b: a < b, np.less), "le": (lambda a, b: a <= b, np.less_equal),
+    "gt": (lambda a, b: a > b, np.greater), "ge": (lambda a, b: a >= b, np.greater_equal),
+    "eq": (lambda a, b: a == b, np.equal), "ne": (lambda a, b: a != b, np.not_equal),
+}
+_NUMPY_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}
+
+EVAL = {name: _elementwise(*fs) for name, fs in _ARITH.items()}
+EVAL.update({n: _numpy_math(_NUMPY_NAMES.get(n, n)) for n in
+             ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "expm1", "log",
+              "log1p", "log2", "log10", "sqrt")})
+EVAL.update({
+    "const": lambda it, op, ins: op.attrs["value"],
+    "to_f64": lambda it, op, ins: ins[0].astype(np.float64) if isinstance(ins[0], np.ndarray) else float(ins[0]),
+    "to_i64": _single(int),          # truncates; ValueError for NaN, OverflowError for inf, as int()
+    "to_bool": _single(bool),
+    "pow": _pow_op,
+    "erf": _erf,
+    "floor": _single(math.floor),
+    "ceil": _single(math.ceil),
+    "not": _single(lambda a: not a),
+    "and": _single(lambda a, b: bool(a) and bool(b)),
+    "or": _single(lambda a, b: bool(a) or bool(b)),
+    "select": lambda it, op, ins: np.where(*ins) if _any_array(ins) else (ins[1] if ins[0] else ins[2]),
+    "index": _index,
+    "shape": lambda it, op, ins: ins[0].shape[op.attrs["axis"]],
+    "slice": lambda it, op, ins: ins[0][_slice_key(op, ins[1:])],       # a view, as numpy's
+    "setslice": _setslice,
+    "slice_add": _slice_add,
+    "setitem": _setitem,
+    "full": _full,
+    "sum": _reduce(np.sum),
+    "prod": _reduce(np.prod),
+    "amax": _reduce(np.max),
+    "amin": _reduce(np.min),
+    "reduce_grad": _reduce_grad,
+    "arange": lambda it, op, ins: np.arange(*ins, dtype=_NP_DTYPE[op.results[0].type.dtype]),
+    "size": lambda it, op, ins: ins[0].size,
+    "matmul": _single(lambda a, b: a @ b),
+    "transpose": lambda it, op, ins: ins[0].T,                          # a view
+    "outer": _single(lambda a, b: np.outer(a, b).astype(np.float64, copy=False)),
+    "copy": lambda it, op, ins: ins[0].copy(),
+    "sum_to": _single(_sum_to),
+    "broadcast_like": _broadcast_like,
+    "tape_new": _tape_new,
+    "tape_put": _tape_put,
+    "tape_get": _tape_get,
+    "zeros_like": _single(np.zeros_like),
+    "index_add": _index_add,
+    "range_len": _single(lambda a, b, c: len(range(a, b, c))),
+    "call_custom": _call_custom,
+    "call_custom_vjp": _call_custom_vjp,
+    "if": _if,
+    "for": _for,
+    "while": _while,
+    "assert": _assert,
+    "yield": None,         # terminators: ``block`` hands their operands back
+    "return": None,
+})
+
+def clone(fn):
+    """A deep copy of IR Function ``fn`` (fresh ops and values; attrs shared), made without
+    recursion so that long functions copy too."""
+    from .core import Block, Function, Op
+    new = Function(fn.name, [(p.name, p.type) for p in fn.params], fn.loc)
+    vmap = dict(zip(fn.params, new.params))
+
+    def copy_block(block, into):
+        for op in block.ops:
+            regions = []
+            for r in op.regions:
+                nb = Block()
+                for a in r.args:
+                    nb.args.append(_fresh_like(a, vmap))
+                copy_block(r, nb)
+                regions.append(nb)
+            nop = Op(op.prim, [vmap[v] for v in op.operands], [r.type for r in op.results], dict(op.attrs),
+                     regions, op.loc, names=[r.name for r in op.results])
+            vmap.update(zip(op.results, nop.results))
+            into.ops.append(nop)
+
+    copy_block(fn.body, new.body)
+    return new
+
+
+def _fresh_like(v, vmap):
+    from .core import Value
+    vmap[v] = Value(v.type, v.name)
+    return vmap[v]

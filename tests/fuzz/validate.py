@@ -1,0 +1,160 @@
+"""Translation validation: the IR interpreter (srcgrad/ir/interpret.py) run on the IR before
+and after each pass of ``optimize``, on the primal, the reverse-mode and the forward-mode IR.
+
+A pass must not change what the IR computes: the results, the exception raised, and what is
+left in the argument arrays must stay the same to the bit (the passes keep Python's order of
+operations, so nothing is reassociated). The interpreted primal IR must also agree with
+plain Python (the frontend's reading of the source; 1e-12, as numpy's and libm's elementary
+functions may differ in the last bit), and the interpreted reverse IR's gradient with the
+python backend's.
+
+Example:
+    >>> validate(f, (0.5, -1.0, np.array([0.4, -0.9, 1.3])), wrt=(0, 1, 2))
+    AssertionError: translation validation: pass 'eliminate_dead_code' changed the reverse-mode IR ...
+"""
+import math
+
+import numpy as np
+
+import srcgrad
+from srcgrad.ad.forward import forward
+from srcgrad.ad.reverse import reverse
+from srcgrad.frontend.lower import lower
+from srcgrad.ir.interpret import clone, interpret
+from srcgrad.ir.passes import optimize
+from srcgrad.ir.types import is_float, type_of
+from srcgrad.ir.verifier import IRError, verify
+
+
+class Outcome:
+    """What running a function did: its results or the exception's type, and the arguments after."""
+
+    def __init__(self, run, args):
+        args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        self.value, self.error = None, None
+        try:
+            out = run(args)
+            self.value = out if isinstance(out, tuple) else (out,)
+        except Exception as e:          # the exception is part of what a program does
+            self.error = e
+        self.args = args
+
+    def __repr__(self):
+        what = f"raises {type(self.error).__name__}: {self.error}" if self.error is not None else f"returns {self.value!r}"
+        arrays = [a for a in self.args if isinstance(a, np.ndarray)]
+        return what + (f", leaves the argument arrays {arrays}" if arrays else "")
+
+
+def same(a, b, rel=0.0):
+    """Whether two results are equal: to the bit (NaN equals NaN, -0.0 differs from 0.0) with
+    ``rel`` 0, else within ``rel`` (relative, with as much absolute slack near zero)."""
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        return isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b) and \
+            all(same(x, y, rel) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape or (rel == 0 and a.dtype != b.dtype):
+            return False
+        if rel == 0:
+            if a.dtype.kind != "f":
+                return bool(np.array_equal(a, b))
+            return bool(np.all((a == b) & (np.signbit(a) == np.signbit(b)) | (np.isnan(a) & np.isnan(b))))
+        return bool(np.allclose(a, b, rtol=rel, atol=rel, equal_nan=True))
+    if type(a) is not type(b) and rel == 0 and not (isinstance(a, float) and isinstance(b, float)):
+        return False
+    if isinstance(a, float) or isinstance(b, float):
+        a, b = float(a), float(b)
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        if rel == 0:
+            return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+        return a == b or abs(a - b) <= rel * max(1.0, abs(a), abs(b))
+    return a == b
+
+
+def same_outcome(a, b, rel=0.0):
+    if (a.error is None) != (b.error is None):
+        return False
+    if a.error is not None:
+        return type(a.error) is type(b.error)
+    return same(a.value, b.value, rel) and same(a.args, b.args, rel)
+
+
+def _interpreted(ir):
+    return lambda args: interpret(ir, args)
+
+
+# Passes allowed to reassociate floating-point sums (DESIGN.md: moving results at rounding
+# level only): a reverse sweep run forwards adds the adjoint contributions in the other order.
+REASSOCIATING = {"run_accumulations_forward": 1e-12}
+
+
+def check_passes(ir, args, stage):
+    """Run ``optimize`` on ``ir`` (in place), interpreting it after each pass; an AssertionError
+    names the first pass that changed the outcome, with the IR before and after it. Each pass is
+    compared with the IR just before it: to the bit, or within REASSOCIATING's tolerance."""
+    reference = Outcome(_interpreted(ir), args)
+    last = [str(ir), reference]
+
+    def after_pass(name, fn):
+        before, expected = last
+        try:
+            verify(fn)
+        except IRError as e:
+            raise AssertionError(f"translation validation: pass '{name}' left malformed {stage} IR: {e}\n"
+                                 f"IR before:\n{before}\nIR after:\n{fn}") from None
+        got = Outcome(_interpreted(fn), args)
+        if not same_outcome(expected, got, REASSOCIATING.get(name, 0.0)):
+            raise AssertionError(f"translation validation: pass '{name}' changed what the {stage} IR does at "
+                                 f"{_show(args)}\nbefore it: {expected}\nafter it:  {got}\n"
+                                 f"IR before:\n{before}\nIR after:\n{fn}")
+        last[:] = [str(fn), got]
+
+    optimize(ir, after_pass)
+    return reference
+
+
+def _show(args):
+    return "(" + ", ".join(repr(a) for a in args) + ")"
+
+
+def _tangent(a):
+    if isinstance(a, np.ndarray):
+        return np.linspace(0.3, -0.4, a.size).reshape(a.shape)
+    return 0.7
+
+
+def validate(fn, args, wrt=None, plain_python=True):
+    """Translation validation of ``fn`` at ``args`` (see the module's doc): the primal IR, the
+    reverse-mode IR for ``wrt`` (argument indices; None skips it) and the forward-mode IR.
+    Returns the interpreted primal's Outcome."""
+    args = tuple(args)
+    types = [type_of(a) for a in args]
+    primal = verify(lower(fn, types))
+    # the IR as the frontend wrote it means what the Python source does
+    ref = Outcome(_interpreted(clone(primal)), args)
+    if plain_python:
+        python = Outcome(lambda a: fn(*a), args)
+        if not same_outcome(python, ref, rel=1e-12):
+            raise AssertionError(f"the IR of {fn.__name__} does not do what Python does at {_show(args)}\n"
+                                 f"Python: {python}\nthe IR: {ref}\nIR:\n{primal}")
+    check_passes(primal, args, "primal")
+    if ref.error is not None:
+        return ref
+    floats = [k for k, t in enumerate(types) if is_float(t)]
+    if wrt is not None:
+        wrt = [wrt] if isinstance(wrt, int) else list(wrt)
+        adjoint = verify(reverse(clone(primal), wrt, with_value=True))
+        rev = check_passes(adjoint, args, "reverse-mode")
+        if not same(rev.value[0], ref.value[0]) or not same(rev.args, ref.args):
+            raise AssertionError(f"the reverse-mode IR's value is not the primal's at {_show(args)}\n"
+                                 f"primal: {ref}\nreverse mode: {rev}\nIR:\n{adjoint}")
+        expected = Outcome(lambda a: srcgrad.grad(fn, wrt=tuple(wrt), backend="python")(*a), args)
+        if expected.error is not None or not same(tuple(np.asarray(g, dtype=np.float64) for g in rev.value[1:]),
+                    tuple(np.asarray(g, dtype=np.float64) for g in expected.value), rel=1e-12):
+            raise AssertionError(f"the interpreted reverse-mode IR's gradient is not the python backend's at "
+                                 f"{_show(args)}\ninterpreted: {rev}\npython backend: {expected}\nIR:\n{adjoint}")
+    if floats and all(is_float(v.type) for v in primal.body.ops[-1].operands):
+        tangents = tuple(_tangent(args[k]) for k in floats)
+        check_passes(verify(forward(clone(primal))), args + tangents, "forward-mode")
+    return ref
