@@ -365,7 +365,9 @@ class _Reverser:
         name = "d" + v.name if v.name else None
         if isinstance(v.type, ArrayType):
             return b.emit("zeros_like", [mapping[v]], name=name)
-        return b.const(0.0, F64, name=name)
+        # marked: the passes may drop it from sums (0.0 + g is g but for g = -0.0, which as a
+        # gradient is the same number)
+        return b.emit("const", [], {"value": 0.0, "type": F64, "adjoint_zero": True}, name=name)
 
     def backward(self, ops, adj, mapping, tapes):
         for op in reversed(ops):

@@ -22,11 +22,16 @@ loops, branches, custom calls), so reading the operands later gives the same num
 Example:
     >>> lazy = lazy_ops(fn)          # a set of Ops
 """
-from ..ir.passes import _SHAPE_ONLY, _walk
+from ..ir.passes import _walk
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import F32, F64
 
-_WRITES = {"setitem", "index_add", "setslice", "slice_add", "call_custom_vjp", "call_custom", "tape_put"}
+
+
+def _writes(op):
+    """Whether ``op`` may change memory: an in-place write, or an effect (a tape store, user code)."""
+    prim = PRIMITIVES[op.prim]
+    return prim.writes is not None or prim.effect and op.prim not in ("assert", "yield", "return")
 
 
 def _elementwise_array(op):
@@ -72,7 +77,7 @@ def lazy_ops(fn):
     """The ops of ``fn`` left lazy (see the module doc)."""
     uses = {}
     for op in _walk(fn.body):
-        shape_only = _SHAPE_ONLY.get(op.prim)
+        shape_only = PRIMITIVES[op.prim].shape_operand
         for k, v in enumerate(op.operands):
             if k != shape_only:
                 uses.setdefault(v, []).append((op, k))
@@ -93,7 +98,7 @@ def lazy_ops(fn):
             if not found or len(found) != 1:
                 continue
             (root,) = found
-            if any(o.regions or o.prim in _WRITES for o in block.ops[at + 1:position[root]]):
+            if any(o.regions or _writes(o) for o in block.ops[at + 1:position[root]]):
                 continue
             lazy.add(op)
             roots[op] = root

@@ -13,9 +13,7 @@ Example:
 from dataclasses import dataclass
 
 from ..ir.core import Value
-
-_ACCESSES = {"index": 1, "index_add": 2, "setitem": 2}      # prim -> where its indices start
-_SHAPE_KEEPING = ("index_add", "setitem")
+from ..ir.primitives import PRIMITIVES
 
 
 @dataclass
@@ -38,7 +36,7 @@ def checkable_accesses(for_op):
     i = body.args[0]
     found = []
     for op in body.ops:
-        first = _ACCESSES.get(op.prim)
+        first = PRIMITIVES[op.prim].index_start
         if first is None:
             continue
         arr = op.operands[0]
@@ -57,7 +55,9 @@ def _arrays_seen_from_outside(for_op, body):
         if not arg.type.is_array:
             continue
         chain, v = [y], y
-        while v is not arg and v.owner is not None and v.owner.prim in _SHAPE_KEEPING:
+        # an element write keeps the shape of the array it writes
+        while v is not arg and v.owner is not None and PRIMITIVES[v.owner.prim].index_start and \
+                PRIMITIVES[v.owner.prim].writes == 0:
             v = v.owner.operands[0]
             chain.append(v)
         if v is arg:

@@ -15,18 +15,14 @@ Example:
     True
 """
 from ..ir.passes import _walk
-
-_NOT_ALLOCATING = {"slice", "transpose", "setitem", "index_add", "setslice", "slice_add", "tape_get", "const",
-                   "if", "for", "while"}
-_IN_PLACE = {"setitem", "index_add", "setslice", "slice_add"}
-_VIEWS = {"slice", "transpose"}
+from ..ir.primitives import PRIMITIVES
 
 
 def frees_each_iteration(loop_op):
     """Whether ``loop_op`` (for or while) allocates and may free per iteration (module doc)."""
     body = loop_op.regions[-1]
     ops = list(_walk(body))
-    if not any(op.prim not in _NOT_ALLOCATING and any(r.type.is_array for r in op.results) for op in ops):
+    if not any(PRIMITIVES[op.prim].makes_new_array(op) for op in ops):
         return False
     if any(op.prim == "tape_put" and any(v.type.is_array for v in op.operands[2:]) for op in ops):
         return False
@@ -39,9 +35,10 @@ def _own_or_outside(v, inside):
     if v not in inside:
         return True
     op = v.owner
-    if op.prim in _IN_PLACE:
-        return _own_or_outside(op.operands[0], inside)
-    if op.prim in _VIEWS:
+    prim = PRIMITIVES[op.prim]
+    if prim.writes is not None:
+        return _own_or_outside(op.operands[prim.writes], inside)
+    if prim.view:
         return False
     j = op.results.index(v)
     if op.prim == "if":

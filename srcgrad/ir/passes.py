@@ -1,8 +1,11 @@
 """IR passes: constant folding, algebraic simplification, common subexpressions, dead code.
 
 Each pass rewrites a Function in place and returns it; ``optimize`` runs them in order.
-They keep Python's semantics: no folding that changes NaN or infinity behaviour
-(``x * 0.0`` stays, as NaN * 0 is NaN), no reassociation.
+They keep Python's semantics: a rewrite is made only where it holds for every IEEE double,
+NaN, the infinities and -0.0 included (``x * 0.0`` stays, as NaN * 0 is NaN; ``x + 0.0``
+stays, as -0.0 + 0.0 is 0.0), and for every 64-bit int; no reassociation. Every observable
+effect is kept: in-place writes into memory someone may read (ir/memory.py), raised errors,
+the order of effects. The facts about each op come from its record in ir/primitives.py.
 
 Example:
     >>> optimize(fn)       # then str(fn) shows the simpler IR
@@ -10,9 +13,10 @@ Example:
 import math
 
 from .core import Op
+from .memory import Buffers
 from .primitives import PRIMITIVES
 
-_EFFECTS = {"assert", "tape_put", "return", "yield"}
+_I64_RANGE = (-(1 << 63), (1 << 63) - 1)
 _FOLD = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
     "floordiv": lambda a, b: a // b if b else None, "mod": lambda a, b: a % b if b else None,
@@ -35,8 +39,14 @@ def _is(v, value):
     return ok and type(c) is type(value) and c == value
 
 
+def _adjoint_zero(v):
+    """The zero an adjoint starts from (ad/reverse.py marks it)."""
+    return v.owner is not None and v.owner.attrs.get("adjoint_zero", False)
+
+
 def fold_constants(fn):
-    """Evaluate ops whose operands are all constants, and drop identities (x + 0, x * 1, x // 1)."""
+    """Evaluate ops whose operands are all constants, and drop identities that hold exactly
+    (int x + 0, x - 0, x * 1, int x // 1, x ** 1)."""
     subst = {}
     _fold_block(fn.body, subst)
     return fn
@@ -73,16 +83,21 @@ def _fold(op):
         if value is None or (isinstance(value, float) and not math.isfinite(value)):
             return None
         value = res.type.py(value)
+        if isinstance(value, int) and not _I64_RANGE[0] <= value <= _I64_RANGE[1]:
+            return None         # the compiled code raises OverflowError at run time
         return Op("const", [], [res.type], {"value": value, "type": res.type}, loc=op.loc, names=[res.name])
     a = op.operands[0]
     b = op.operands[1] if len(op.operands) > 1 else None
     if a.type != res.type or (b is not None and b.type != res.type):
         return None
     zero, one = res.type.py(0), res.type.py(1)
+    exact_int = not isinstance(zero, float)
+    # x + 0.0 is not x at x = -0.0, and x // 1.0 is floor(x): those hold for ints only;
+    # x - 0.0, x * 1.0 and x ** 1.0 are x for every double (-0.0, the infinities, NaN too)
     if op.prim == "add":
-        if _is(b, zero):
+        if _is(b, zero) and (exact_int or _adjoint_zero(b)):
             return a
-        if _is(a, zero):
+        if _is(a, zero) and (exact_int or _adjoint_zero(a)):
             return b
     if op.prim == "sub" and _is(b, zero):
         return a
@@ -91,26 +106,36 @@ def _fold(op):
             return a
         if _is(a, one):
             return b
-    if op.prim in ("floordiv", "pow") and _is(b, one):
+    if op.prim == "floordiv" and exact_int and _is(b, one):
+        return a
+    if op.prim == "pow" and _is(b, one):
         return a
     return None
 
 
 def eliminate_common_subexpressions(fn):
-    """Reuse the result of an identical pure op computed earlier in the same or an enclosing block."""
-    _cse_block(fn.body, {}, {})
+    """Reuse the result of an identical pure op computed earlier in the same or an enclosing block.
+    Allocations are never merged (either may be written in place later), nor arrays that are."""
+    _cse_block(fn.body, {}, {}, Buffers(fn))
     return fn
 
 
-def _cse_block(block, seen, subst):
+def _mergeable(op, buffers):
+    prim = PRIMITIVES[op.prim]
+    if op.regions or prim.effect or prim.allocates or prim.writes is not None or op.prim == "tape_get" \
+            or len(op.results) != 1:
+        return False
+    return not op.results[0].type.is_array or buffers.never_written(op.results[0])
+
+
+def _cse_block(block, seen, subst, buffers):
     seen = dict(seen)
     kept = []
     for op in block.ops:
         op.operands = [subst.get(v, v) for v in op.operands]
         for r in op.regions:
-            _cse_block(r, seen, subst)
-        if op.regions or op.prim in _EFFECTS or op.prim in ("tape_new", "tape_get", "index_add", "zeros_like") \
-                or len(op.results) != 1:
+            _cse_block(r, seen, subst, buffers)
+        if not _mergeable(op, buffers):
             kept.append(op)
             continue
         key = (op.prim, tuple(id(v) for v in op.operands),
@@ -126,13 +151,16 @@ def _cse_block(block, seen, subst):
 
 def eliminate_dead_code(fn):
     """Remove ops whose results are never used and that have no effect (loops whose results are
-    unused and whose bodies do nothing observable go too)."""
+    unused and whose bodies do nothing observable go too). A write into an argument array, or
+    into a buffer some op reads, is an effect. Returns whether anything was removed."""
+    removed = False
     changed = True
     while changed:
         used = set()
         _collect_uses(fn.body, used)
-        changed = _dce_block(fn.body, used)
-    return fn
+        changed = _dce_block(fn.body, used, Buffers(fn))
+        removed |= changed
+    return removed
 
 
 def _collect_uses(block, used):
@@ -142,19 +170,20 @@ def _collect_uses(block, used):
             _collect_uses(r, used)
 
 
-def _has_effects(op):
-    if op.prim in _EFFECTS - {"yield"}:
+def _has_effects(op, buffers):
+    prim = PRIMITIVES[op.prim]
+    if prim.effect and op.prim != "yield" or prim.writes is not None and buffers.observable(op):
         return True
-    return any(_has_effects(o) for r in op.regions for o in r.ops)
+    return any(_has_effects(o, buffers) for r in op.regions for o in r.ops)
 
 
-def _dce_block(block, used):
+def _dce_block(block, used, buffers):
     changed = False
     kept = []
     for op in block.ops:
         for r in op.regions:
-            changed |= _dce_block(r, used)
-        dead = op.results and not any(r in used for r in op.results) and not _has_effects(op)
+            changed |= _dce_block(r, used, buffers)
+        dead = op.results and not any(r in used for r in op.results) and not _has_effects(op, buffers)
         if dead:
             changed = True
         else:
@@ -165,7 +194,9 @@ def _dce_block(block, used):
 
 def prune_tapes(fn):
     """Store on a tape only what the reverse sweep reads back: items no ``tape_get`` uses are
-    dropped from every ``tape_put``; a tape nobody reads goes away entirely."""
+    dropped from every ``tape_put``; a tape nobody reads goes away entirely. Returns whether
+    anything was dropped."""
+    changed = False
     ops = list(_walk(fn.body))
     used = set()
     for op in ops:
@@ -178,6 +209,7 @@ def prune_tapes(fn):
         keep = [j for j in range(len(op.attrs["items"])) if any(g.results[j] in used for g in gets)]
         if len(keep) == len(op.attrs["items"]):
             continue
+        changed = True
         op.attrs["items"] = [op.attrs["items"][j] for j in keep]
         tape.type = type(tape.type)(op.attrs["items"])
         for o in ops:
@@ -188,6 +220,14 @@ def prune_tapes(fn):
             elif o.prim == "tape_get" and o.operands[0] is tape:
                 o.results = [o.results[j] for j in keep]
     _drop_dead_puts(fn.body)
+    return changed
+
+
+def remove_dead_code(fn):
+    """Dead-code removal and tape pruning, each run until neither finds anything more: removing
+    the last reader of a tape item lets the item go, and with it, maybe, the loop that stored it."""
+    while eliminate_dead_code(fn) | prune_tapes(fn):
+        pass
     return fn
 
 
@@ -270,11 +310,6 @@ def _count_up(block, op):
     op.operands[:3] = [zero.results[0], count, one.results[0]]
 
 
-# ops that never raise on either backend (numpy's math functions give NaN, not ValueError)
-_QUIET = {"const", "add", "sub", "mul", "neg", "abs", "min", "max", "select", "to_f64", "lt", "le", "gt", "ge", "eq",
-          "ne", "not", "and", "or", "sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "atan", "yield"}
-
-
 def fuse_sibling_loops(fn):
     """Run two loops over the same range as one when neither can raise and the second does not
     read the first's results: ``value_and_grad`` then walks the range once, its forward
@@ -288,8 +323,14 @@ def fuse_sibling_loops(fn):
     return fn
 
 
+def _quiet(op):
+    """Neither raises nor has an effect (the ``yield`` ending a region aside)."""
+    prim = PRIMITIVES[op.prim]
+    return not op.regions and not prim.raises(op) and prim.writes is None and (op.prim == "yield" or not prim.effect)
+
+
 def _quiet_loop(op):
-    return op.prim == "for" and all(o.prim in _QUIET and not o.regions for o in op.regions[0].ops)
+    return op.prim == "for" and all(_quiet(o) for o in op.regions[0].ops)
 
 
 def _same_range(a, b):
@@ -321,7 +362,7 @@ def _fuse_after(block, at):
             earlier = [o for o in between if o not in later]
             block.ops[at:k + 1] = earlier + [_fused(first, second)] + later
             return True
-        if second.regions or second.prim in _EFFECTS:
+        if second.regions or PRIMITIVES[second.prim].effect:
             return False
         between.append(second)
     return False
@@ -354,15 +395,12 @@ def _fused(first, second):
     return fused
 
 
-_SHAPE_ONLY = {"zeros_like": 0, "broadcast_like": 1, "sum_to": 1}     # prim -> operand read for its shape
-
-
 def take_shapes_early(fn):
     """An operand read only for its shape may be any array of the same type and shape: take the
     earliest one along elementwise ops (``exp(x)`` is shaped like ``x``), so that values a
     gradient needs only the shape of (the loss before ``sum``, say) are not computed at all."""
     for op in _walk(fn.body):
-        k = _SHAPE_ONLY.get(op.prim)
+        k = PRIMITIVES[op.prim].shape_operand
         if k is None or not op.operands[k].type.is_array:
             continue
         v = op.operands[k]
@@ -379,14 +417,13 @@ def take_shapes_early(fn):
 PIPELINE = (
     ("fold_constants", fold_constants),
     ("eliminate_common_subexpressions", eliminate_common_subexpressions),
-    ("eliminate_dead_code", eliminate_dead_code),
-    ("prune_tapes", prune_tapes),
+    ("remove_dead_code", remove_dead_code),
     ("take_shapes_early", take_shapes_early),
-    ("eliminate_dead_code", eliminate_dead_code),
+    ("remove_dead_code", remove_dead_code),
     ("run_accumulations_forward", run_accumulations_forward),
     ("fuse_sibling_loops", fuse_sibling_loops),
     ("eliminate_common_subexpressions", eliminate_common_subexpressions),
-    ("eliminate_dead_code", eliminate_dead_code),
+    ("remove_dead_code", remove_dead_code),
 )
 """The passes ``optimize`` runs, in order, by name (translation validation checks each one)."""
 

@@ -13,17 +13,51 @@ from .types import BOOL, F32, F64, I64, NONE, ArrayType, TapeType, unify
 
 
 class Primitive:
-    """One op kind: ``name``, whether it owns regions, and ``result_type(operand_types, attrs)``."""
+    """One op kind and every fact about it that a pass or a backend needs.
 
-    def __init__(self, name, type_rule, region_op=False, doc=""):
+    - ``name``, ``result_type(operand_types, attrs)`` (the type rule), ``region_op``;
+    - ``elementwise``: numpy broadcasting, one result per element (from the type rule);
+    - ``writes``: the operand whose memory the op changes in place (its result is that same
+      buffer, a new version of the array), or None;
+    - ``effect``: observable beyond its results (raises on purpose, ends a region, stores on a
+      tape, calls user code): never removed, merged or moved across another effect;
+    - ``may_raise``: can raise for some operands (division by zero, an index out of bounds, a
+      math domain error on the python backend, a shape mismatch); elementwise ops also raise
+      on arrays of incompatible shapes (see ``Primitive.raises``);
+    - ``allocates``: always makes a fresh buffer (``np.zeros``, ``x.copy()``): never merged with
+      another, even of equal operands, since either may be written in place later;
+    - ``view``: the result shares the memory of operand 0 (``x[1:]``, ``x.T``, and the new
+      version made by an in-place write);
+    - ``may_alias``: the result may be operand 0 itself or an array kept elsewhere (a tape
+      item, what a user's vjp returned): copy before writing into it;
+    - ``shape_operand``: the operand an array-making op reads only for its shape, or None;
+    - ``index_start``: for element accesses, where the index operands start.
+    """
+
+    def __init__(self, name, type_rule, region_op=False, doc="", writes=None, effect=False, may_raise=False,
+                 allocates=False, view=False, may_alias=False, shape_operand=None, index_start=None):
         self.name = name
         self.type_rule = type_rule
         self.region_op = region_op
         self.doc = doc
         self.elementwise = getattr(type_rule, "elementwise", False)    # numpy broadcasting, one result per element
+        self.writes, self.effect, self.may_raise = writes, effect, may_raise
+        self.allocates, self.view, self.may_alias = allocates, view or writes is not None, may_alias
+        self.shape_operand, self.index_start = shape_operand, index_start
 
     def result_type(self, operand_types, attrs):
         return self.type_rule(operand_types, attrs)
+
+    def raises(self, op):
+        """Whether this op (an Op of this primitive) may raise: the record's ``may_raise``, or an
+        elementwise op with an array operand (shapes that do not broadcast)."""
+        return self.may_raise or (self.elementwise and any(v.type.is_array for v in op.operands))
+
+    def makes_new_array(self, op):
+        """Whether ``op``'s array result is a buffer of its own (an allocation or a computed array,
+        not a view, a new version or a possibly shared value)."""
+        return bool(op.results) and op.results[0].type.is_array and not (self.view or self.may_alias) \
+            and not self.region_op and self.name != "const"
 
     def __repr__(self):
         return f"<primitive {self.name}>"
@@ -32,8 +66,8 @@ class Primitive:
 PRIMITIVES = {}
 
 
-def _def(name, rule, doc="", region_op=False):
-    PRIMITIVES[name] = Primitive(name, rule, region_op, doc)
+def _def(name, rule, doc="", region_op=False, **facts):
+    PRIMITIVES[name] = Primitive(name, rule, region_op, doc, **facts)
 
 
 def _numeric(t, what):
@@ -122,7 +156,7 @@ def _region_rule(ts, attrs):
 _def("const", _const_rule, "a literal or a global read at compile time; attrs: value, type")
 _def("to_f64", lambda ts, a: ArrayType(F64, ts[0].ndim) if isinstance(ts[0], ArrayType) else F64,
      "float(x); an int or bool array becomes a float64 array")
-_def("to_i64", lambda ts, a: I64, "int(x): truncates toward 0")
+_def("to_i64", lambda ts, a: I64, "int(x): truncates toward 0", may_raise=True)     # int(nan), int(inf)
 _def("to_bool", lambda ts, a: BOOL, "bool(x)")
 
 # arithmetic (Python semantics: / is true division, // and % floor toward -inf)
@@ -133,24 +167,27 @@ def _div_rule(ts, attrs):
     return F64
 
 
-_def("div", _elementwise(_div_rule), "true division")
-_def("floordiv", _elementwise(_arith_rule), "floor division (toward -inf)")
-_def("mod", _elementwise(_arith_rule), "remainder with the sign of the divisor")
-_def("pow", _elementwise(_pow_rule), "x ** y; attrs: int_result for int ** non-negative int constant")
+_def("div", _elementwise(_div_rule), "true division", may_raise=True)
+_def("floordiv", _elementwise(_arith_rule), "floor division (toward -inf)", may_raise=True)
+_def("mod", _elementwise(_arith_rule), "remainder with the sign of the divisor", may_raise=True)
+_def("pow", _elementwise(_pow_rule), "x ** y; attrs: int_result for int ** non-negative int constant",
+     may_raise=True)
 _def("neg", _elementwise(_same_rule))
 _def("abs", _elementwise(_same_rule))
 _def("min", _elementwise(_arith_rule), "min(a, b); np.minimum on arrays")
 _def("max", _elementwise(_arith_rule), "max(a, b); np.maximum on arrays")
-_def("atan2", _elementwise(_float_rule))
-_def("hypot", _elementwise(_float_rule))
+_def("atan2", _elementwise(_float_rule), may_raise=True)
+_def("hypot", _elementwise(_float_rule), may_raise=True)
 
 # elementary functions of floats
 UNARY_MATH = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "expm1", "log",
               "log1p", "log2", "log10", "sqrt", "erf")
+# math.sqrt(-1.0), math.log(0.0) raise on the python backend; these never raise (NaN or inf instead)
+_TOTAL_MATH = ("sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "atan")
 for _n in UNARY_MATH:
-    _def(_n, _elementwise(_float_rule))
-_def("floor", lambda ts, a: I64, "math.floor: an int")
-_def("ceil", lambda ts, a: I64, "math.ceil: an int")
+    _def(_n, _elementwise(_float_rule), may_raise=_n not in _TOTAL_MATH)
+_def("floor", lambda ts, a: I64, "math.floor: an int", may_raise=True)
+_def("ceil", lambda ts, a: I64, "math.ceil: an int", may_raise=True)
 
 # comparisons and logic
 for _n in ("lt", "le", "gt", "ge", "eq", "ne"):
@@ -169,7 +206,7 @@ def _select_array_rule(ts, attrs):
 _def("select", _select_array_rule, "cond ? a : b (np.where on arrays)")
 
 # arrays
-_def("index", _index_rule, "x[i, j]: one element")
+_def("index", _index_rule, "x[i, j]: one element", may_raise=True, index_start=1)
 _def("shape", _shape_rule, "x.shape[axis]; attrs: axis")
 
 # whole arrays
@@ -244,24 +281,30 @@ def _setslice_rule(ts, attrs):
 
 
 _def("slice", _slice_rule, "x[a:b, j, ::s]: a view; attrs: spec, one entry per axis ('i',) or "
-     "('s', has_start, has_stop, has_step); operands: the array, then the bounds given")
-_def("setslice", _setslice_rule, "x[a:b] = v: a new version of x (written in place)")
-_def("slice_add", lambda ts, a: ts[0], "adjoint accumulation: arr[slice] += g; returns arr (in place)")
-_def("setitem", _setitem_rule, "x[i, j] = v: a new version of x (the backends write in place)")
-_def("full", _new_array_rule, "np.zeros/np.ones/np.full/np.empty(shape): operands: the sizes; attrs: value")
+     "('s', has_start, has_stop, has_step); operands: the array, then the bounds given", view=True, may_raise=True)
+_def("setslice", _setslice_rule, "x[a:b] = v: a new version of x (written in place)", writes=0, may_raise=True)
+_def("slice_add", lambda ts, a: ts[0], "adjoint accumulation: arr[slice] += g; returns arr (in place)", writes=0,
+     may_raise=True)
+_def("setitem", _setitem_rule, "x[i, j] = v: a new version of x (the backends write in place)", writes=0,
+     may_raise=True, index_start=2)
+_def("full", _new_array_rule, "np.zeros/np.ones/np.full/np.empty(shape): operands: the sizes; attrs: value",
+     allocates=True, may_raise=True)
 _def("sum", _reduce_rule, "np.sum(x) or np.sum(x, axis=k); attrs: axis")
 _def("prod", _reduce_rule, "np.prod(x[, axis=k])")
-_def("amax", _reduce_rule, "np.max(x[, axis=k])")
-_def("amin", _reduce_rule, "np.min(x[, axis=k])")
+_def("amax", _reduce_rule, "np.max(x[, axis=k])", may_raise=True)       # of an empty array
+_def("amin", _reduce_rule, "np.min(x[, axis=k])", may_raise=True)
 _def("reduce_grad", _like_second, "the gradient of prod/max/min: attrs: of, axis; operands: g, x, out")
-_def("arange", lambda ts, a: ArrayType(F64 if any(t is F64 for t in ts) else I64, 1), "np.arange(start, stop, step)")
+_def("arange", lambda ts, a: ArrayType(F64 if any(t is F64 for t in ts) else I64, 1), "np.arange(start, stop, step)",
+     allocates=True, may_raise=True)
 _def("size", lambda ts, a: I64, "x.size")
-_def("matmul", _matmul_rule, "np.dot(a, b), a @ b for vectors and matrices")
-_def("transpose", lambda ts, a: _float_array(ts[0], ".T"), "x.T")
+_def("matmul", _matmul_rule, "np.dot(a, b), a @ b for vectors and matrices", may_raise=True)
+_def("transpose", lambda ts, a: _float_array(ts[0], ".T"), "x.T", view=True)
 _def("outer", lambda ts, a: ArrayType(F64, 2), "np.outer(a, b) of two vectors")
-_def("copy", lambda ts, a: ts[0], "a fresh copy of an array")
-_def("sum_to", _like_second, "g summed over broadcast dims to the shape of the second operand")
-_def("broadcast_like", _like_second, "g broadcast to the shape of the second operand; attrs: axis")
+_def("copy", lambda ts, a: ts[0], "a fresh copy of an array", allocates=True)
+_def("sum_to", _like_second, "g summed over broadcast dims to the shape of the second operand; g itself "
+     "when the shapes are equal", may_alias=True, shape_operand=1, may_raise=True)
+_def("broadcast_like", _like_second, "g broadcast to the shape of the second operand; attrs: axis",
+     shape_operand=1, may_raise=True)
 
 # adjoint bookkeeping (made by ad/reverse.py, never by the frontend)
 def _tape_new_rule(ts, attrs):
@@ -280,26 +323,31 @@ def _index_add_rule(ts, attrs):
     return ts[0]
 
 
-_def("tape_new", _tape_new_rule, "a tape for per-iteration values; operand: length (none: grows); attrs: items")
-_def("tape_put", lambda ts, a: NONE, "tape[k] = values (attrs: append for a growing tape)")
-_def("tape_get", _tape_get_rule, "the values stored at tape[k]")
-_def("zeros_like", _zeros_like_rule, "an array of zeros shaped like the operand")
-_def("index_add", _index_add_rule, "adjoint accumulation: arr[idx] += g; returns arr (updated in place)")
-_def("range_len", lambda ts, a: I64, "len(range(start, stop, step))")
+_def("tape_new", _tape_new_rule, "a tape for per-iteration values; operand: length (none: grows); attrs: items",
+     allocates=True)
+_def("tape_put", lambda ts, a: NONE, "tape[k] = values (attrs: append for a growing tape)", effect=True)
+_def("tape_get", _tape_get_rule, "the values stored at tape[k]", may_alias=True)
+_def("zeros_like", _zeros_like_rule, "an array of zeros shaped like the operand", allocates=True, shape_operand=0)
+_def("index_add", _index_add_rule, "adjoint accumulation: arr[idx] += g; returns arr (updated in place)",
+     writes=0, may_raise=True, index_start=2)
+_def("range_len", lambda ts, a: I64, "len(range(start, stop, step))", may_raise=True)
 
 # calls into user code with a hand-written derivative (srcgrad.custom_vjp)
-_def("call_custom", lambda ts, a: list(a["result_types"]), "fn(*operands); attrs: fn (a custom_vjp)")
+_def("call_custom", lambda ts, a: list(a["result_types"]), "fn(*operands); attrs: fn (a custom_vjp)",
+     effect=True, may_raise=True, may_alias=True)
 _def("call_custom_vjp", lambda ts, a: list(a["result_types"]),
-     "fn.vjp(*args, *results, *cotangents) -> one cotangent per float argument; attrs: fn, n_args")
+     "fn.vjp(*args, *results, *cotangents) -> one cotangent per float argument; attrs: fn, n_args",
+     effect=True, may_raise=True, may_alias=True)
 
 # structured control flow: ops that own regions
 _def("if", _region_rule, "operands: cond; regions: then, else; each yields the results", region_op=True)
 _def("for", _region_rule, "operands: start, stop, step, *init; region args: i, *carried", region_op=True)
 _def("while", _region_rule, "operands: *init; regions: cond (args -> yield bool), body (args -> yield carried)",
      region_op=True)
-_def("assert", lambda ts, a: NONE, "raises AssertionError(message) when the operand is false")
-_def("yield", lambda ts, a: NONE, "ends a region")
-_def("return", lambda ts, a: NONE, "ends the function")
+_def("assert", lambda ts, a: NONE, "raises AssertionError(message) when the operand is false", effect=True,
+     may_raise=True)
+_def("yield", lambda ts, a: NONE, "ends a region", effect=True)
+_def("return", lambda ts, a: NONE, "ends the function", effect=True)
 
 DIFFERENTIABLE_FLOAT_OPS = UNARY_MATH + ("add", "sub", "mul", "div", "pow", "neg", "abs", "min", "max", "atan2",
                                          "hypot", "mod", "select", "to_f64")

@@ -1,0 +1,116 @@
+"""Which buffers an array value may live in: the facts that let passes keep in-place writes.
+
+In the IR an element write ``x' = setitem x, v, i`` makes a new version of ``x``, but the
+backends write ``x``'s buffer in place, as Python does: ``x'``, ``x``, and every view of either
+(``x[1:]``, ``x.T``) are one buffer. A pass may therefore not drop a write because its
+result is unused when the buffer is the caller's (an argument) or is read elsewhere, and may
+not merge two arrays when either is written later. This module finds, for every array
+value, its *roots*: the ops that made the buffers it may be (an allocation, a computed
+array), or ``EXTERN`` for memory the function did not make (arguments, tape items, what
+user code returned).
+
+Example:
+    >>> facts = Buffers(fn)
+    >>> facts.observable(write_op)      # the write changes memory someone may read
+    True
+"""
+from .primitives import PRIMITIVES
+
+EXTERN = "extern"
+
+
+class Buffers:
+    """Roots of every array value of ``fn``, which roots are written, and which are read."""
+
+    def __init__(self, fn):
+        self.roots = {}
+        for p in fn.params:
+            if p.type.is_array:
+                self.roots[p] = {EXTERN}
+        self._ops = list(_walk(fn.body))
+        changed = True
+        while changed:              # loop-carried arrays: grow the sets to a fixpoint
+            changed = False
+            for op in self._ops:
+                changed |= self._flow(op)
+        self.written = set()
+        self.read = set()
+        for op in self._ops:
+            prim = PRIMITIVES[op.prim]
+            for k, v in enumerate(op.operands):
+                if not v.type.is_array:
+                    continue
+                if k == prim.writes:
+                    self.written |= self.of(v)
+                elif not _passes_through(op, k):
+                    self.read |= self.of(v)
+
+    def of(self, v):
+        """The roots of array value ``v`` (a set; empty for numbers)."""
+        return self.roots.get(v, set())
+
+    def _add(self, v, roots):
+        old = self.roots.setdefault(v, set())
+        if roots <= old:
+            return False
+        old |= roots
+        return True
+
+    def _flow(self, op):
+        prim = PRIMITIVES[op.prim]
+        changed = False
+        arrays = [r for r in op.results if r.type.is_array]
+        if op.prim == "if":
+            for j, r in enumerate(op.results):
+                for region in op.regions:
+                    changed |= self._add(r, self.of(region.ops[-1].operands[j]))
+        elif op.prim in ("for", "while"):
+            first = 3 if op.prim == "for" else 0
+            body = op.regions[-1]
+            args = body.args[1:] if op.prim == "for" else body.args
+            for j, r in enumerate(op.results):
+                carried = self.of(op.operands[first + j]) | self.of(body.ops[-1].operands[j])
+                changed |= self._add(r, carried)
+                changed |= self._add(args[j], carried)
+                if op.prim == "while":
+                    changed |= self._add(op.regions[0].args[j], carried)
+        elif prim.view or prim.writes is not None:
+            for r in arrays:
+                changed |= self._add(r, self.of(op.operands[0]))
+        elif op.prim in ("tape_get", "call_custom", "call_custom_vjp"):
+            for r in arrays:
+                changed |= self._add(r, {EXTERN})
+        else:
+            for r in arrays:
+                changed |= self._add(r, {op})
+            if prim.may_alias:          # sum_to may hand back its operand itself
+                for r in arrays:
+                    changed |= self._add(r, self.of(op.operands[0]))
+        return changed
+
+    def observable(self, op):
+        """Whether ``op``'s in-place write may be seen: its buffer is the caller's (or unknown), or
+        some op reads a value living in it (read before or after: this is conservative)."""
+        roots = self.of(op.operands[PRIMITIVES[op.prim].writes])
+        return EXTERN in roots or bool(roots & self.read)
+
+    def never_written(self, v):
+        """Whether no in-place write reaches the buffer ``v`` lives in."""
+        roots = self.of(v)
+        return EXTERN not in roots and not (roots & self.written)
+
+
+def _passes_through(op, k):
+    """Whether operand ``k`` of ``op`` only hands the array on (a view, a loop's initial value,
+    a region's yield) rather than reading it."""
+    prim = PRIMITIVES[op.prim]
+    if op.prim in ("yield",) or op.prim in ("for", "while"):
+        return True
+    return prim.view and k == 0
+
+
+def _walk(block):
+    for op in block.ops:
+        yield op
+        for r in op.regions:
+            yield from _walk(r)
