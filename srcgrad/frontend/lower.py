@@ -27,9 +27,9 @@ import numpy as np
 
 from ..custom import custom_vjp
 from ..errors import TypingError, UnsupportedSyntaxError
-from ..ir.core import Block, Builder, Function, Loc, Op
+from ..ir.core import Block, Builder, Function, Loc, Op, Value
 from ..ir.primitives import PRIMITIVES
-from ..ir.types import BOOL, F32, F64, I64, type_of, unify
+from ..ir.types import BOOL, F32, F64, I64, Type, type_of, unify
 
 # math / numpy functions by identity -> primitive
 _UNARY = {}
@@ -226,7 +226,7 @@ class _Lowerer:
                     self.closure[n] = cell.cell_contents
                 except ValueError:
                     pass
-        self.locals = set(a.arg for a in fdef.args.args) | set(_assigned_names(fdef.body)) | {BROKEN}
+        self.locals = set(a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs) | set(_assigned_names(fdef.body)) | {BROKEN}
         self.b = None
         self.stack = (fn,)     # functions being compiled, to refuse recursion
 
@@ -264,10 +264,9 @@ class _Lowerer:
     def run(self, arg_types, name):
         self.check_def()
         a = self.fdef.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
-            self.unsupported(self.fdef, "*args, **kwargs, keyword-only arguments or defaults",
-                             "give every argument a plain name and pass all of them")
-        params = [p.arg for p in a.args]
+        if a.vararg or a.kwarg:
+            self.unsupported(self.fdef, "*args and **kwargs", "give every argument a name of its own")
+        params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]     # api.py binds defaults and keywords
         if len(params) != len(arg_types):
             raise TypeError(f"{self.fdef.name}() takes {len(params)} arguments but {len(arg_types)} were given")
         fn = Function(name or self.fdef.name, list(zip(params, arg_types)), self.loc(self.fdef))
@@ -292,6 +291,8 @@ class _Lowerer:
             if isinstance(s, (ast.For, ast.While)) and _contains_return(s.body):
                 flagged = _loop_with_return_flag(s)
                 self.locals.update(_assigned_names(flagged))     # the made-up flag and value names
+                for j in range(_return_arity(s.body)):     # typed by the returns they hold
+                    env[_retval(j)] = Value(UNSET, _retval(j))
                 stmts = stmts[:k] + flagged + stmts[k + 1:]
                 s = stmts[k]
             k += 1
@@ -511,13 +512,13 @@ class _Lowerer:
             yields = [[tenv[n] for n in names], [eenv[n] for n in names]]
         types = []
         for k, (a, c) in enumerate(zip(*yields)):
-            t = unify(a.type, c.type)
+            t = _join(a.type, c.type)
             if t is None:
                 self.typing_error(s, f"'{names[k]}' is {a.type} in one branch and {c.type} in the other")
             types.append(t)
         for block, ys in zip(blocks, yields):
             with Builder(block, self.loc(s)) as bb:
-                bb.yield_([bb.convert(v, t) for v, t in zip(ys, types)])
+                bb.yield_([_convert(bb, v, t) for v, t in zip(ys, types)])
         op = Op("if", [cond], types, {"result_types": types}, blocks, self.loc(s), names=names)
         self.b.block.ops.append(op)
         if tret is not None:
@@ -575,7 +576,6 @@ class _Lowerer:
         # up bool < int < float, so it ends after at most two rounds per carried name
         while True:
             block = Block()
-            from ..ir.core import Value
             ivar = Value(I64, var)
             args_v = [Value(t, n) for n, t in zip(carried, types)]
             block.args = [ivar] + args_v
@@ -590,7 +590,7 @@ class _Lowerer:
             if new_types == types:
                 break
             types = new_types
-        inits = [self.b.convert(env[n], t) for n, t in zip(carried, types)]
+        inits = [_convert(self.b, env[n], t) for n, t in zip(carried, types)]
         op = Op("for", [start, stop, step] + inits, types, {"result_types": types}, [block], self.loc(s),
                 names=carried)
         env = self.after_loop(op, s, env, carried, outer_flag)
@@ -650,7 +650,6 @@ class _Lowerer:
         body_stmts, env = self._with_break_flag(s.body, env)
         carried = self._carried(body_stmts, env)
         types = [env[n].type for n in carried]
-        from ..ir.core import Value
         while True:         # widen to a fixpoint, as in for_stmt
             cond_block, body_block = Block(), Block()
             cargs = [Value(t, n) for n, t in zip(carried, types)]
@@ -671,7 +670,7 @@ class _Lowerer:
             if new_types == types:
                 break
             types = new_types
-        inits = [self.b.convert(env[n], t) for n, t in zip(carried, types)]
+        inits = [_convert(self.b, env[n], t) for n, t in zip(carried, types)]
         op = Op("while", inits, types, {"result_types": types}, [cond_block, body_block], self.loc(s), names=carried)
         return self.after_loop(op, s, env, carried, outer_flag)
 
@@ -683,9 +682,10 @@ class _Lowerer:
         if isinstance(ret, list):
             self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
         outs = [self.read(n, benv, s) for n in carried]
-        new_types = [unify(t, o.type) for t, o in zip(types, outs)]
+        # a value still unset after the body (a return it never reaches) is typed as a bool
+        new_types = [BOOL if t is UNSET else t for t in (_join(t, o.type) for t, o in zip(types, outs))]
         if new_types == types:
-            self.b.yield_([self.b.convert(o, t) for o, t in zip(outs, types)])
+            self.b.yield_([_convert(self.b, o, t) for o, t in zip(outs, types)])
         for k, t in enumerate(new_types):
             if t is None:
                 self.typing_error(s, f"'{carried[k]}' changes type in the loop from {types[k]} to {outs[k].type}")
@@ -954,10 +954,12 @@ class _Lowerer:
                          "numbers and arrays can be used as values; functions can be called")
 
     def call(self, node, env):
-        if node.keywords and not (isinstance(node.func, ast.Attribute)
-                                  and node.func.attr in ("sum", "mean", "prod", "max", "min", "amax", "amin")):
-            self.unsupported(node, "keyword arguments in calls (yet)")
         fobj = self.global_object(node.func)
+        plain_function = inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
+        if node.keywords and not plain_function and not (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("sum", "mean", "prod", "max", "min", "amax", "amin")):
+            self.unsupported(node, "keyword arguments in calls (yet)")
         if fobj is None and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and not node.args:
             arr = self.expr(node.func.value, env)
             if not arr.type.is_array:
@@ -1020,7 +1022,7 @@ class _Lowerer:
         if isinstance(fobj, custom_vjp):
             return self.custom_call(node, fobj, args)
         if inspect.isfunction(fobj):
-            return self.inline(node, fobj, args)
+            return self.inline(node, fobj, args, {k.arg: self.expr(k.value, env) for k in node.keywords})
         self.unsupported(node, f"calling {called} with these arguments (yet)",
                          "math/numpy elementary functions, abs, min, max, float, int, bool, len and plain "
                          "Python functions work")
@@ -1153,8 +1155,10 @@ class _Lowerer:
                           result_types=result_types)
         return out
 
-    def inline(self, node, fobj, args):
-        """A call to a plain Python function: its body is compiled in place (and so differentiated)."""
+    def inline(self, node, fobj, args, keywords=None):
+        """A call to a plain Python function: its body is compiled in place (and so differentiated).
+        Arguments bind to parameters as in Python: by position, by keyword, else the default
+        (read at compile time, like a global)."""
         if fobj in self.stack:
             self.unsupported(node, f"recursion ({fobj.__name__} calls itself)", "write the recursion as a loop")
         src, file, first = source_of(fobj)
@@ -1164,12 +1168,16 @@ class _Lowerer:
         sub.b = self.b
         sub.check_def()
         a = fdef.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
-            sub.unsupported(fdef, "*args, **kwargs, keyword-only arguments or defaults in a called function")
-        params = [p.arg for p in a.args]
-        if len(params) != len(args):
-            self.typing_error(node, f"{fobj.__name__}() takes {len(params)} arguments but {len(args)} were given")
-        _, ret = sub.body(fdef.body, dict(zip(params, args)))
+        if a.vararg or a.kwarg:
+            sub.unsupported(fdef, "*args and **kwargs in a called function", "give every argument a name of its own")
+        try:
+            bound = inspect.signature(fobj).bind(*args, **(keywords or {}))
+        except TypeError as e:
+            self.typing_error(node, f"{fobj.__name__}(): {e}")
+        values = {}
+        for name, p in inspect.signature(fobj).parameters.items():
+            values[name] = bound.arguments[name] if name in bound.arguments else self.constant(p.default, node)
+        _, ret = sub.body(fdef.body, values)
         if ret is None:
             sub.unsupported(fdef, "a called function that returns nothing", "return a value")
         return ret[0] if len(ret) == 1 else list(ret)
@@ -1262,6 +1270,25 @@ def _ends(stmts):
 
 RETURNED = "<returned>"
 
+# The type of the values a `return` inside a loop stores before any is stored: they take
+# the type of what is returned (an int, an array), as if the first assignment were before
+# the loop; where one is read unset, it reads a zero of that type (the flag says it is unused).
+UNSET = Type("unset", None)
+
+
+def _join(a, b):
+    """``unify`` with UNSET below every type."""
+    return b if a is UNSET else a if b is UNSET else unify(a, b)
+
+
+def _convert(b, v, t):
+    """``v`` converted to ``t`` by builder ``b``; an UNSET value becomes a zero of type ``t``."""
+    if v.type is not UNSET:
+        return b.convert(v, t)
+    if t.is_array:
+        return b.emit("full", [b.const(0)] * t.ndim, {"value": 0.0, "dtype": t.dtype})
+    return b.const(0, t)
+
 
 def _retval(k):
     return f"<retval{k}>"
@@ -1310,10 +1337,10 @@ def _name(id, store=False):
 
 def _loop_with_return_flag(loop):
     """A loop containing `return`: the return stores its values and breaks out; after the loop,
-    `if <returned>: return <values>`. Statements after the loop then fold into the `else`."""
+    `if <returned>: return <values>`. Statements after the loop then fold into the `else`.
+    The values are not assigned before the loop: the caller binds them to UNSET values."""
     n = _return_arity(loop.body)
     inits = [_at(ast.Assign(targets=[_name(RETURNED, True)], value=ast.Constant(False)), loop)]
-    inits += [_at(ast.Assign(targets=[_name(_retval(k), True)], value=ast.Constant(0.0)), loop) for k in range(n)]
     body = _replace_returns(loop.body, n)
     new = [ast.copy_location(ast.For(target=loop.target, iter=loop.iter, body=body, orelse=loop.orelse)
                              if isinstance(loop, ast.For) else ast.While(test=loop.test, body=body, orelse=loop.orelse),

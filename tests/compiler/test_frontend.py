@@ -156,3 +156,32 @@ def test_types_widen_to_a_fixpoint_through_a_chain_of_loop_variables(backend):
     ir = lower(chain_of_widenings_for, [F64])
     loop = next(op for op in ir.body.ops if op.prim == "for")
     assert [r.type for r in loop.results] == [F64] * 12
+
+
+def returns_an_int_from_a_loop(x, n):
+    for i in range(n):
+        if i * x > 2.0:
+            return i
+    return -1
+
+
+def returns_an_array_from_a_loop(x):
+    for i in range(3):
+        if x[i] > 0.0:
+            return x * x
+    return x
+
+
+@pytest.mark.parametrize("backend", ["python", "llvm"])
+def test_a_return_inside_a_loop_keeps_the_type_of_what_it_returns(backend):
+    # the returned values were stored in made-up variables that started as 0.0: an int came back
+    # as a float, an array was an error about '<retval0>'
+    f = srcgrad.jit(returns_an_int_from_a_loop, backend=backend)
+    for args in ((1.0, 5), (0.1, 5), (1.0, 0)):
+        got = f(*args)
+        assert got == returns_an_int_from_a_loop(*args) and isinstance(got, (int, numpy_renamed.integer))
+    x = numpy_renamed.array([-1.0, 2.0, 3.0])
+    assert (srcgrad.jit(returns_an_array_from_a_loop, backend=backend)(x) == x * x).all()
+    assert (srcgrad.jit(returns_an_array_from_a_loop, backend=backend)(-abs(x)) == -abs(x)).all()
+    _, pullback = srcgrad.vjp(returns_an_array_from_a_loop, x, backend=backend)
+    assert numpy_renamed.allclose(pullback(numpy_renamed.ones(3)), 2 * x)
