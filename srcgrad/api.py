@@ -52,7 +52,8 @@ class Compiled:
         self.fun, self.kind, self.backend = fun, kind, _check_backend(backend)
         self.boundscheck = bool(boundscheck)
         self.cache = bool(cache)
-        self._params = list(inspect.signature(fun).parameters)
+        self._sig = inspect.signature(fun)
+        self._params = list(self._sig.parameters)
         self.wrt = self._resolve_wrt(wrt) if kind != "jit" else None
         self._cache = {}
         self._last = None
@@ -118,10 +119,24 @@ class Compiled:
         run = python_backend.compile_function(code_ir, source, externals)
         return _Specialisation(ir, code_ir, source, run)
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         if self.kind in ("vjp", "jvp"):
             return self.call_with_extra(args[:len(self._params)], args[len(self._params):])
-        return self._call(args)
+        return self._call(self._bind(args, kwargs))
+
+    def _bind(self, args, kwargs):
+        """The arguments in parameter order, as Python binds them: by position, by keyword, else
+        the default (each default specialises like a passed argument of its type)."""
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in self._sig.parameters.values()):
+            lower(self.fun, [])         # refuses *args and **kwargs, naming the line
+        if not kwargs and len(args) == len(self._params):
+            return args
+        try:
+            bound = self._sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.fun.__name__}(): {e}") from None
+        bound.apply_defaults()
+        return tuple(bound.arguments[p] for p in self._params)
 
     def _specialisation_for(self, args):
         """The compiled code for these arguments' signature, compiled once (also across threads)."""

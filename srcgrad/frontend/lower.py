@@ -226,7 +226,9 @@ class _Lowerer:
                     self.closure[n] = cell.cell_contents
                 except ValueError:
                     pass
-        self.locals = set(a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs) | set(_assigned_names(fdef.body)) | {BROKEN}
+        a = fdef.args
+        self.locals = set(p.arg for p in a.posonlyargs + a.args + a.kwonlyargs) | set(_assigned_names(fdef.body)) \
+            | {BROKEN}
         self.b = None
         self.stack = (fn,)     # functions being compiled, to refuse recursion
 
