@@ -63,6 +63,9 @@ def _reduce_jvp(b, op, ts, xs):
     return b.emit("sum", [b.emit("mul", [partials, ts[0]])], {"axis": op.attrs.get("axis")})
 
 
+# Ops whose partial derivatives are infinite at some finite points (0 ** 0.5, sqrt(0), log(0), asin(1))
+_INFINITE_PARTIALS = {"pow", "sqrt", "log", "log1p", "log2", "log10", "asin", "acos"}
+
 # Ops that are not elementwise: their tangent rule is not their (transposed) adjoint rule.
 _STRUCTURAL_JVP = {
     "outer": _bilinear_jvp,
@@ -150,6 +153,10 @@ class _Forward:
                 if thunk is None:
                     continue
                 term = thunk()
+                if op.prim in _INFINITE_PARTIALS:
+                    # along a zero tangent the directional derivative is 0, not 0·inf = nan
+                    # (x**y at x = 0, y = 0.5 in direction (0, 1): d/dy 0**y = 0)
+                    term = self.b().emit("select", [self.b().emit("eq", [dv, 0.0]), 0.0, term])
                 total = term if total is None else self.b().emit("add", [total, term])
             if total is not None:
                 if total.name is None:
