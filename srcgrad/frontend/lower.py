@@ -18,7 +18,9 @@ import dis
 import inspect
 import itertools
 import math
+import os
 import sys
+import sysconfig
 import textwrap
 import types
 import weakref
@@ -1232,9 +1234,14 @@ def _known_callable(fobj):
         return True
     if _hashable(fobj) and (fobj in _ARITY or fobj in _ARRAY_FUNCS or fobj in (builtins.min, builtins.max)):
         return True
-    module = getattr(fobj, "__module__", None) or ""
-    return inspect.isfunction(fobj) and module.split(".")[0] not in ("numpy", "math") and \
-        module not in sys.stdlib_module_names
+    if not inspect.isfunction(fobj):
+        return False
+    file = fobj.__code__.co_filename
+    in_stdlib = file.startswith(_STDLIB) and "site-packages" not in file
+    return (getattr(fobj, "__module__", None) or "").split(".")[0] != "numpy" and not in_stdlib
+
+
+_STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
 
 
 def _cheap(block):

@@ -1,6 +1,7 @@
 """Functions the compiler must refuse with a clear error (kept in a file so that the error
 can point at their source lines)."""
 import math
+import statistics
 
 import numpy as np
 
@@ -188,3 +189,7 @@ def array_method(x):
 
 def uses_walrus(x):
     return (y := x * 2) + y
+
+
+def standard_library_function(x):
+    return statistics.fmean(x)

@@ -160,6 +160,8 @@ def test_whole_array_read_in_a_loop_of_an_array_written_before_says_to_copy_it()
     (bad.uses_determinant, (np.eye(2),), srcgrad.UnsupportedSyntaxError, "np.linalg.det", "calling np.linalg.det"),
     (bad.numpy_python_function, (np.ones(2),), srcgrad.UnsupportedSyntaxError, "np.linalg.norm",
      "calling np.linalg.norm"),
+    (bad.standard_library_function, (np.ones(2),), srcgrad.UnsupportedSyntaxError, "statistics.fmean",
+     "calling statistics.fmean (yet)"),
     (bad.array_method, (np.ones(2),), srcgrad.UnsupportedSyntaxError, "x.sum()", "np.sum(x)"),
     (bad.arctan_of_two, (1.0, 2.0), srcgrad.TypingError, "np.arctan(b, a)",
      "np.arctan takes one argument (2 given); for the angle of the point (x, y) write np.arctan2(y, x)"),
