@@ -1068,8 +1068,8 @@ class _Lowerer:
             return
         message = f"{called} takes {('one argument', 'two arguments')[arity - 1]} ({n} given)"
         if _UNARY.get(fobj) == "atan" and n == 2:
-            module = called.rsplit(".", 1)[0] if "." in called else "math"
-            message += f"; for the angle of the point (x, y) write {module}.{'arctan2' if fobj is np.arctan else 'atan2'}(y, x)"
+            two = called[:called.rfind(".") + 1] + ("arctan2" if fobj is np.arctan else "atan2")
+            message += f"; for the angle of the point (x, y) write {two}(y, x)"
         self.typing_error(node, message)
 
     def array_call(self, node, what, args, env):

@@ -97,7 +97,7 @@ def test_function_without_source_file():
 def test_wrong_argument_count_and_bad_wrt():
     def f(x, y):
         return x * y
-    with pytest.raises(TypeError, match="takes 2 arguments but 1 were given"):
+    with pytest.raises(TypeError, match="missing a required argument: 'y'"):
         srcgrad.grad(f)(1.0)
     with pytest.raises(ValueError, match="no argument named 'z'"):
         srcgrad.grad(f, wrt="z")
