@@ -397,7 +397,8 @@ class _Reverser:
                     acc = adj.get(arr)
                     acc = self.zero_like(arr, mapping) if acc is None else self._exclusive(acc)
                     adj[arr] = self.b().emit("slice_add", [acc, g] + [mapping[v] for v in op.operands[1:]],
-                                             dict(op.attrs), name=acc.name)
+                                             dict(op.attrs, array=arr.name), name=acc.name)
+                    adj[arr].owner.loc = op.loc     # an IndexError names the user's array and line
                 continue
             if op.prim == "setslice":
                 self._setslice_adjoint(op, adj, mapping)
@@ -408,7 +409,8 @@ class _Reverser:
                     acc = adj.get(arr)
                     acc = self.zero_like(arr, mapping) if acc is None else self._exclusive(acc)
                     adj[arr] = self.b().emit("index_add", [acc, g] + [mapping[i] for i in op.operands[1:]],
-                                             name=acc.name)
+                                             {"array": arr.name}, name=acc.name)
+                    adj[arr].owner.loc = op.loc     # an IndexError names the user's array and line
                 continue
             seen = self.snapshots.get(op, mapping)
             thunks = rule(g, *[seen[v] for v in op.operands], mapping[res])

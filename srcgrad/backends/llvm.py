@@ -45,8 +45,12 @@ from .marshal import (
 
 _F64, _I64, _I1, _I8, _I32 = ir.DoubleType(), ir.IntType(64), ir.IntType(1), ir.IntType(8), ir.IntType(32)
 _PTR = ir.PointerType(_I8)
-OK, ASSERTION, ZERO_DIVISION, INDEX_PLAIN, BROADCAST, RANGE_STEP, MEMORY, NEGATIVE_SIZE, CALLBACK, FLOAT_DIVISION = \
-    range(10)
+# one status code per condition (_ERRORS says which exception each raises); conditions whose
+# message depends on the site (an index, shapes, an assert) take codes from _SITE up
+(OK, ZERO_DIVISION, INT_MODULO, INT_OVERFLOW, RANGE_STEP, ARANGE_STEP, FLOAT_ARANGE_STEP, SLICE_STEP, EMPTY_MAX,
+ EMPTY_MIN, NEGATIVE_SIZE, MEMORY, CALLBACK) = range(13)
+_SITE = 100
+_ERR_SLOTS = 64        # i64 numbers a failing call leaves for its message (an index and a size, shapes)
 
 _INTRINSICS = {"sin": "llvm.sin", "cos": "llvm.cos", "exp": "llvm.exp", "log": "llvm.log", "sqrt": "llvm.sqrt",
                "log2": "llvm.log2", "log10": "llvm.log10"}
@@ -100,7 +104,6 @@ _ARRAY_OPS = {"index", "setitem", "index_add", "shape", "size", "zeros_like", "f
 
 
 class _Lowering(LazyArrays):
-    BROADCAST = BROADCAST
     def __init__(self, fn, module, boundscheck=True):
         self.fn, self.module = fn, module
         self.boundscheck = boundscheck
@@ -109,7 +112,7 @@ class _Lowering(LazyArrays):
         self.lazy = lazy_ops(fn)      # array ops computed inside their consumer's loop (fusion.py)
         self.memo = {}                # lazy elements computed in the current loop iteration
         self.strict = None            # lazy sum_to parts stored as arrays (llvm_lazy.py)
-        self.messages = []
+        self.errors = []             # per site: numbers -> the exception to raise (status _SITE + k)
         self.callbacks = []          # call_custom(_vjp) ops, in the order of the callback table
         self.growing = {}      # growing tape value -> (capacity slot, pointer slot)
 
@@ -171,16 +174,32 @@ class _Lowering(LazyArrays):
         self.b.store(ir.Constant(_I32, code), self.status)
         self.b.branch(self.exit_block)
 
-    def guard(self, cond, code, message=None):
+    def guard(self, cond, code):
         bad = self.func.append_basic_block("error")
         good = self.func.append_basic_block("ok")
         self.b.cbranch(cond, bad, good)
         self.b.position_at_end(bad)
-        if message is not None:
-            self.messages.append(message)
-            code = 100 + len(self.messages) - 1
         self.fail(code)
         self.b.position_at_end(good)
+
+    def raise_at(self, cond, make, numbers=()):
+        """Leave with the exception ``make(numbers)`` where ``cond`` holds at run time; the i64
+        ``numbers`` (an index, shapes) are kept for its message."""
+        self.errors.append((make, len(numbers)))
+        bad = self.func.append_basic_block("error")
+        good = self.func.append_basic_block("ok")
+        self.b.cbranch(cond, bad, good)
+        self.b.position_at_end(bad)
+        for k, n in enumerate(numbers):
+            self.b.store(self.b.zext(n, _I64) if n.type is _I1 else n, self.b.gep(self.errinfo, [ir.Constant(_I64, k)]))
+        self.fail(_SITE + len(self.errors) - 1)
+        self.b.position_at_end(good)
+
+    def array_label(self, op, arr_value):
+        """How an IndexError names the array: the user's array, also for the adjoint array of
+        gradient code (reverse.py records it), and the source line."""
+        name = op.attrs.get("array") or arr_value.name or "array"
+        return f"'{name}'", f" ({op.loc})" if op.loc is not None else ""
 
     # ------------------------------------------------------------------ ops
     def op(self, op):
@@ -210,7 +229,8 @@ class _Lowering(LazyArrays):
         elif p in _ELEMENTWISE:
             out = self.scalar(p, [x.type for x in op.operands], op.results[0].type, ins)
         elif p == "assert":
-            self.guard(b.not_(ins[0]), ASSERTION, op.attrs["message"])
+            message = op.attrs["message"]
+            self.raise_at(b.not_(ins[0]), lambda err: AssertionError(message))
             return
         elif p == "range_len":
             out = self.range_len(*ins)
@@ -353,6 +373,7 @@ class _Lowering(LazyArrays):
                 self.values[op.results[0]] = self.float_arange(op, ins)
                 return
             start, stop, step = ins
+            self.guard(b.icmp_signed("==", step, ir.Constant(_I64, 0)), ARANGE_STEP)
             n = self.range_len(start, stop, step)
             result = self.new_array(out_t, [n], None)
             self.each_index([n], lambda idx: self.store_element(out_t, result, idx,
@@ -374,7 +395,7 @@ class _Lowering(LazyArrays):
             vt, v = op.operands[1].type, ins[1]
             shape = self.shape_values(part, pt.ndim)
             if vt.is_array:
-                self.broadcast_shape(pt.ndim, [(pt, part), (vt, v)])
+                self.assignable(pt, part, vt, v)
                 v = self.broadcast_view(vt, v)
 
             def step(idx):
@@ -465,17 +486,48 @@ class _Lowering(LazyArrays):
         b = self.b
         shape = [ir.Constant(_I64, 1)] * ndim
         one = ir.Constant(_I64, 1)
+        ok = ir.Constant(_I1, 1)
         for t, v in operands:
             if not t.is_array:
                 continue
             lead = ndim - t.ndim
             for k, n in enumerate(self.shape_values(v, t.ndim)):
                 cur = shape[lead + k]
-                bad = b.and_(b.and_(b.icmp_signed("!=", cur, one), b.icmp_signed("!=", n, one)),
-                             b.icmp_signed("!=", cur, n))
-                self.guard(bad, BROADCAST)
+                fits = b.or_(b.or_(b.icmp_signed("==", cur, one), b.icmp_signed("==", n, one)),
+                             b.icmp_signed("==", cur, n))
+                ok = b.and_(ok, fits)
                 shape[lead + k] = b.select(b.icmp_signed("==", n, one), cur, n)
+        # numpy's message lists every operand's shape, a scalar's as ()
+        ndims = [t.ndim if t.is_array else 0 for t, _ in operands]
+        dims = [n for t, v in operands if t.is_array for n in self.shape_values(v, t.ndim)]
+        if len(dims) > _ERR_SLOTS:
+            ndims, dims = None, []
+
+        def make(err):
+            if ndims is None:
+                return ValueError("operands could not be broadcast together")
+            shapes, it = [], iter(err)
+            for nd in ndims:
+                shapes.append(_shape_text([next(it) for _ in range(nd)]))
+            return ValueError(f"operands could not be broadcast together with shapes {' '.join(shapes)} ")
+        if sum(t.is_array for t, _ in operands) > 1:
+            self.raise_at(b.not_(ok), make, dims)
         return shape
+
+    def assignable(self, part_t, part, vt, v):
+        """numpy's check of ``x[a:b] = v``: each axis of ``v`` is 1 or the slice's."""
+        b = self.b
+        one = ir.Constant(_I64, 1)
+        ok = ir.Constant(_I1, 1)
+        part_shape, v_shape = self.shape_values(part, part_t.ndim), self.shape_values(v, vt.ndim)
+        for n, m in zip(part_shape[part_t.ndim - vt.ndim:], v_shape):
+            ok = b.and_(ok, b.or_(b.icmp_signed("==", m, one), b.icmp_signed("==", m, n)))
+        ok = b.and_(ok, ir.Constant(_I1, int(vt.ndim <= part_t.ndim)))
+
+        def make(err):
+            return ValueError(f"could not broadcast input array from shape {_shape_text(err[:vt.ndim])} "
+                              f"into shape {_shape_text(err[vt.ndim:])}")
+        self.raise_at(b.not_(ok), make, v_shape + part_shape)
 
     def float_arange(self, op, ins):
         """np.arange with a float among start, stop, step: ceil((stop - start) / step) values
@@ -483,7 +535,7 @@ class _Lowering(LazyArrays):
         b = self.b
         start, stop, step = (b.sitofp(b.zext(v, _I64) if v.type is _I1 else v, _F64) if v.type != _F64 else v
                              for v in ins)
-        self.guard(b.fcmp_ordered("==", step, ir.Constant(_F64, 0.0)), FLOAT_DIVISION)
+        self.guard(b.fcmp_ordered("==", step, ir.Constant(_F64, 0.0)), FLOAT_ARANGE_STEP)
         count = self.call_intrinsic("llvm.ceil", [b.fdiv(b.fsub(stop, start), step)])
         n = b.fptosi(b.select(b.fcmp_ordered(">", count, ir.Constant(_F64, 0.0)), count, ir.Constant(_F64, 0.0)),
                      _I64)
@@ -550,12 +602,12 @@ class _Lowering(LazyArrays):
                 i = b.zext(i, _I64) if i.type is _I1 else i
                 j = b.select(b.icmp_signed("<", i, ir.Constant(_I64, 0)), b.add(i, n), i)
                 bad = b.or_(b.icmp_signed("<", j, ir.Constant(_I64, 0)), b.icmp_signed(">=", j, n))
-                self.guard(bad, INDEX_PLAIN)
+                self.index_error(op, bad, k, i, n)
                 offset = b.add(offset, b.mul(j, st))
                 continue
             start, stop, step = (next(it) if has else None for has in s[1:])
             step = step if step is not None else ir.Constant(_I64, 1)
-            self.guard(b.icmp_signed("==", step, ir.Constant(_I64, 0)), BROADCAST)
+            self.guard(b.icmp_signed("==", step, ir.Constant(_I64, 0)), SLICE_STEP)
             lo, length = self.adjust_slice(start, stop, step, n)
             offset = b.add(offset, b.mul(lo, st))
             new_shape.append(length)
@@ -638,9 +690,9 @@ class _Lowering(LazyArrays):
             isnan = b.fcmp_unordered("uno", x, x)
             return b.select(b.or_(better, isnan), x, b.select(b.fcmp_unordered("uno", acc, acc), acc, acc))
 
-        if kind != "prod":
-            total = self.product(shape)
-            self.guard(b.icmp_signed("==", total, ir.Constant(_I64, 0)), BROADCAST)
+        if kind != "prod":       # numpy: an error where the reduced axis (or the whole array) is empty
+            reduced = self.product(shape) if axis is None else shape[axis]
+            self.guard(b.icmp_signed("==", reduced, ir.Constant(_I64, 0)), EMPTY_MAX if kind == "amax" else EMPTY_MIN)
         if axis is None or t.ndim == 1:
             with b.goto_entry_block():
                 acc = b.alloca(_F64)
@@ -750,7 +802,7 @@ class _Lowering(LazyArrays):
         (ta, tb), (a, c) = [x.type for x in op.operands], ins
         sa, sb = self.shape_values(a, ta.ndim), self.shape_values(c, tb.ndim)
         k_a, k_b = sa[-1], sb[0]
-        self.guard(b.icmp_signed("!=", k_a, k_b), BROADCAST)
+        self.core_mismatch(k_a, k_b)
         out_t = op.results[0].type
         out_shape = sa[:-1] + sb[1:]
         with b.goto_entry_block():
@@ -858,21 +910,20 @@ class _Lowering(LazyArrays):
                 fixed.append(j)
                 continue
             bad = b.or_(b.icmp_signed("<", j, ir.Constant(_I64, 0)), b.icmp_signed(">=", j, n))
-            where = f" ({op.loc})" if op.loc is not None else ""
-            self.messages.append(f"index {{index}} is out of bounds for axis {k} of '{arr_value.name or 'array'}' "
-                                 f"with size {{size}}{where}")
-            site = len(self.messages) - 1
-            bad_bb = self.func.append_basic_block("index.error")
-            ok_bb = self.func.append_basic_block("index.ok")
-            b.cbranch(bad, bad_bb, ok_bb)
-            b.position_at_end(bad_bb)
-            b.store(i, self.errinfo)
-            b.store(n, b.gep(self.errinfo, [ir.Constant(_I64, 1)]))
-            b.store(ir.Constant(_I32, 100 + site), self.status)
-            b.branch(self.exit_block)
-            b.position_at_end(ok_bb)
+            self.index_error(op, bad, k, i, n)
             fixed.append(j)
         return self.raw_pointer(arr_value.type, arr, fixed)
+
+    def index_error(self, op, bad, axis, i, n):
+        """IndexError where ``bad``: index ``i`` on ``axis`` (of size ``n``) of op's array."""
+        name, where = self.array_label(op, op.operands[0])
+        self.raise_at(bad, lambda err: IndexError(f"index {err[0]} is out of bounds for axis {axis} of {name} "
+                                                  f"with size {err[1]}{where}"), [i, n])
+
+    def core_mismatch(self, k_a, k_b):
+        """``a @ b`` with a's last axis ``k_a`` and b's first ``k_b`` of different sizes."""
+        self.raise_at(self.b.icmp_signed("!=", k_a, k_b),
+                      lambda err: ValueError(_MATMUL_MESSAGE.format(err[1], err[0])), [k_a, k_b])
 
     def new_array(self, t, sizes, fill):
         """A C-ordered array of ``sizes`` (zeros, ``fill``, or uninitialised for None), recorded in
@@ -923,19 +974,46 @@ class _Lowering(LazyArrays):
 
     def floordiv_mod(self, p, t, ins):
         """Python's // and %: floor toward -inf; an integer division by zero raises."""
+        if t is F64:
+            return self.float_floordiv_mod(p, *ins)
         b = self.b
         a, c = ins
-        if t is F64:
-            q = self.call_intrinsic("llvm.floor", [b.fdiv(a, c)])
-            return q if p == "floordiv" else b.fsub(a, b.fmul(q, c))
-        self.guard(b.icmp_signed("==", c, ir.Constant(_I64, 0)), ZERO_DIVISION)
-        q = b.sdiv(a, c)
-        r = b.srem(a, c)
-        adjust = b.and_(b.icmp_signed("!=", r, ir.Constant(_I64, 0)),
-                        b.icmp_signed("<", b.xor(r, c), ir.Constant(_I64, 0)))
+        zero, minus_one = ir.Constant(_I64, 0), ir.Constant(_I64, -1)
+        self.guard(b.icmp_signed("==", c, zero), ZERO_DIVISION if p == "floordiv" else INT_MODULO)
+        minus_one_divisor = b.icmp_signed("==", c, minus_one)
         if p == "floordiv":
-            return b.select(adjust, b.sub(q, ir.Constant(_I64, 1)), q)
-        return b.select(adjust, b.add(r, c), r)
+            # -2**63 // -1 is 2**63, beyond i64 (and sdiv traps on it)
+            self.guard(b.and_(minus_one_divisor, b.icmp_signed("==", a, ir.Constant(_I64, -2**63))), INT_OVERFLOW)
+        # x // -1 and x % -1 without sdiv/srem by -1, which trap on -2**63
+        safe = b.select(minus_one_divisor, ir.Constant(_I64, 1), c)
+        q = b.sdiv(a, safe)
+        r = b.srem(a, safe)
+        adjust = b.and_(b.icmp_signed("!=", r, zero), b.icmp_signed("<", b.xor(r, c), zero))
+        if p == "floordiv":
+            return b.select(minus_one_divisor, b.neg(a), b.select(adjust, b.sub(q, ir.Constant(_I64, 1)), q))
+        return b.select(minus_one_divisor, zero, b.select(adjust, b.add(r, c), r))
+
+    def float_floordiv_mod(self, p, a, c):
+        """Float // and % as CPython computes them (Objects/floatobject.c, _float_div_mod): fmod,
+        the sign fix, and the quotient from fmod snapped to an integer, so that the last bits
+        agree (2.3 % 0.7 is 0.19999999999999996, not floor's 0.20000000000000018). numpy's
+        npy_divmod is the same algorithm; a zero divisor gives numpy's (IEEE's) results:
+        fmod's nan, and a / c for // (docs/compiler.md)."""
+        b = self.b
+        zero, one = ir.Constant(_F64, 0.0), ir.Constant(_F64, 1.0)
+        mod = b.frem(a, c)                                  # C's fmod: exact
+        nonzero = b.fcmp_unordered("!=", mod, zero)         # C's ``if (mod)``: nan is true
+        flip = b.and_(nonzero, b.xor(b.fcmp_ordered("<", c, zero), b.fcmp_ordered("<", mod, zero)))
+        if p == "mod":
+            fixed = b.select(flip, b.fadd(mod, c), mod)
+            return b.select(nonzero, fixed, self.call_intrinsic("llvm.copysign", [zero, c]))
+        div = b.fdiv(b.fsub(a, mod), c)
+        div = b.select(flip, b.fsub(div, one), div)
+        floor = self.call_intrinsic("llvm.floor", [div])
+        snapped = b.select(b.fcmp_ordered(">", b.fsub(div, floor), ir.Constant(_F64, 0.5)), b.fadd(floor, one), floor)
+        quotient = b.fdiv(a, c)
+        out = b.select(b.fcmp_unordered("!=", div, zero), snapped, self.call_intrinsic("llvm.copysign", [zero, quotient]))
+        return b.select(b.fcmp_ordered("==", c, zero), quotient, out)
 
     def call_intrinsic(self, name, args):
         f = self.module.declare_intrinsic(name, [a.type for a in args[:1]])
@@ -1316,27 +1394,55 @@ class _Lowering(LazyArrays):
             self.values[r] = phi
 
 
+def _raised(compute):
+    """The exception Python or numpy raises for ``compute`` (their wording changes between
+    versions, so it is taken from the running ones)."""
+    try:
+        compute()
+    except Exception as e:      # noqa: BLE001 - any exception is the answer
+        return e
+    raise AssertionError("srcgrad: expected an exception")
+
+
+def _same_as(compute):
+    e = _raised(compute)
+    return lambda err: type(e)(*e.args)
+
+
+def _shape_text(dims):
+    """A shape as numpy writes it in messages: (3,) or (2,3)."""
+    dims = list(dims)
+    return f"({dims[0]},)" if len(dims) == 1 else "(" + ",".join(str(n) for n in dims) + ")"
+
+
+_MATMUL_MESSAGE = str(_raised(lambda: np.ones(3) @ np.ones(2)))
+_MATMUL_MESSAGE = _MATMUL_MESSAGE.replace("(size 2 is different from 3)", "(size {} is different from {})") \
+    if "(size 2 is different from 3)" in _MATMUL_MESSAGE else "matmul: size {} is different from {}"
+
 _ERRORS = {
-    NEGATIVE_SIZE: lambda err: ValueError("negative dimensions are not allowed"),
-    RANGE_STEP: lambda err: ValueError("range() arg 3 must not be zero"),
-    FLOAT_DIVISION: lambda err: ZeroDivisionError("float division by zero"),
-    ZERO_DIVISION: lambda err: ZeroDivisionError("integer division or modulo by zero"),
-    BROADCAST: lambda err: ValueError("operands could not be broadcast together (or a slice step is zero)"),
-    INDEX_PLAIN: lambda err: IndexError("index out of bounds"),
+    ZERO_DIVISION: _same_as(lambda: 1 // 0),
+    INT_MODULO: _same_as(lambda: 1 % 0),
+    INT_OVERFLOW: lambda err: OverflowError("srcgrad: -9223372036854775808 // -1 is 2**63, beyond the 64-bit "
+                                            "integers compiled code computes with (-2**63 to 2**63 - 1)"),
+    RANGE_STEP: _same_as(lambda: range(0, 1, 0)),
+    ARANGE_STEP: _same_as(lambda: np.arange(0, 1, 0)),
+    FLOAT_ARANGE_STEP: _same_as(lambda: np.arange(0.0, 1.0, 0.0)),
+    SLICE_STEP: _same_as(lambda: np.zeros(1)[::0]),
+    EMPTY_MAX: _same_as(lambda: np.max(np.zeros(0))),
+    EMPTY_MIN: _same_as(lambda: np.min(np.zeros(0))),
+    NEGATIVE_SIZE: _same_as(lambda: np.zeros(-1)),
     MEMORY: lambda err: MemoryError(f"srcgrad: compiled code needs {err[0]:,} items of {err[1]} bytes "
                                     f"({err[0] * err[1] / 2**30:,.1f} GiB) and could not get them"),
 }
 
 
-def _exception(status, messages, err):
+def _exception(status, errors, err):
     """The exception for a compiled call's error status; ``err`` holds its numbers."""
     if status in _ERRORS:
         return _ERRORS[status](err)
-    if status >= 100:
-        message = messages[status - 100]
-        if message.startswith("index "):
-            return IndexError(message.format(index=err[0], size=err[1]))
-        return AssertionError(message)
+    if status >= _SITE and status - _SITE < len(errors):
+        make, count = errors[status - _SITE]
+        return make(list(err[:count]))
     return RuntimeError(f"srcgrad: compiled code failed with status {status}")
 
 
@@ -1398,7 +1504,7 @@ def compile_function(fn, boundscheck=True, cache=False):
                              *[ctypes.POINTER(t) for t in out_types],
                              ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64),
                              ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_void_p))(address)
-    messages = list(low.messages)
+    errors = list(low.errors)
     bridges = [make_bridge(op) for op in low.callbacks]
     table = (ctypes.c_void_p * max(len(bridges), 1))(*[ctypes.cast(f, ctypes.c_void_p) for f in bridges])
     param_types = [p.type for p in fn.params]
@@ -1416,14 +1522,14 @@ def compile_function(fn, boundscheck=True, cache=False):
         owned = None
         arena = ctypes.c_void_p(None)            # allocated and grown by the compiled code
         count = (ctypes.c_int64 * 2)()           # slots used, capacity
-        err = (ctypes.c_int64 * 2)()
+        err = (ctypes.c_int64 * _ERR_SLOTS)()
         try:
             with CallState() as state:
                 status = cfunc(*call_args, *[ctypes.byref(o) for o in outs], ctypes.byref(arena), count, err, table)
                 if status == CALLBACK:
                     raise state.error
                 if status:
-                    raise _exception(status, messages, err)
+                    raise _exception(status, errors, err)
                 owned = {p: None for p in arena_slots(arena, count[0]) if p}
                 vals = [result_value(o, k, args, param_types, owned) for o, k in zip(outs, kinds)]
         finally:

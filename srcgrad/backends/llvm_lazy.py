@@ -178,7 +178,7 @@ class LazyArrays:
     def lazy_row_dot(self, op, ins):
         (ta, tw), (a, w) = [x.type for x in op.operands], ins
         n, k = self.shape_values(a, 2)
-        self.guard(self.b.icmp_signed("!=", k, self.shape_values(w, 1)[0]), self.BROADCAST)
+        self.core_mismatch(k, self.shape_values(w, 1)[0])
         return RowDot(op.results[0].type, [n], a, ta, w, tw)
 
     def lazy_sum_to(self, op, ins):

@@ -74,3 +74,131 @@ def test_a_cached_function_named_exp(tmp_path, monkeypatch):
     assert first(1.0) == math.exp(1.0)
     second = srcgrad.jit(mod.exp, backend="llvm", cache=True)       # loads the object code
     assert second(2.0) == math.exp(2.0)
+
+
+# ---------------------------------------------------------------- errors: numpy's and Python's words
+
+def max_all(x):
+    return np.max(x)
+
+
+def min_all(x):
+    return np.min(x)
+
+
+def max_rows(x):
+    return np.max(x, axis=1)
+
+
+def min_columns(x):
+    return np.min(x, axis=0)
+
+
+def added(x, y):
+    return x + y
+
+
+def chosen(x, y):
+    return np.where(x > 0.0, y, 1.0)
+
+
+def matrix_times(m, w):
+    return m @ w
+
+
+def stepped(x, s):
+    return x[::s]
+
+
+def assigned(x):
+    y = np.zeros(5)
+    y[0:2] = x
+    return y
+
+
+def assigned_one(x):
+    y = np.zeros(5)
+    y[0:1] = x          # x of 3 elements does not fit (it used to be read at its first element)
+    return y
+
+
+def sized(n):
+    return np.zeros(n)
+
+
+def ranged(x, s):
+    t = 0.0
+    for i in range(0, 3, s):
+        t += x
+    return t
+
+
+def int_range(s):
+    return np.arange(0, 5, s)
+
+
+def int_floordiv(a, b):
+    return a // b
+
+
+def int_mod(a, b):
+    return a % b
+
+
+_FAILING = [
+    (max_all, (np.zeros(0),)),
+    (min_all, (np.zeros(0),)),
+    (max_rows, (np.zeros((3, 0)),)),
+    (max_rows, (np.zeros((0, 0)),)),
+    (min_columns, (np.zeros((0, 4)),)),
+    (added, (np.ones(3), np.ones(4))),
+    (added, (np.ones((2, 3)), np.ones(4))),
+    (chosen, (np.ones(3), np.ones(2))),
+    (matrix_times, (np.ones((2, 3)), np.ones(2))),
+    (matrix_times, (np.ones(3), np.ones(2))),
+    (matrix_times, (np.ones((2, 3)), np.ones((2, 3)))),
+    (stepped, (np.ones(3), 0)),
+    (assigned, (np.ones(3),)),
+    (assigned_one, (np.ones(3),)),
+    (sized, (-1,)),
+    (ranged, (1.0, 0)),
+    (int_range, (0,)),
+    (int_floordiv, (7, 0)),
+    (int_mod, (7, 0)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", _FAILING, ids=lambda v: getattr(v, "__name__", ""))
+def test_errors_say_what_python_and_numpy_say(fn, args, backend):
+    with pytest.raises(Exception) as expected:
+        fn(*args)
+    with pytest.raises(type(expected.value)) as got:
+        srcgrad.jit(fn, backend=backend)(*args)
+    assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reductions_that_numpy_allows_on_empty_arrays(backend):
+    for fn, x in [(max_rows, np.zeros((0, 3))), (min_columns, np.zeros((3, 0)))]:
+        got = srcgrad.jit(fn, backend=backend)(x)
+        assert got.shape == fn(x).shape == (0,)
+    assert srcgrad.jit(lambda_free_prod, backend=backend)(np.zeros(0)) == 1.0
+    assert srcgrad.jit(lambda_free_sum, backend=backend)(np.zeros((0, 2))) == 0.0
+
+
+def lambda_free_prod(x):
+    return np.prod(x)
+
+
+def lambda_free_sum(x):
+    return np.sum(x)
+
+
+def test_each_error_code_has_one_condition():
+    from srcgrad.backends import llvm
+    codes = [llvm.ZERO_DIVISION, llvm.INT_MODULO, llvm.INT_OVERFLOW, llvm.RANGE_STEP, llvm.ARANGE_STEP,
+             llvm.FLOAT_ARANGE_STEP, llvm.SLICE_STEP, llvm.EMPTY_MAX, llvm.EMPTY_MIN, llvm.NEGATIVE_SIZE, llvm.MEMORY]
+    assert len(set(codes)) == len(codes) and set(codes) == set(llvm._ERRORS)
+    texts = [str(llvm._ERRORS[c]([1, 8])) for c in codes]
+    assert len(set(texts)) == len(texts)
