@@ -1,0 +1,78 @@
+"""Every primitive of the IR has an entry in every table keyed by primitive (type rule,
+derivative rule, tangent rule; the interpreter's in test_interpret.py), and one program
+(primitive_cases.py) that makes it appear, checked for its value against Python, its gradient
+against finite differences and the two backends against each other."""
+import re
+
+import numpy as np
+import pytest
+
+import srcgrad
+from srcgrad.ad import forward as forward_mode
+from srcgrad.ad.rules import ADJOINT
+from srcgrad.ir.primitives import PRIMITIVES
+
+from .primitive_cases import CASES
+
+# what the forward mode handles by hand because its derivative is not a per-operand rule
+_FORWARD_BY_HAND = {"index", "slice", "setslice", "setitem", "if", "for", "while", "call_custom"}
+
+
+def test_every_table_has_every_primitive():
+    for name, prim in PRIMITIVES.items():
+        assert callable(prim.type_rule), name
+        assert name in ADJOINT, f"no derivative rule (ad/rules.py) for {name}"
+        if ADJOINT[name] == "structural":
+            assert name in _FORWARD_BY_HAND | set(forward_mode._STRUCTURAL_JVP), f"no tangent rule for {name}"
+
+
+def test_every_primitive_has_a_case():
+    """The backends' lowerings are chains of cases: each primitive's program, compiled with
+    backend="python" and backend="llvm" (no fallback) in test_primitive_case, is their check."""
+    assert not sorted(set(PRIMITIVES) - set(CASES)), "add a program to tests/compiler/primitive_cases.py"
+
+
+def _appears(prim, text):
+    if prim in ("for", "while", "if"):
+        return re.search(rf"(= |^\s*){prim} ", text, re.M) is not None
+    return re.search(rf"(= |^\s*){prim}\b", text, re.M) is not None
+
+
+def _copy(args):
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+def _finite_differences(fn, args, k, eps=1e-6):
+    a = args[k]
+    if isinstance(a, np.ndarray):
+        g = np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            up, down = a.copy(), a.copy()
+            up[i] += eps
+            down[i] -= eps
+            g[i] = (fn(*args[:k], up, *args[k + 1:]) - fn(*args[:k], down, *args[k + 1:])) / (2 * eps)
+        return g
+    return (fn(*args[:k], a + eps, *args[k + 1:]) - fn(*args[:k], a - eps, *args[k + 1:])) / (2 * eps)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_primitive_case(name):
+    fn, args, wrt = CASES[name]
+    want = fn(*_copy(args))
+    texts = []
+    for backend in ("python", "llvm"):
+        jitted = srcgrad.jit(fn, backend=backend)
+        assert jitted(*_copy(args)) == pytest.approx(want, rel=1e-12, abs=1e-14), backend
+        texts.append(jitted.ir)
+    grads = {}
+    for backend in ("python", "llvm"):
+        g = srcgrad.grad(fn, wrt=wrt, backend=backend)
+        grads[backend] = g(*_copy(args))
+        texts.append(g.ir)
+    assert any(_appears(name, t) for t in texts), f"{name} appears in neither the IR nor its gradient's"
+    ks = wrt if isinstance(wrt, tuple) else (wrt,)
+    py, native = (grads[b] if isinstance(wrt, tuple) else (grads[b],) for b in ("python", "llvm"))
+    for k, gp, gn in zip(ks, py, native):
+        np.testing.assert_allclose(gn, gp, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(gp, _finite_differences(fn, args, k), rtol=1e-6, atol=1e-8)
+
