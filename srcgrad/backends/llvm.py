@@ -1001,18 +1001,19 @@ class _Lowering(LazyArrays):
         fmod's nan, and a / c for // (docs/compiler.md)."""
         b = self.b
         zero, one = ir.Constant(_F64, 0.0), ir.Constant(_F64, 1.0)
+        copysign = self.declare("llvm.copysign.f64", _F64, [_F64, _F64])
         mod = b.frem(a, c)                                  # C's fmod: exact
         nonzero = b.fcmp_unordered("!=", mod, zero)         # C's ``if (mod)``: nan is true
         flip = b.and_(nonzero, b.xor(b.fcmp_ordered("<", c, zero), b.fcmp_ordered("<", mod, zero)))
         if p == "mod":
             fixed = b.select(flip, b.fadd(mod, c), mod)
-            return b.select(nonzero, fixed, self.call_intrinsic("llvm.copysign", [zero, c]))
+            return b.select(nonzero, fixed, b.call(copysign, [zero, c]))
         div = b.fdiv(b.fsub(a, mod), c)
         div = b.select(flip, b.fsub(div, one), div)
         floor = self.call_intrinsic("llvm.floor", [div])
         snapped = b.select(b.fcmp_ordered(">", b.fsub(div, floor), ir.Constant(_F64, 0.5)), b.fadd(floor, one), floor)
         quotient = b.fdiv(a, c)
-        out = b.select(b.fcmp_unordered("!=", div, zero), snapped, self.call_intrinsic("llvm.copysign", [zero, quotient]))
+        out = b.select(b.fcmp_unordered("!=", div, zero), snapped, b.call(copysign, [zero, quotient]))
         return b.select(b.fcmp_ordered("==", c, zero), quotient, out)
 
     def call_intrinsic(self, name, args):

@@ -202,3 +202,107 @@ def test_each_error_code_has_one_condition():
     assert len(set(codes)) == len(codes) and set(codes) == set(llvm._ERRORS)
     texts = [str(llvm._ERRORS[c]([1, 8])) for c in codes]
     assert len(set(texts)) == len(texts)
+
+
+# ---------------------------------------------------------------- // and %, exactly as CPython
+
+_FLOATS = [0.0, -0.0, 1.0, -1.0, 2.3, 0.7, -2.3, -0.7, 3.0, -3.0, 2.0 ** 53, -(2.0 ** 53), 2.0 ** 53 + 2.0, 1e308,
+           -1e308, 5e-324, -5e-324, 1e-300, 7.5, math.inf, -math.inf, math.nan]
+_INTS = [0, 1, -1, 2, -2, 7, -7, 3, -3, 2 ** 62, -2 ** 62, 2 ** 63 - 1, -2 ** 63, -2 ** 63 + 1]
+
+
+def _bits(x):
+    """A float as its exact bits: -0.0 and 0.0 differ, every nan is one value."""
+    return "nan" if isinstance(x, float) and math.isnan(x) else (type(x).__name__, repr(x))
+
+
+def floordiv(a, b):
+    return a // b
+
+
+def mod(a, b):
+    return a % b
+
+
+def both(a, b):
+    return a // b, a % b
+
+
+def mixed(a, n):
+    return a % n + n // a
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float_floordiv_and_mod_give_cpythons_bits(backend):
+    fd, md, bt = (srcgrad.jit(f, backend=backend) for f in (floordiv, mod, both))
+    for a in _FLOATS:
+        for b in _FLOATS:
+            if b == 0.0:
+                continue
+            expect = (_bits(a // b), _bits(a % b))
+            assert (_bits(fd(a, b)), _bits(md(a, b))) == expect, (a, b)
+            assert tuple(_bits(v) for v in bt(a, b)) == expect, (a, b)
+    assert md(2.3, 0.7) == 0.19999999999999996
+
+
+def test_float_floordiv_and_mod_by_zero():
+    # the python backend raises as Python does; the llvm backend gives numpy's (IEEE's) results,
+    # as for division (docs/compiler.md)
+    for f, compute in ((floordiv, lambda: 1.0 // 0.0), (mod, lambda: 1.0 % 0.0)):
+        with pytest.raises(ZeroDivisionError) as expected:
+            compute()
+        with pytest.raises(ZeroDivisionError, match=str(expected.value)):
+            srcgrad.jit(f, backend="python")(1.0, 0.0)
+        native = srcgrad.jit(f, backend="llvm")
+        for a in _FLOATS:
+            for zero in (0.0, -0.0):
+                with np.errstate(all="ignore"):
+                    expect = getattr(np, "floor_divide" if f is floordiv else "remainder")(np.float64(a), zero)
+                assert _bits(native(a, zero)) == _bits(float(expect)), (a, zero)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float_floordiv_and_mod_of_arrays_follow_numpy(backend):
+    x = np.repeat(np.array(_FLOATS), len(_FLOATS))
+    y = np.tile(np.array(_FLOATS), len(_FLOATS))
+    with np.errstate(all="ignore"):
+        q, r = srcgrad.jit(both, backend=backend)(x, y)
+        expect_q, expect_r = np.floor_divide(x, y), np.remainder(x, y)
+    assert [_bits(float(v)) for v in q] == [_bits(float(v)) for v in expect_q]
+    assert [_bits(float(v)) for v in r] == [_bits(float(v)) for v in expect_r]
+    # numpy agrees with CPython wherever CPython gives a number
+    for a, b, qq, rr in zip(x, y, q, r):
+        if b != 0.0:
+            assert (_bits(float(qq)), _bits(float(rr))) == (_bits(float(a) // float(b)), _bits(float(a) % float(b)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_int_floordiv_and_mod_floor_toward_minus_infinity(backend):
+    fd, md = srcgrad.jit(floordiv, backend=backend), srcgrad.jit(mod, backend=backend)
+    for a in _INTS:
+        for b in _INTS:
+            if b == 0 or (a, b) == (-2 ** 63, -1):
+                continue
+            assert (fd(a, b), md(a, b)) == (a // b, a % b), (a, b)
+            assert type(fd(a, b)) is int
+    assert md(-2 ** 63, -1) == 0
+    for f, compute in ((fd, lambda: 1 // 0), (md, lambda: 1 % 0)):
+        with pytest.raises(ZeroDivisionError) as expected:
+            compute()
+        with pytest.raises(ZeroDivisionError) as got:
+            f(5, 0)
+        assert str(got.value) == str(expected.value)
+
+
+def test_int_floordiv_overflow_is_an_error_on_llvm():
+    with pytest.raises(OverflowError, match="beyond the 64-bit integers"):
+        srcgrad.jit(floordiv, backend="llvm")(-2 ** 63, -1)
+    assert srcgrad.jit(floordiv, backend="llvm")(-2 ** 63 + 1, -1) == 2 ** 63 - 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mixed_int_and_float_operands(backend):
+    f = srcgrad.jit(mixed, backend=backend)
+    for a in [2.5, -0.7, 0.7, 1e-300, -1e308, 3.0]:
+        for n in [7, -7, 2 ** 53 + 1, -2 ** 62, 1]:
+            assert _bits(f(a, n)) == _bits(mixed(a, n)), (a, n)
