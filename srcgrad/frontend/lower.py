@@ -766,9 +766,9 @@ class _Lowerer:
             if isinstance(node.op, ast.USub):
                 if v.type.is_array:
                     (v,) = self.to_float_array_operands(node, v)
-                return self.emit(node, "neg", [v])
+                return self.emit(node, "neg", [self.b.convert(v, I64) if v.type is BOOL else v])
             if isinstance(node.op, ast.UAdd):
-                return v
+                return self.b.convert(v, I64) if v.type is BOOL else v
             if isinstance(node.op, ast.Not):
                 self.scalar_truth(node, v, "`not`")
                 return self.emit(node, "not", [self.b.convert(v, BOOL)])
@@ -931,8 +931,15 @@ class _Lowerer:
                 return self.emit(node, "pow", [a, b], attrs, name=name)
         if op == "div":
             a, b = self.b.convert(a, F64), self.b.convert(b, F64)
+        return self.emit(node, op, self.arithmetic_operands(node, a, b), attrs, name=name)
+
+    def arithmetic_operands(self, node, a, b):
+        """Scalar operands of arithmetic at their common type; bools compute as ints, as in Python
+        (True + True is 2), and as the type rules say."""
         a, b = self.coerce(node, a, b)
-        return self.emit(node, op, [a, b], attrs, name=name)
+        if a.type is BOOL:
+            return [self.b.convert(a, I64), self.b.convert(b, I64)]
+        return [a, b]
 
     def resolve_global(self, name, node):
         if name in self.closure:
@@ -988,7 +995,7 @@ class _Lowerer:
             prim = _UNARY[fobj]
             if prim in ("abs", "fabs"):
                 v = args[0] if prim == "abs" else self.b.convert(args[0], F64)
-                return self.emit(node, "abs", [v])
+                return self.emit(node, "abs", [self.b.convert(v, I64) if v.type is BOOL else v])
             if prim in ("floor", "ceil"):
                 return self.emit(node, prim, [self.b.convert(args[0], F64)])
             return self.emit(node, prim, [self.b.convert(args[0], F64)])
@@ -1002,16 +1009,14 @@ class _Lowerer:
             if prim == "fpow":
                 return self.emit(node, "pow", [self.b.convert(a, F64) for a in args])
             if prim in ("min", "max"):
-                a, b = self.coerce(node, *args)
-                return self.emit(node, prim, [a, b])
+                return self.emit(node, prim, self.arithmetic_operands(node, *args))
             return self.emit(node, prim, [self.b.convert(a, F64) for a in args])
         if fobj is builtins.abs and len(args) == 1:
-            return self.emit(node, "abs", args)
+            return self.emit(node, "abs", [self.b.convert(args[0], I64) if args[0].type is BOOL else args[0]])
         if fobj in (builtins.min, builtins.max) and len(args) >= 2:
             out = args[0]
             for a in args[1:]:
-                x, y = self.coerce(node, out, a)
-                out = self.emit(node, "min" if fobj is builtins.min else "max", [x, y])
+                out = self.emit(node, "min" if fobj is builtins.min else "max", self.arithmetic_operands(node, out, a))
             return out
         if fobj is builtins.float and len(args) == 1:
             return self.b.convert(args[0], F64)
