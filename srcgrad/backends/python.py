@@ -86,6 +86,7 @@ class _Emitter:
         self.uses = {}
         _count_uses(fn.body, self.uses)
         self.externals = {}      # name -> Python object the generated code calls
+        self.sites = []          # (ast.Subscript, op) of every array index, for IndexError messages
 
     def external_value(self, v, value):
         """A constant array: passed into the generated code's namespace under a name."""
@@ -221,8 +222,8 @@ class _Emitter:
         if p in ("setslice", "slice_add"):
             arr, v, *bounds = op.operands
             self.names.alias(op.result, self.names.name(arr))
-            target = ast.Subscript(value=_name(self.names.name(arr)), slice=self.slice_key(op, bounds),
-                                   ctx=ast.Store())
+            target = self.site(ast.Subscript(value=_name(self.names.name(arr)), slice=self.slice_key(op, bounds),
+                                             ctx=ast.Store()), op)
             if p == "slice_add":
                 return [ast.AugAssign(target=target, op=ast.Add(), value=self.value(v))]
             return [ast.Assign(targets=[target], value=self.value(v), lineno=0)]
@@ -232,7 +233,7 @@ class _Emitter:
             self.names.alias(op.result, self.names.name(arr))
             key = self.value(idx[0]) if len(idx) == 1 else ast.Tuple(elts=[self.value(i) for i in idx],
                                                                       ctx=ast.Load())
-            target = ast.Subscript(value=_name(self.names.name(arr)), slice=key, ctx=ast.Store())
+            target = self.site(ast.Subscript(value=_name(self.names.name(arr)), slice=key, ctx=ast.Store()), op)
             return [ast.Assign(targets=[target], value=self.value(v), lineno=0)]
         if p == "index_add":
             # adjoint arrays are updated in place: the result is the same array, under the same name
@@ -240,9 +241,13 @@ class _Emitter:
             self.names.alias(op.result, self.names.name(arr))
             key = self.value(idx[0]) if len(idx) == 1 else ast.Tuple(elts=[self.value(i) for i in idx],
                                                                       ctx=ast.Load())
-            target = ast.Subscript(value=_name(self.names.name(arr)), slice=key, ctx=ast.Store())
+            target = self.site(ast.Subscript(value=_name(self.names.name(arr)), slice=key, ctx=ast.Store()), op)
             return [ast.AugAssign(target=target, op=ast.Add(), value=self.value(g))]
         return [self.assign(op.result, self.expr(op, ins))]
+
+    def site(self, subscript, op):
+        self.sites.append((subscript, op))
+        return subscript
 
     def slice_key(self, op, bounds):
         """The subscript of a slice op: ``a:b``, ``j``, ``::s`` per axis."""
@@ -318,10 +323,10 @@ class _Emitter:
         if p in ("to_f64", "to_i64", "to_bool"):
             return _call(_name({"to_f64": "float", "to_i64": "int", "to_bool": "bool"}[p]), ins)
         if p == "slice":
-            return ast.Subscript(value=ins[0], slice=self.slice_key(op, op.operands[1:]), ctx=ast.Load())
+            return self.site(ast.Subscript(value=ins[0], slice=self.slice_key(op, op.operands[1:]), ctx=ast.Load()), op)
         if p == "index":
             key = ins[1] if len(ins) == 2 else ast.Tuple(elts=ins[1:], ctx=ast.Load())
-            element = ast.Subscript(value=ins[0], slice=key, ctx=ast.Load())
+            element = self.site(ast.Subscript(value=ins[0], slice=key, ctx=ast.Load()), op)
             if op.operands[0].type.dtype is F32:      # compiled code computes in float64
                 return _call(_name("float"), [element])
             return element
@@ -423,9 +428,75 @@ def _is_one(v):
 
 def generate(fn):
     """(readable Python source of IR function ``fn``, the objects its code calls by name)."""
+    return _generate(fn)[:2]
+
+
+def _generate(fn):
     em = _Emitter(fn)
     tree = ast.Module(body=[em.function()], type_ignores=[])
-    return astor.to_source(tree), em.externals
+    return astor.to_source(tree), em.externals, em, tree
+
+
+def _index_sites(fn, source):
+    """{line of ``source``: [(the index as printed there, its op)]} — ``source`` generated from
+    ``fn`` again, the printed tree matched node for node with the emitted one."""
+    again, _, em, tree = _generate(fn)
+    if again != source:
+        return {}
+    printed = {}
+    for made, read in zip(ast.walk(tree), ast.walk(ast.parse(source))):
+        if type(made) is not type(read):
+            return {}
+        printed[id(made)] = read
+    sites = {}
+    for node, op in em.sites:
+        read = printed.get(id(node))
+        if read is not None:
+            sites.setdefault(read.lineno, []).append((read, op))
+    return sites
+
+
+def _out_of_bounds(read, op, values):
+    """The IndexError of an index that ``read`` (a printed subscript of ``op``) makes with the
+    variables ``values``, or None where it is in bounds."""
+    def value(node):
+        if isinstance(node, ast.Name):
+            return values.get(node.id)
+        return ast.literal_eval(node)
+    if not isinstance(read.value, ast.Name):
+        return None
+    arr = values.get(read.value.id)
+    parts = read.slice.elts if isinstance(read.slice, ast.Tuple) else [read.slice]
+    for axis, part in enumerate(parts):
+        if isinstance(part, ast.Slice) or axis >= np.ndim(arr):
+            continue
+        i, n = value(part), np.shape(arr)[axis]
+        if isinstance(i, (int, np.integer, bool, np.bool_)) and not -n <= int(i) < n:
+            name = op.attrs.get("array") or op.operands[0].name or "array"
+            where = f" ({op.loc})" if op.loc is not None else ""
+            return IndexError(f"index {int(i)} is out of bounds for axis {axis} of '{name}' with size {n}{where}")
+    return None
+
+
+def _index_error(fn, source, filename, error):
+    """numpy's IndexError from the generated code, said as the llvm backend says it: the
+    user's array (also for the adjoint arrays of gradient code), the index, the size and the
+    source line. None where the error is not an out-of-bounds index of the code's arrays."""
+    tb, frame = error.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            frame, line = tb.tb_frame, tb.tb_lineno
+        tb = tb.tb_next
+    if frame is None:
+        return None
+    for read, op in _index_sites(fn, source).get(line, []):
+        try:
+            better = _out_of_bounds(read, op, frame.f_locals)
+        except (ValueError, TypeError):      # an index that is not a plain variable or number
+            better = None
+        if better is not None:
+            return better
+    return None
 
 
 def to_source(fn):
@@ -440,5 +511,19 @@ def compile_function(fn, source=None, externals=None):
     namespace = {"np": np, "math": math, "_sum_to": runtime.sum_to, "_broadcast_like": runtime.broadcast_like,
                  "_reduce_grad": runtime.reduce_grad,
                  **(externals or {})}
-    exec(compile(source, f"<srcgrad {fn.name}>", "exec"), namespace)
-    return namespace[ast.parse(source).body[0].name]
+    filename = f"<srcgrad {fn.name}>"
+    exec(compile(source, filename, "exec"), namespace)
+    compiled = namespace[ast.parse(source).body[0].name]
+
+    def run(*args):
+        try:
+            return compiled(*args)
+        except IndexError as e:
+            better = _index_error(fn, source, filename, e)
+            if better is None:
+                raise
+            e.__traceback__ = None      # frees the frame of the generated code
+        raise better
+
+    run.__wrapped__ = compiled
+    return run

@@ -306,3 +306,54 @@ def test_mixed_int_and_float_operands(backend):
     for a in [2.5, -0.7, 0.7, 1e-300, -1e308, 3.0]:
         for n in [7, -7, 2 ** 53 + 1, -2 ** 62, 1]:
             assert _bits(f(a, n)) == _bits(mixed(a, n)), (a, n)
+
+
+# ---------------------------------------------------------------- IndexErrors name the user's array and line
+
+def read_only_for_gradient(x):
+    s = 0.0
+    for i in range(4):
+        s += 2.0 * x[i]          # the gradient does not need x[i]: only dx[i] += ... indexes
+    return s
+
+
+def read_2d(m, j):
+    s = 0.0
+    for i in range(m.shape[0]):
+        s += 3.0 * m[i, j]
+    return s
+
+
+def rows_of(m):
+    s = 0.0
+    for i in range(4):
+        s += np.sum(m[i, :]) * 2.0
+    return s
+
+
+def written(x):
+    y = np.zeros(2)
+    for i in range(3):
+        y[i] = x[i] * 2.0
+    return np.sum(y)
+
+
+_INDEXING = [   # (function, arguments, array, index, axis, size, line in the function)
+    (read_only_for_gradient, (np.ones(3),), "x", 3, 0, 3, 3),
+    (read_2d, (np.ones((2, 3)), 5), "m", 5, 1, 3, 3),
+    (read_2d, (np.ones((2, 3)), -4), "m", -4, 1, 3, 3),
+    (rows_of, (np.ones((3, 2)),), "m", 3, 0, 3, 3),
+    (written, (np.ones(3),), "y", 2, 0, 2, 3),
+]
+
+
+@pytest.mark.parametrize("kind", ["jit", "grad"])
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args, name, index, axis, size, line", _INDEXING,
+                         ids=lambda v: getattr(v, "__name__", None))
+def test_index_errors_name_the_users_array_and_line(fn, args, name, index, axis, size, line, backend, kind):
+    with pytest.raises(IndexError) as got:
+        getattr(srcgrad, kind)(fn, backend=backend)(*args)
+    where = f"{__file__}:{fn.__code__.co_firstlineno + line}:"
+    start = f"index {index} is out of bounds for axis {axis} of '{name}' with size {size} ("
+    assert str(got.value).startswith(start + where), str(got.value)
