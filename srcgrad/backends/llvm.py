@@ -56,6 +56,7 @@ _INTRINSICS = {"sin": "llvm.sin", "cos": "llvm.cos", "exp": "llvm.exp", "log": "
                "log2": "llvm.log2", "log10": "llvm.log10"}
 _LIBM = {"tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
          "tanh": "tanh", "expm1": "expm1", "log1p": "log1p", "erf": "erf", "atan2": "atan2", "hypot": "hypot"}
+_INT_CHECKED = {"add", "sub", "mul", "neg", "pow"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _initialized = []
 
@@ -94,7 +95,7 @@ def _elem(t):
 
 
 _ELEMENT_SIZE = {F64: 8, F32: 4, I64: 8, BOOL: 1}
-_ELEMENTWISE = {"add", "sub", "mul", "div", "floordiv", "mod", "neg", "abs", "pow", "min", "max", "floor", "ceil",
+_ELEMENTWISE = {"add", "sub", "mul", "div", "floordiv", "mod", "neg", "abs", "pow", "min", "max", "floor", "ceil", "round",
                 "lt", "le", "gt", "ge", "eq", "ne", "not", "and", "or", "select", "to_f64", "to_i64", "to_bool",
                 *_INTRINSICS, *_LIBM}
 _WHOLE = {"sum", "transpose", "slice", "setslice", "slice_add", "matmul", "outer", "sum_to", "broadcast_like",
@@ -226,6 +227,8 @@ class _Lowering(LazyArrays):
         elif p in _ELEMENTWISE and op.results and op.results[0].type.is_array:
             self.values[op.results[0]] = self.elementwise(op, ins)
             return
+        elif p in _INT_CHECKED and op.results[0].type is I64:
+            out = self.checked_int(op, ins)
         elif p in _ELEMENTWISE:
             out = self.scalar(p, [x.type for x in op.operands], op.results[0].type, ins)
         elif p == "assert":
@@ -278,8 +281,8 @@ class _Lowering(LazyArrays):
             out = self.call_intrinsic("llvm.fabs", ins) if out_type is F64 else \
                 b.select(b.icmp_signed("<", ins[0], ir.Constant(_I64, 0)), b.neg(ins[0]), ins[0])
         elif p == "pow":
-            if out_type is I64:
-                out = b.call(self.ipow(), ins)
+            if out_type is I64:          # element-wise on int arrays: wraps around as numpy's int64 does
+                out = b.extract_value(b.call(self.ipow(), ins), 0)
             else:
                 out = self.call_intrinsic("llvm.pow", ins)
         elif p in ("min", "max"):
@@ -294,13 +297,16 @@ class _Lowering(LazyArrays):
         elif p in _LIBM:
             f = self.declare(_LIBM[p], _F64, [_F64] * len(ins))
             out = b.call(f, ins)
-        elif p in ("floor", "ceil"):
-            out = b.fptosi(self.call_intrinsic("llvm." + p, ins), _I64)
+        elif p in ("floor", "ceil", "round"):
+            # round: Python rounds halves to even (round(2.5) is 2), as llvm.roundeven
+            out = b.fptosi(self.call_intrinsic("llvm.roundeven" if p == "round" else "llvm." + p, ins), _I64)
         elif p in _FCMP:
             a, c = ins
             t = in_types[0]
             if t is F64:
                 out = b.fcmp_unordered("!=", a, c) if p == "ne" else b.fcmp_ordered(_FCMP[p], a, c)
+            elif t is BOOL:         # False < True: i1 read unsigned (signed, True is -1)
+                out = b.icmp_unsigned(_FCMP[p], a, c)
             else:
                 out = b.icmp_signed(_FCMP[p], a, c)
         elif p == "not":
@@ -1016,16 +1022,36 @@ class _Lowering(LazyArrays):
         out = b.select(b.fcmp_unordered("!=", div, zero), snapped, b.call(copysign, [zero, quotient]))
         return b.select(b.fcmp_ordered("==", c, zero), quotient, out)
 
+    def checked_int(self, op, ins):
+        """Scalar int +, -, *, unary - and ** : Python's ints are unbounded, compiled ones are
+        64 bits, so a result beyond them raises OverflowError instead of wrapping around."""
+        b = self.b
+        p = op.prim
+        if p == "pow":
+            pair = b.call(self.ipow(), ins)
+        elif p == "neg":
+            pair = b.ssub_with_overflow(ir.Constant(_I64, 0), ins[0])
+        else:
+            pair = {"add": b.sadd_with_overflow, "sub": b.ssub_with_overflow, "mul": b.smul_with_overflow}[p](*ins)
+        symbol = {"add": "+", "sub": "-", "mul": "*", "neg": "unary -", "pow": "**"}[p]
+        where = f" ({op.loc})" if op.loc is not None else ""
+        self.raise_at(b.extract_value(pair, 1), lambda err: OverflowError(
+            f"srcgrad: integer overflow: the result of {symbol}{where} is beyond the 64-bit integers compiled "
+            "code computes with (-2**63 to 2**63 - 1); Python's integers are unbounded (use floats for such numbers)"))
+        return b.extract_value(pair, 0)
+
     def call_intrinsic(self, name, args):
         f = self.module.declare_intrinsic(name, [a.type for a in args[:1]])
         return self.b.call(f, args)
 
     def ipow(self):
-        """i64 ** i64 by squaring (the exponent is a non-negative constant)."""
+        """i64 ** i64 by squaring (the exponent is a non-negative constant): {the result
+        wrapped to 64 bits, whether the true result is beyond them}."""
         f = self.module.globals.get("srcgrad.rt.ipow")
         if f is not None:
             return f
-        f = ir.Function(self.module, ir.FunctionType(_I64, [_I64, _I64]), name="srcgrad.rt.ipow")
+        pair_t = ir.LiteralStructType([_I64, _I1])
+        f = ir.Function(self.module, ir.FunctionType(pair_t, [_I64, _I64]), name="srcgrad.rt.ipow")
         f.linkage = "internal"
         entry, loop, done = f.append_basic_block(), f.append_basic_block(), f.append_basic_block()
         b = ir.IRBuilder(entry)
@@ -1035,19 +1061,27 @@ class _Lowering(LazyArrays):
         acc = b.phi(_I64)
         bb = b.phi(_I64)
         ee = b.phi(_I64)
+        over = b.phi(_I1)
         acc.add_incoming(ir.Constant(_I64, 1), entry)
         bb.add_incoming(base, entry)
         ee.add_incoming(exp, entry)
+        over.add_incoming(ir.Constant(_I1, 0), entry)
         odd = b.trunc(ee, _I1)
-        acc2 = b.select(odd, b.mul(acc, bb), acc)
+        times = b.smul_with_overflow(acc, bb)
+        acc2 = b.select(odd, b.extract_value(times, 0), acc)
         ee2 = b.lshr(ee, ir.Constant(_I64, 1))
-        bb2 = b.mul(bb, bb)
+        more = b.icmp_signed("!=", ee2, ir.Constant(_I64, 0))
+        squared = b.smul_with_overflow(bb, bb)
+        # the square overflowing matters only if it is used: when bits of the exponent remain
+        over2 = b.or_(over, b.or_(b.and_(odd, b.extract_value(times, 1)), b.and_(more, b.extract_value(squared, 1))))
         acc.add_incoming(acc2, loop)
-        bb.add_incoming(bb2, loop)
+        bb.add_incoming(b.extract_value(squared, 0), loop)
         ee.add_incoming(ee2, loop)
-        b.cbranch(b.icmp_signed("==", ee2, ir.Constant(_I64, 0)), done, loop)
+        over.add_incoming(over2, loop)
+        b.cbranch(more, loop, done)
         b.position_at_end(done)
-        b.ret(acc2)
+        pair = b.insert_value(ir.Constant(pair_t, ir.Undefined), acc2, 0)
+        b.ret(b.insert_value(pair, over2, 1))
         return f
 
     def range_len(self, start, stop, step):

@@ -357,3 +357,24 @@ def test_index_errors_name_the_users_array_and_line(fn, args, name, index, axis,
     where = f"{__file__}:{fn.__code__.co_firstlineno + line}:"
     start = f"index {index} is out of bounds for axis {axis} of '{name}' with size {size} ("
     assert str(got.value).startswith(start + where), str(got.value)
+
+
+# ---------------------------------------------------------------- integer overflow is an error, not a wrap
+
+def int_ops(a, b):
+    return a + b, a - b, a * b, -a, a ** 3
+
+
+@pytest.mark.parametrize("a, b", [(2 ** 62, 2 ** 62), (-2 ** 63, 1), (2 ** 32, 2 ** 31), (-2 ** 63, 0),
+                                  (2 ** 21, 0), (-2 ** 21 - 1, 0)])
+def test_int_overflow_raises_on_llvm(a, b):
+    exact = int_ops(a, b)
+    fits = all(-2 ** 63 <= v < 2 ** 63 for v in exact)
+    assert srcgrad.jit(int_ops, backend="python")(a, b) == exact          # Python's unbounded ints
+    native = srcgrad.jit(int_ops, backend="llvm")
+    if fits:
+        assert native(a, b) == exact
+    else:
+        with pytest.raises(OverflowError, match="integer overflow: the result of .* is beyond the 64-bit"):
+            native(a, b)
+
