@@ -31,7 +31,7 @@ from ..custom import custom_vjp
 from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Function, Loc, Op, Value
 from ..ir.primitives import PRIMITIVES
-from ..ir.types import BOOL, F32, F64, I64, Type, type_of, unify
+from ..ir.types import BOOL, F32, F64, I64, Type, type_of, unify, user_name
 
 # math / numpy functions by identity -> primitive
 _UNARY = {}
@@ -321,9 +321,8 @@ class _Lowerer:
         return env, None
 
     def returned(self, node, env):
-        if isinstance(node, ast.Tuple):
-            return [self.expr(e, env) for e in node.elts]
-        return [self.expr(node, env)]
+        value = self.expr_any(node, env)       # `return g(x)` returns all the values g returns
+        return value if isinstance(value, list) else [value]
 
     def stmt(self, s, env):
         if isinstance(s, ast.Assign):
@@ -783,7 +782,11 @@ class _Lowerer:
         if isinstance(node, ast.IfExp):
             return self.if_expr(node, env)
         if isinstance(node, ast.Call):
-            return self.call(node, env)
+            value = self.call(node, env)
+            if isinstance(value, list):
+                self.unsupported(node, f"using the {len(value)} values {ast.unparse(node.func)} returns as one value",
+                                 f"unpack them first (one name per value: a, b, ... = {ast.unparse(node)})")
+            return value
         if isinstance(node, ast.Subscript):
             return self.subscript(node, env)
         if isinstance(node, ast.Attribute) and node.attr in ("T", "size") and not (
@@ -829,7 +832,7 @@ class _Lowerer:
         self.scalar_truth(node, right, f"`{word}`")
         t = unify(left.type, right.type)
         if t is None:
-            self.typing_error(node, f"the operands of `{word}` are {left.type} and {right.type}")
+            self.typing_error(node, f"the operands of `{word}` are {user_name(left.type)} and {user_name(right.type)}")
         if _cheap(block):
             self.b.block.ops += block.ops
             if t is BOOL:
@@ -874,8 +877,8 @@ class _Lowerer:
         other, b = self.lowered_apart(lambda: self.expr(node.orelse, env))
         if a.type.is_array or b.type.is_array:
             if a.type != b.type:        # numpy would not broadcast: the value is one branch, as it is
-                self.typing_error(node, f"the branches of `... if ... else ...` are {a.type} and {b.type}: "
-                                        "give both the same type")
+                self.typing_error(node, f"the branches of `... if ... else ...` are {user_name(a.type)} and "
+                                        f"{user_name(b.type)}: give both the same type")
             t = a.type
         else:
             t = unify(a.type, b.type)
@@ -1024,6 +1027,15 @@ class _Lowerer:
             return self.emit(node, "to_i64", args) if args[0].type is not I64 else args[0]
         if fobj is builtins.bool and len(args) == 1:
             return self.b.convert(args[0], BOOL)
+        if fobj is builtins.round:
+            if len(args) != 1:
+                self.unsupported(node, "round(x, ndigits) (yet)", "round(x) gives an int; keep the "
+                                 "rounding to digits outside the compiled function")
+            if args[0].type.is_array:
+                self.unsupported(node, "round() of an array", "round the elements one by one in a loop")
+            if args[0].type is I64:
+                return args[0]
+            return self.emit(node, "round", [self.b.convert(args[0], F64)])
         if fobj is builtins.len and len(args) == 1:
             if not args[0].type.is_array:
                 self.typing_error(node, f"len() needs an array, got {args[0].type}")
@@ -1237,7 +1249,8 @@ def _known_callable(fobj):
     the standard library's, whose source it cannot compile)."""
     if isinstance(fobj, custom_vjp):
         return True
-    if _hashable(fobj) and (fobj in _ARITY or fobj in _ARRAY_FUNCS or fobj in (builtins.min, builtins.max)):
+    if _hashable(fobj) and (fobj in _ARITY or fobj in _ARRAY_FUNCS
+                                 or fobj in (builtins.min, builtins.max, builtins.round)):
         return True
     if not inspect.isfunction(fobj):
         return False

@@ -193,3 +193,15 @@ def uses_walrus(x):
 
 def standard_library_function(x):
     return statistics.fmean(x)
+
+
+def pair(x):
+    return x, 2.0 * x
+
+
+def uses_a_pair_as_one_value(x):
+    return pair(x) + 1.0
+
+
+def returns_what_a_helper_returns(x):
+    return pair(x)

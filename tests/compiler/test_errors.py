@@ -172,7 +172,9 @@ def test_whole_array_read_in_a_loop_of_an_array_written_before_says_to_copy_it()
     (bad.none_axis, (np.ones(2),), srcgrad.UnsupportedSyntaxError, "x[None, :]", "a new axis in an index (None"),
     (bad.array_in_condition, (np.ones(2),), srcgrad.TypingError, "if x:", "no single truth value"),
     (bad.array_or, (np.ones(2), np.ones(2)), srcgrad.TypingError, "x or y", "no single truth value for `or`"),
-    (bad.branches_of_different_types, (np.ones(2), 1.0), srcgrad.TypingError, "x if c", "f64[1] and f64"),
+    (bad.branches_of_different_types, (np.ones(2), 1.0), srcgrad.TypingError, "x if c", "are float64 array and float: give both the same type"),
+    (bad.uses_a_pair_as_one_value, (1.0,), srcgrad.UnsupportedSyntaxError, "pair(x) + 1.0",
+     "using the 2 values pair returns as one value"),
     (bad.uses_walrus, (1.0,), srcgrad.UnsupportedSyntaxError, ":=", "assignment expression `:=`"),
 ])
 def test_refusals_name_the_construct_and_the_line(fn, args, error, marker, says):
@@ -182,3 +184,8 @@ def test_refusals_name_the_construct_and_the_line(fn, args, error, marker, says)
     assert says in text
     assert info.value.loc.line == _line_of(fn, marker)
     assert marker in text and "^" in text
+
+
+def test_return_of_what_a_called_function_returns():
+    for backend in ("python", "llvm"):
+        assert srcgrad.jit(bad.returns_what_a_helper_returns, backend=backend)(1.5) == (1.5, 3.0)
