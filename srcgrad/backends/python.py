@@ -25,6 +25,7 @@ _NP_FUNCS = {"sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos":
              "log1p": "log1p", "log2": "log2", "log10": "log10", "sqrt": "sqrt", "atan2": "arctan2",
              "hypot": "hypot"}
 _MATH_FUNCS = {"erf": "erf", "floor": "floor", "ceil": "ceil"}
+_BUILTIN_FUNCS = {"round": "round"}
 
 
 def _name(n):
@@ -49,7 +50,7 @@ class _Namer:
     def __init__(self, reserved=()):
         self.of = {}
         self.used = set(reserved) | {"np", "math", "range", "len", "float", "int", "bool", "abs", "min", "max",
-                                     "_sum_to", "_broadcast_like", "_reduce_grad"}
+                                     "_sum_to", "_broadcast_like", "_reduce_grad", "_power"}
         self.temp = 0
 
     def fresh(self, hint):
@@ -269,6 +270,8 @@ class _Emitter:
 
     def expr(self, op, ins):
         p = op.prim
+        if p == "pow" and op.results[0].type is F64 and not _integral(op.operands[1]):
+            return _call(_name("_power"), ins)      # a negative base would give a complex number
         if p in _BIN:
             return ast.BinOp(left=ins[0], op=_BIN[p](), right=ins[1])
         if p in _CMP:
@@ -306,6 +309,8 @@ class _Emitter:
             return _call(_attr("np", _NP_FUNCS[p]), ins)
         if p in _MATH_FUNCS:
             return _call(_attr("math", _MATH_FUNCS[p]), ins)
+        if p in _BUILTIN_FUNCS:
+            return _call(_name(_BUILTIN_FUNCS[p]), ins)
         if p == "select":
             if array:
                 return _call(_attr("np", "where"), ins)
@@ -418,6 +423,11 @@ def _all_operands(op):
     return out
 
 
+def _integral(v):
+    """Whether ``v`` is a constant whole number (then ``x ** v`` is real for every float x)."""
+    return v.owner is not None and v.owner.prim == "const" and float(v.owner.attrs["value"]).is_integer()
+
+
 def _is_zero(v):
     return v.owner is not None and v.owner.prim == "const" and v.owner.attrs["value"] == 0
 
@@ -509,7 +519,7 @@ def compile_function(fn, source=None, externals=None):
     if source is None:
         source, externals = generate(fn)
     namespace = {"np": np, "math": math, "_sum_to": runtime.sum_to, "_broadcast_like": runtime.broadcast_like,
-                 "_reduce_grad": runtime.reduce_grad,
+                 "_reduce_grad": runtime.reduce_grad, "_power": runtime.power,
                  **(externals or {})}
     filename = f"<srcgrad {fn.name}>"
     exec(compile(source, filename, "exec"), namespace)

@@ -43,3 +43,13 @@ def reduce_grad(g, x, out, of, axis=None):
     mask = (x == out).astype(np.float64)
     count = mask.sum(axis=axis, keepdims=axis is not None)
     return g * mask / count
+
+
+def power(x, y):
+    """``x ** y`` of floats, as Python computes it, except that a complex result (a negative
+    ``x``, a fractional ``y``) is an error: compiled code computes with real floats."""
+    out = x ** y
+    if isinstance(out, complex):
+        raise ValueError(f"math domain error: {x!r} ** {y!r} is a complex number in Python; compiled code "
+                         "computes with real floats (the llvm backend gives nan, as np.power does)")
+    return out

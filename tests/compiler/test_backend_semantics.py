@@ -378,3 +378,24 @@ def test_int_overflow_raises_on_llvm(a, b):
         with pytest.raises(OverflowError, match="integer overflow: the result of .* is beyond the 64-bit"):
             native(a, b)
 
+
+
+# ---------------------------------------------------------------- float ** at its edges
+
+def power(a, b):
+    return a ** b
+
+
+def test_float_power_edges():
+    py, native = srcgrad.jit(power, backend="python"), srcgrad.jit(power, backend="llvm")
+    for a, b in [(0.0, 0.0), (math.nan, 0.0), (1.0, math.nan), (math.inf, -1.0), (-math.inf, 3.0), (2.0, 0.5),
+                 (-1.0, math.inf), (2.0, -1074.0), (0.0, -math.inf), (-2.0, 3.0), (-0.0, 3.0), (1e-300, 0.5)]:
+        assert _bits(py(a, b)) == _bits(native(a, b)) == _bits(a ** b), (a, b)
+    # where Python raises or gives a complex number: the python backend raises, the llvm
+    # backend follows IEEE as np.power does (docs/compiler.md)
+    for a, b, error in [(0.0, -1.0, ZeroDivisionError), (-0.0, -3.0, ZeroDivisionError),
+                        (10.0, 400.0, OverflowError), (-8.0, 1 / 3, ValueError), (-2.0, 0.5, ValueError)]:
+        with pytest.raises(error):
+            py(a, b)
+        with np.errstate(all="ignore"):
+            assert _bits(native(a, b)) == _bits(float(np.power(a, b))), (a, b)
