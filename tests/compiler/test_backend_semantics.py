@@ -58,6 +58,28 @@ def test_a_function_named_like_what_its_code_calls(tmp_path, name, backend):
     assert g == pytest.approx((fn(0.5 + h, v) - fn(0.5 - h, v)) / (2 * h), rel=1e-6)
 
 
+def test_helpers_named_like_libm_and_builtins_compiled_in_place(tmp_path):
+    mod = _module(tmp_path, "inlined_helpers", """
+        import numpy as np
+
+        def exp(a):
+            return np.exp(a) * 2.0
+
+        def malloc(a):
+            return np.zeros(2) + a
+
+        def float(a):
+            return a + 1.0
+
+        def f(x):
+            return exp(x) + np.sum(malloc(x)) + float(x)
+        """)
+    expect = mod.f(0.5)
+    for backend in BACKENDS:
+        assert srcgrad.jit(mod.f, backend=backend)(0.5) == pytest.approx(expect, rel=1e-12)
+        assert srcgrad.grad(mod.f, backend=backend)(0.5) == pytest.approx(2.0 * math.exp(0.5) + 3.0, rel=1e-12)
+
+
 def test_two_functions_of_one_name_from_two_modules(tmp_path):
     one = _module(tmp_path, "first_f", "def f(x):\n    return x + 1.0\n")
     two = _module(tmp_path, "second_f", "def f(x):\n    return x * 10.0\n")
@@ -74,6 +96,7 @@ def test_a_cached_function_named_exp(tmp_path, monkeypatch):
     assert first(1.0) == math.exp(1.0)
     second = srcgrad.jit(mod.exp, backend="llvm", cache=True)       # loads the object code
     assert second(2.0) == math.exp(2.0)
+    assert not first._spec().run.from_cache and second._spec().run.from_cache
 
 
 # ---------------------------------------------------------------- errors: numpy's and Python's words
