@@ -11,6 +11,7 @@ Example:
 """
 from ..errors import TypingError
 from ..ir.core import Block, Builder, Function, Op, Value
+from ..ir.memory import refuse_stale_uses
 from ..ir.types import F64, ArrayType, is_float
 from .reverse import _activity
 from .rules import ADJOINT
@@ -26,6 +27,7 @@ def forward(primal):
     for v in ret.operands:
         if not _differentiable(v.type):
             raise TypingError(f"jvp needs float results; {primal.name} returns {v.type}", primal.loc)
+    refuse_stale_uses(primal)        # the tangents of arrays follow the IR's versions
     with_tangent = [p for p in primal.params if _differentiable(p.type)]
     params = [(p.name, p.type) for p in primal.params] + [("d" + (p.name or "x"), p.type) for p in with_tangent]
     fn = Function(primal.name + "_jvp", params, primal.loc)

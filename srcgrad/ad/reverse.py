@@ -16,7 +16,8 @@ Example:
 """
 from ..errors import TypingError
 from ..ir.core import Block, Builder, Function, Op, Value
-from ..ir.types import F64, I64, ArrayType, is_float
+from ..ir.memory import Buffers, refuse_stale_uses
+from ..ir.types import F64, I64, ArrayType, is_float, user_name
 from .rules import ADJOINT
 
 
@@ -40,14 +41,18 @@ def reverse(primal, wrt, cotangents=False, with_value=True):
     for i in wrt:
         p = primal.params[i]
         if not is_float(p.type):
-            raise TypingError(f"cannot take the gradient with respect to argument '{p.name}' of type {p.type}: "
+            raise TypingError(f"cannot take the gradient with respect to argument '{p.name}' of type "
+                              f"{user_name(p.type)}: "
                               "only float scalars and float64 arrays have gradients", primal.loc)
     params = [(p.name, p.type) for p in primal.params]
     if cotangents:
         params += [(f"d{v.name or 'out'}", v.type) for v in ret.operands]
     fn = Function(primal.name + ("_vjp" if cotangents else "_grad"), params, primal.loc)
     active = _activity(primal, [primal.params[i] for i in wrt])
-    r = _Reverser(active, _mutable(primal))
+    # versions of arrays written with x[i] = v share memory: the reverse sweep may not read them
+    # again (it reads taped values instead)
+    refuse_stale_uses(primal)
+    r = _Reverser(active, Buffers(primal).mutable())
     mapping = dict(zip(primal.params, fn.params))
     with Builder(fn.body) as b:
         tapes = r.forward(primal.body.ops[:-1], mapping, tape_loops=True)
@@ -122,48 +127,6 @@ def _activity(fn, seeds):
         changed[0] = False
         visit(fn.body)
     return active
-
-
-def _mutable(fn):
-    """Array values that are versions of an array written with x[i] = v: the same memory, so
-    the reverse sweep may not read them again (it reads taped values instead)."""
-    out = set()
-    ops = []
-
-    def walk(block):
-        for op in block.ops:
-            ops.append(op)
-            for r in op.regions:
-                walk(r)
-    walk(fn.body)
-    for op in ops:
-        if op.prim in ("setitem", "setslice"):
-            out.update((op.operands[0], op.results[0]))
-    changed = True
-    while changed:          # a version flows through loops and branches
-        changed = False
-        for op in ops:
-            links = []
-            if op.prim == "for":
-                body = op.regions[0]
-                links = [(op.operands[3 + j], a, y, r) for j, (a, y, r) in
-                         enumerate(zip(body.args[1:], body.ops[-1].operands, op.results))]
-            elif op.prim == "while":
-                cond, body = op.regions
-                links = [(op.operands[j], a, y, r, c) for j, (a, y, r, c) in
-                         enumerate(zip(body.args, body.ops[-1].operands, op.results, cond.args))]
-            elif op.prim == "if":
-                for blk in op.regions:
-                    links += [(y, r) for y, r in zip(blk.ops[-1].operands, op.results)]
-            elif op.prim == "copy":
-                continue
-            elif op.prim == "slice":
-                links = [(op.operands[0], op.results[0])]     # a view shares the memory
-            for group in links:
-                if any(v in out for v in group) and not all(v in out for v in group):
-                    out.update(group)
-                    changed = True
-    return out
 
 
 def _reads_mutable(op, mutable):

@@ -6,8 +6,8 @@ backends write ``x``'s buffer in place, as Python does: ``x'``, ``x``, and every
 result is unused when the buffer is the caller's (an argument) or is read elsewhere, and may
 not merge two arrays when either is written later. This module finds, for every array
 value, its *roots*: the ops that made the buffers it may be (an allocation, a computed
-array), or ``EXTERN`` for memory the function did not make (arguments, tape items, what
-user code returned).
+array), the argument it came from, or ``EXTERN`` for memory of unknown origin (tape items,
+what user code returned).
 
 Example:
     >>> facts = Buffers(fn)
@@ -24,9 +24,9 @@ class Buffers:
 
     def __init__(self, fn):
         self.roots = {}
-        for p in fn.params:
-            if p.type.is_array:
-                self.roots[p] = {EXTERN}
+        self.params = {p for p in fn.params if p.type.is_array}
+        for p in self.params:
+            self.roots[p] = {p}
         self._ops = list(_walk(fn.body))
         changed = True
         while changed:              # loop-carried arrays: grow the sets to a fixpoint
@@ -92,12 +92,16 @@ class Buffers:
         """Whether ``op``'s in-place write may be seen: its buffer is the caller's (or unknown), or
         some op reads a value living in it (read before or after: this is conservative)."""
         roots = self.of(op.operands[PRIMITIVES[op.prim].writes])
-        return EXTERN in roots or bool(roots & self.read)
+        return EXTERN in roots or bool(roots & self.params) or bool(roots & self.read)
 
     def never_written(self, v):
         """Whether no in-place write reaches the buffer ``v`` lives in."""
         roots = self.of(v)
         return EXTERN not in roots and not (roots & self.written)
+
+    def mutable(self):
+        """Every array value living in a buffer that some op writes in place."""
+        return {v for v, roots in self.roots.items() if roots & self.written}
 
 
 def _passes_through(op, k):
@@ -114,3 +118,80 @@ def _walk(block):
         yield op
         for r in op.regions:
             yield from _walk(r)
+
+
+def refuse_stale_uses(fn):
+    """Raise UnsupportedSyntaxError at the first stale use of ``fn`` (see first_stale_use): the
+    derivative passes call it, as the versions they differentiate would be wrong there."""
+    from ..errors import UnsupportedSyntaxError
+    found = first_stale_use(fn)
+    if found is not None:
+        op, v = found
+        raise UnsupportedSyntaxError(
+            f"srcgrad cannot differentiate this yet: '{v.name or 'this array'}' shares memory with an array written "
+            "since through another name (a view such as t = a[1:] or a.T, written or read after a write)", op.loc,
+            "write and read the array through one name, or take a copy: t = a[1:].copy()")
+
+
+def first_stale_use(fn):
+    """The first ``(op, value)`` where ``op`` uses an array ``value`` whose buffer was written,
+    since ``value`` was made, through another name: ``t = a.T; a[0, 1] = v; t[1, 0]`` reads
+    ``t``, and ``s = a[1:]; s[0] = v; a[1]`` reads ``a``. The backends see the write (they share
+    the buffer, as Python does); the IR's versions do not, so the derivative passes refuse
+    these until the frontend re-derives views after writes. None when there is none."""
+    buffers = Buffers(fn)
+    state = _Epochs()
+    try:
+        state.block(fn.body, buffers)
+    except _Stale as e:
+        return e.args
+    return None
+
+
+class _Stale(Exception):
+    pass
+
+
+class _Epochs:
+    """A walk in program order counting, per buffer, the writes into it."""
+
+    def __init__(self):
+        self.now = {}           # root -> the count of the last write into it
+        self.made = {}          # value -> the counts of its roots when it was made
+        self.counter = 0
+
+    def stamp(self, v, buffers):
+        self.made[v] = {r: self.now.get(r, 0) for r in buffers.of(v)}
+
+    def check(self, op, v, buffers):
+        made = self.made.get(v)
+        if made is not None and any(self.now.get(r, 0) != c for r, c in made.items()):
+            raise _Stale(op, v)
+
+    def block(self, block, buffers):
+        for a in block.args:
+            if a.type.is_array:
+                self.stamp(a, buffers)
+        for op in block.ops:
+            prim = PRIMITIVES[op.prim]
+            for v in op.operands:
+                if v.type.is_array:
+                    self.check(op, v, buffers)
+            if op.prim == "if":
+                before, ends = dict(self.now), []
+                for r in op.regions:
+                    self.now = dict(before)
+                    self.block(r, buffers)
+                    ends.append(self.now)
+                self.now = {k: max(e.get(k, 0) for e in ends) for e in ends for k in e}
+            elif op.regions:
+                for _ in range(2):          # the second pass sees what the first iteration wrote
+                    for r in op.regions:
+                        self.block(r, buffers)
+            if prim.writes is not None:
+                self.counter += 1
+                for r in buffers.of(op.operands[prim.writes]):
+                    self.now[r] = self.counter
+            for r in op.results:
+                if r.type.is_array:
+                    self.stamp(r, buffers)

@@ -115,7 +115,8 @@ def _fold(op):
 
 def eliminate_common_subexpressions(fn):
     """Reuse the result of an identical pure op computed earlier in the same or an enclosing block.
-    Allocations are never merged (either may be written in place later), nor arrays that are."""
+    Allocations are never merged (either may be written in place later), nor ops making or
+    reading arrays that are."""
     _cse_block(fn.body, {}, {}, Buffers(fn))
     return fn
 
@@ -125,7 +126,11 @@ def _mergeable(op, buffers):
     if op.regions or prim.effect or prim.allocates or prim.writes is not None or op.prim == "tape_get" \
             or len(op.results) != 1:
         return False
-    return not op.results[0].type.is_array or buffers.never_written(op.results[0])
+    # an array written in place is not the same value before and after the write (a read of it
+    # through a view, t = a.T, is not either)
+    # (an operand read only for its shape does not change)
+    read = [v for k, v in enumerate(op.operands) if k != prim.shape_operand]
+    return all(buffers.never_written(v) for v in read + op.results if v.type.is_array)
 
 
 def _cse_block(block, seen, subst, buffers):
