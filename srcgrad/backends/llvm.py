@@ -266,8 +266,9 @@ class _Lowering(LazyArrays):
                                       "use backend='python'")
         self.values[op.results[0]] = out
 
-    def scalar(self, p, in_types, out_type, ins):
-        """One scalar primitive on LLVM values (also the element step of whole-array operations)."""
+    def scalar(self, p, in_types, out_type, ins, elementwise=False):
+        """One scalar primitive on LLVM values, or with ``elementwise`` the element step of a
+        whole-array operation (numpy's semantics where they differ from Python's)."""
         b = self.b
         if p in ("add", "sub", "mul"):
             out = self.arith(p, out_type, ins)
@@ -287,11 +288,16 @@ class _Lowering(LazyArrays):
                 out = self.call_intrinsic("llvm.pow", ins)
         elif p in ("min", "max"):
             a, c = ins
-            if out_type is F64:
-                better = b.fcmp_ordered("<" if p == "min" else ">", c, a)
+            if out_type is F64 and elementwise:
+                # np.minimum/np.maximum: a NaN on either side wins; ties (-0.0, 0.0) give the second
+                keep = b.or_(b.fcmp_ordered("<" if p == "min" else ">", a, c), b.fcmp_unordered("uno", a, a))
+                out = b.select(keep, a, c)
             else:
-                better = b.icmp_signed("<" if p == "min" else ">", c, a)
-            out = b.select(better, c, a)      # Python: the first argument unless the second is better
+                if out_type is F64:
+                    better = b.fcmp_ordered("<" if p == "min" else ">", c, a)
+                else:
+                    better = b.icmp_signed("<" if p == "min" else ">", c, a)
+                out = b.select(better, c, a)      # Python: the first argument unless the second is better
         elif p in _INTRINSICS:
             out = self.call_intrinsic(_INTRINSICS[p], ins)
         elif p in _LIBM:
@@ -692,9 +698,9 @@ class _Lowering(LazyArrays):
         def combine(acc, x):
             if kind == "prod":
                 return b.fmul(acc, x)
-            better = b.fcmp_ordered(">" if kind == "amax" else "<", x, acc)
-            isnan = b.fcmp_unordered("uno", x, x)
-            return b.select(b.or_(better, isnan), x, b.select(b.fcmp_unordered("uno", acc, acc), acc, acc))
+            # numpy's maximum(acc, x): a NaN stays; of equal values (-0.0, 0.0) the later one
+            keep = b.or_(b.fcmp_ordered(">" if kind == "amax" else "<", acc, x), b.fcmp_unordered("uno", acc, acc))
+            return b.select(keep, acc, x)
 
         if kind != "prod":       # numpy: an error where the reduced axis (or the whole array) is empty
             reduced = self.product(shape) if axis is None else shape[axis]

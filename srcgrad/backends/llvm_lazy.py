@@ -99,7 +99,7 @@ class LazyArrays:
         if isinstance(value, Fused):
             op = value.op
             vals = [self.element(x.type, v, idx) if x.type.is_array else v for x, v in zip(op.operands, value.ins)]
-            return self.scalar(op.prim, value.elem_types, op.results[0].type.dtype, vals)
+            return self.scalar(op.prim, value.elem_types, op.results[0].type.dtype, vals, elementwise=True)
         if isinstance(value, Fill):
             return value.value
         if isinstance(value, SumTo):

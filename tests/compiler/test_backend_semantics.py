@@ -422,3 +422,51 @@ def test_float_power_edges():
             py(a, b)
         with np.errstate(all="ignore"):
             assert _bits(native(a, b)) == _bits(float(np.power(a, b))), (a, b)
+
+
+# ---------------------------------------------------------------- np.minimum/np.maximum and np.max/np.min: numpy's NaN and ties
+
+def elementwise_extremes(x, y):
+    return np.minimum(x, y), np.maximum(x, y), np.minimum(x, 0.0), np.maximum(0.0, y)
+
+
+def reduced_extremes(m):
+    return np.max(m), np.min(m), np.max(m, axis=0), np.min(m, axis=1)
+
+
+def scalar_extremes(a, b):
+    return min(a, b), max(a, b)
+
+
+def _all_bits(values):
+    return [_bits(float(v)) for v in np.ravel(values)]
+
+
+_EDGES = [np.nan, 1.0, -0.0, 0.0, -1.0, np.inf, -np.inf]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numpys_minimum_and_maximum_keep_nan_and_the_second_of_ties(backend):
+    x = np.repeat(np.array(_EDGES), len(_EDGES))
+    y = np.tile(np.array(_EDGES), len(_EDGES))
+    got = srcgrad.jit(elementwise_extremes, backend=backend)(x, y)
+    for g, e in zip(got, elementwise_extremes(x, y)):
+        assert _all_bits(g) == _all_bits(e)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("rows", [[[-0.0, 0.0], [0.0, -0.0]], [[1.0, np.nan], [2.0, 0.5]], [[np.nan, 1.0], [0.0, -0.0]],
+                                  [[-0.0, -0.0], [0.0, 0.0]]])
+def test_numpys_max_and_min_reductions(backend, rows):
+    m = np.array(rows)
+    got = srcgrad.jit(reduced_extremes, backend=backend)(m)
+    for g, e in zip(got, reduced_extremes(m)):
+        assert _all_bits(g) == _all_bits(e)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pythons_min_and_max_of_floats(backend):
+    f = srcgrad.jit(scalar_extremes, backend=backend)
+    for a in _EDGES:
+        for b in _EDGES:
+            assert [_bits(v) for v in f(a, b)] == [_bits(v) for v in scalar_extremes(a, b)], (a, b)
