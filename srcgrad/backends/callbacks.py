@@ -88,16 +88,52 @@ def _cotangents(out, targets, n_args, what):
     return picked
 
 
-def _write(address, t, value, keep, what):
+def checked_vjp(op):
+    """The user's vjp of a ``call_custom_vjp`` op for the python backend, its cotangents checked
+    as the bridge checks them: both backends raise the same TypingError for a bad one."""
+    fobj = op.attrs["fn"]
+    what = f"the vjp of {fobj.__name__}"
+    out_types = [r.type for r in op.results]
+
+    def vjp(*args):
+        out = fobj.vjp(*args)
+        for value, t in zip(_cotangents(out, op.attrs["targets"], op.attrs["n_args"], what), out_types):
+            _checked(t, value, what)
+        return out
+    vjp.__name__ = fobj.vjp.__name__
+    return vjp
+
+
+def _checked(t, value, what):
+    """``value`` as compiled code takes a ``t``: a Python number, or a fresh array of t's dtype."""
     if not t.is_array:
         if isinstance(value, np.ndarray) and value.ndim > 0:
             raise TypingError(f"{what} returned an array of shape {value.shape} where a number is expected")
         py = float if t is F64 else (bool if t is BOOL else int)
-        ctypes.cast(address, ctypes.POINTER(ctype_of(t))).contents.value = py(value)
-        return
-    a = np.array(value, dtype=numpy_dtype(t), copy=True)
+        if not isinstance(value, (int, float, np.integer, np.floating, np.bool_, np.ndarray)) or \
+                isinstance(value, np.ndarray) and value.dtype.kind not in "biuf":
+            raise TypingError(f"{what} returned {value!r} where a {py.__name__} is expected")
+        number = py(value)
+        if py is int and not -2 ** 63 <= number < 2 ** 63:      # ctypes would wrap it around silently
+            raise OverflowError(f"{what} returned {number}, beyond the 64-bit integers compiled code computes with "
+                                "(-2**63 to 2**63 - 1)")
+        return number
+    try:
+        a = np.array(value, dtype=numpy_dtype(t), copy=True)
+    except (TypeError, ValueError):
+        raise TypingError(f"{what} returned {value!r} where an array of {numpy_dtype(t).name} is expected") \
+            from None
     if a.ndim != t.ndim:
         raise TypingError(f"{what} returned an array of {a.ndim} dimensions where {t.ndim} are expected")
+    return a
+
+
+def _write(address, t, value, keep, what):
+    value = _checked(t, value, what)
+    if not t.is_array:
+        ctypes.cast(address, ctypes.POINTER(ctype_of(t))).contents.value = value
+        return
+    a = value
     keep.append(a)
     s = ctypes.cast(address, ctypes.POINTER(ctype_of(t))).contents
     s.data = a.ctypes.data

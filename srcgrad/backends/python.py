@@ -15,6 +15,7 @@ import numpy as np
 
 from ..ir.types import F32, F64
 from . import runtime
+from .callbacks import checked_vjp
 
 _BIN = {"add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "div": ast.Div, "floordiv": ast.FloorDiv,
         "mod": ast.Mod, "pow": ast.Pow}
@@ -209,7 +210,7 @@ class _Emitter:
             return [ast.Assign(targets=[tgt], value=call, lineno=0)]
         if p == "call_custom_vjp":
             fn = op.attrs["fn"]
-            call = _call(_name(self.external(fn.vjp)), ins)
+            call = _call(_name(self.external(checked_vjp(op))), ins)
             if len(op.attrs["targets"]) == 1:
                 picked = ast.Subscript(value=call, slice=ast.Constant(op.attrs["targets"][0]), ctx=ast.Load())
                 return [ast.Assign(targets=[_store(self.names.name(op.results[0]))], value=picked, lineno=0)]

@@ -470,3 +470,41 @@ def test_pythons_min_and_max_of_floats(backend):
     for a in _EDGES:
         for b in _EDGES:
             assert [_bits(v) for v in f(a, b)] == [_bits(v) for v in scalar_extremes(a, b)], (a, b)
+
+
+# ---------------------------------------------------------------- a custom vjp's bad cotangent: one error on both backends
+
+@srcgrad.custom_vjp
+def doubled(x, v):
+    return x * 2.0 + np.sum(v)
+
+
+@doubled.defvjp
+def doubled_vjp(x, v, y, gy):
+    return BAD_COTANGENTS[0]
+
+
+BAD_COTANGENTS = [None]
+
+
+def uses_doubled(x, v):
+    return doubled(x, v) * 3.0
+
+
+@pytest.mark.parametrize("bad, text", [
+    (("oops", np.ones(2)), "the vjp of doubled returned 'oops' where a float is expected"),
+    ((1.0j, np.ones(2)), "returned 1j where a float is expected"),
+    ((np.ones(2), np.ones(2)), "returned an array of shape (2,) where a number is expected"),
+    ((1.0, "many"), "returned 'many' where an array of float64 is expected"),
+    ((1.0, np.ones((2, 2))), "returned an array of 2 dimensions where 1 are expected"),
+    ((1.0,), "it must return a tuple of 2 cotangents"),
+])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_bad_cotangent_is_one_clear_error(bad, text, backend):
+    BAD_COTANGENTS[0] = bad
+    try:
+        with pytest.raises(srcgrad.TypingError) as got:
+            srcgrad.grad(uses_doubled, wrt=(0, 1), backend=backend)(1.0, np.ones(2))
+    finally:
+        BAD_COTANGENTS[0] = None
+    assert text in str(got.value)
