@@ -29,6 +29,7 @@ from llvmlite import ir
 
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
+from ..ir.memory import Buffers
 from .callbacks import CallState, make_bridge
 from .fusion import lazy_ops, lazy_positions
 from .hoisted_checks import checkable_accesses
@@ -1570,8 +1571,17 @@ def compile_function(fn, boundscheck=True, cache=False):
                 if status == CALLBACK:
                     raise state.error
                 if status:
+    written = [k for k, p in enumerate(fn.params) if p in Buffers(fn).written]
+    checked = []
                     raise _exception(status, errors, err)
                 owned = {p: None for p in arena_slots(arena, count[0]) if p}
+        if any(not given[k].flags.writeable for k in written):
+            # numpy raises where a read-only argument is written, if that write is reached:
+            # the python backend does exactly that (compiled code would write into it)
+            if not checked:
+                from . import python as python_backend
+                checked.append(python_backend.compile_function(fn))
+            return checked[0](*given)
                 vals = [result_value(o, k, args, param_types, owned) for o, k in zip(outs, kinds)]
         finally:
             for p in arena_slots(arena, count[0]):

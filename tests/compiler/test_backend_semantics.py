@@ -508,3 +508,36 @@ def test_a_bad_cotangent_is_one_clear_error(bad, text, backend):
     finally:
         BAD_COTANGENTS[0] = None
     assert text in str(got.value)
+
+
+# ---------------------------------------------------------------- writes into read-only arguments
+
+def write_first(x, go):
+    if go:
+        x[0] = 5.0
+    return x[1] * 2.0
+
+
+def write_slice(x):
+    x[0:2] = 1.0
+    return x[2]
+
+
+def _read_only_arrays():
+    flagged = np.arange(3.0)
+    flagged.flags.writeable = False
+    return [flagged, np.broadcast_to(np.arange(3.0), (3,)), np.frombuffer(np.arange(3.0).tobytes())]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_writing_a_read_only_argument_raises_as_numpy_does(backend):
+    for x in _read_only_arrays():
+        before = x.copy()
+        with pytest.raises(ValueError, match="assignment destination is read-only"):
+            srcgrad.jit(write_first, backend=backend)(x, True)
+        with pytest.raises(ValueError, match="assignment destination is read-only"):
+            srcgrad.jit(write_slice, backend=backend)(x)
+        assert srcgrad.jit(write_first, backend=backend)(x, False) == 2.0      # the write is not reached
+        np.testing.assert_array_equal(x, before)
+        with pytest.raises(ValueError, match="assignment destination is read-only"):
+            srcgrad.grad(write_slice, backend=backend)(x)
