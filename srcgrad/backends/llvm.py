@@ -27,9 +27,9 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
+from ..ir.memory import Buffers
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
-from ..ir.memory import Buffers
 from .callbacks import CallState, make_bridge
 from .fusion import lazy_ops, lazy_positions
 from .hoisted_checks import checkable_accesses
@@ -1498,7 +1498,8 @@ def symbol_name(fn):
     another function of the same name (the hash is deterministic, so cached object code
     still defines the symbol that is looked up)."""
     digest = hashlib.sha256(str(fn).encode()).hexdigest()[:16]
-    return f"srcgrad.fn.{fn.name}.{digest}"
+    readable = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in fn.name)    # résumé: r_sum_
+    return f"srcgrad.fn.{readable}.{digest}"
 
 
 def compile_function(fn, boundscheck=True, cache=False):
@@ -1508,7 +1509,7 @@ def compile_function(fn, boundscheck=True, cache=False):
     tm = _init()
     if not _TARGET_DATA:
         _TARGET_DATA.append(llvm.create_target_data(str(tm.target_data)))
-    module = ir.Module(name=fn.name)
+    module = ir.Module(name=symbol_name(fn))
     module.triple = llvm.get_process_triple()
     module.data_layout = str(tm.target_data)
     low = _Lowering(fn, module, boundscheck)
@@ -1551,8 +1552,17 @@ def compile_function(fn, boundscheck=True, cache=False):
     table = (ctypes.c_void_p * max(len(bridges), 1))(*[ctypes.cast(f, ctypes.c_void_p) for f in bridges])
     param_types = [p.type for p in fn.params]
     kinds = list(fn.result_types)
+    written = [k for k, p in enumerate(fn.params) if p in Buffers(fn).written]
+    checked = []
 
     def run(*given):
+        if any(not given[k].flags.writeable for k in written):
+            # numpy raises where a read-only argument is written, if that write is reached:
+            # the python backend does exactly that (compiled code would write into it)
+            if not checked:
+                from . import python as python_backend
+                checked.append(python_backend.compile_function(fn))
+            return checked[0](*given)
         args = [element_strided(a) if t.is_array else a for a, t in zip(given, param_types)]
         call_args = []
         for a, t, ct in zip(args, param_types, in_types):
@@ -1571,17 +1581,8 @@ def compile_function(fn, boundscheck=True, cache=False):
                 if status == CALLBACK:
                     raise state.error
                 if status:
-    written = [k for k, p in enumerate(fn.params) if p in Buffers(fn).written]
-    checked = []
                     raise _exception(status, errors, err)
                 owned = {p: None for p in arena_slots(arena, count[0]) if p}
-        if any(not given[k].flags.writeable for k in written):
-            # numpy raises where a read-only argument is written, if that write is reached:
-            # the python backend does exactly that (compiled code would write into it)
-            if not checked:
-                from . import python as python_backend
-                checked.append(python_backend.compile_function(fn))
-            return checked[0](*given)
                 vals = [result_value(o, k, args, param_types, owned) for o, k in zip(outs, kinds)]
         finally:
             for p in arena_slots(arena, count[0]):

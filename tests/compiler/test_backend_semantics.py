@@ -29,7 +29,8 @@ def _module(tmp_path, name, source):
 
 _NAMED_LIKE = ["exp", "tanh", "sin", "cos", "log", "pow", "sqrt", "tan", "atan2", "hypot", "erf", "floor",
                "malloc", "calloc", "realloc", "free", "memcpy", "memset", "main", "ipow", "abs", "min", "max",
-               "float", "int", "bool", "len", "math", "_sum_to", "_broadcast_like", "_reduce_grad"]
+               "float", "int", "bool", "len", "math", "_sum_to", "_broadcast_like", "_reduce_grad", "_power",
+               "résumé_λ"]
 
 
 @pytest.mark.parametrize("name", _NAMED_LIKE)
