@@ -257,6 +257,8 @@ def vjp(fun, *primals, backend=None):
     """
     compiled = _compiled(fun, "vjp", backend)
     forward_fn = _compiled(fun, "jit", backend)
+    given = len(primals)
+    primals = compiled._bind(primals, {})        # parameters not given take their defaults
     out = forward_fn(*primals)
     outs = out if isinstance(out, tuple) else (out,)
     types = compiled._signature(primals)
@@ -270,7 +272,7 @@ def vjp(fun, *primals, backend=None):
         cts = [_like(c, o) for c, o in zip(cotangents, outs)]
         res = compiled.call_with_extra(primals, cts)
         grads = dict(zip(floats, res[len(outs):]))
-        return tuple(_like(grads[k], primals[k]) if k in grads else None for k in range(len(primals)))
+        return tuple(_like(grads[k], primals[k]) if k in grads else None for k in range(given))
 
     return out, _Pullback(pullback, compiled)
 
@@ -304,6 +306,9 @@ def jvp(fun, primals, tangents, backend=None):
     if len(primals) != len(tangents):
         raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     compiled = _compiled(fun, "jvp", backend)
+    given = len(primals)
+    primals = compiled._bind(primals, {})        # parameters not given take their defaults, tangent 0
+    tangents += tuple(np.zeros_like(p) if isinstance(p, np.ndarray) else 0.0 for p in primals[given:])
     floats = _float_params(compiled._signature(primals))
     tans = [_like(tangents[k], primals[k]) for k in floats]
     res = compiled.call_with_extra(primals, tans)

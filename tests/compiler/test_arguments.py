@@ -77,3 +77,12 @@ def star_args(x, *rest):
 def test_star_args_are_refused_clearly():
     with pytest.raises(srcgrad.UnsupportedSyntaxError, match=r"\*args and \*\*kwargs"):
         srcgrad.jit(star_args)(1.0)
+
+
+def test_vjp_and_jvp_fill_in_defaults():
+    y, pullback = srcgrad.vjp(f, 1.5)
+    assert y == f(1.5)
+    (dx,) = pullback(1.0)
+    assert dx == pytest.approx(0.5 * 2.0 + 3.0)
+    y, ydot = srcgrad.jvp(f, (1.5,), (1.0,))
+    assert (y, ydot) == (f(1.5), pytest.approx(0.5 * 2.0 + 3.0))
