@@ -101,11 +101,12 @@ class Compiled:
         ir = verify(optimize(verify(lower(self.fun, list(types)))))
         code_ir = ir
         if self.kind in ("grad", "value_and_grad"):
-            code_ir = verify(optimize(verify(reverse(ir, self.wrt, with_value=self.kind == "value_and_grad"))))
+            code_ir = verify(optimize(verify(reverse(ir, self.wrt, with_value=self.kind == "value_and_grad")),
+                                      keep_errors=False))
         elif self.kind == "vjp":
-            code_ir = verify(optimize(verify(reverse(ir, _float_params(types), cotangents=True))))
+            code_ir = verify(optimize(verify(reverse(ir, _float_params(types), cotangents=True)), keep_errors=False))
         elif self.kind == "jvp":
-            code_ir = verify(optimize(verify(forward(ir))))
+            code_ir = verify(optimize(verify(forward(ir)), keep_errors=False))
         source, externals = python_backend.generate(code_ir)
         if self.backend in ("llvm", "auto"):
             try:

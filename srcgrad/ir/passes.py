@@ -154,16 +154,18 @@ def _cse_block(block, seen, subst, buffers):
     block.ops = kept
 
 
-def eliminate_dead_code(fn):
+def eliminate_dead_code(fn, keep_errors=True):
     """Remove ops whose results are never used and that have no effect (loops whose results are
     unused and whose bodies do nothing observable go too). A write into an argument array, or
-    into a buffer some op reads, is an effect. Returns whether anything was removed."""
+    into a buffer some op reads, is an effect; so is an error an op may raise, unless not
+    ``keep_errors`` (derivative code, whose reverse sweep reads what the forward sweep did).
+    Returns whether anything was removed."""
     removed = False
     changed = True
     while changed:
         used = set()
         _collect_uses(fn.body, used)
-        changed = _dce_block(fn.body, used, Buffers(fn))
+        changed = _dce_block(fn.body, used, Buffers(fn), keep_errors)
         removed |= changed
     return removed
 
@@ -175,20 +177,23 @@ def _collect_uses(block, used):
             _collect_uses(r, used)
 
 
-def _has_effects(op, buffers):
+def _has_effects(op, buffers, keep_errors):
     prim = PRIMITIVES[op.prim]
     if prim.effect and op.prim != "yield" or prim.writes is not None and buffers.observable(op):
         return True
-    return any(_has_effects(o, buffers) for r in op.regions for o in r.ops)
+    if keep_errors and prim.raises(op):
+        return True
+    return any(_has_effects(o, buffers, keep_errors) for r in op.regions for o in r.ops)
 
 
-def _dce_block(block, used, buffers):
+def _dce_block(block, used, buffers, keep_errors):
     changed = False
     kept = []
     for op in block.ops:
         for r in op.regions:
-            changed |= _dce_block(r, used, buffers)
-        dead = op.results and not any(r in used for r in op.results) and not _has_effects(op, buffers)
+            changed |= _dce_block(r, used, buffers, keep_errors)
+        dead = op.results and not any(r in used for r in op.results) and \
+            not _has_effects(op, buffers, keep_errors)
         if dead:
             changed = True
         else:
@@ -228,10 +233,10 @@ def prune_tapes(fn):
     return changed
 
 
-def remove_dead_code(fn):
+def remove_dead_code(fn, keep_errors=True):
     """Dead-code removal and tape pruning, each run until neither finds anything more: removing
     the last reader of a tape item lets the item go, and with it, maybe, the loop that stored it."""
-    while eliminate_dead_code(fn) | prune_tapes(fn):
+    while eliminate_dead_code(fn, keep_errors) | prune_tapes(fn):
         pass
     return fn
 
@@ -433,12 +438,16 @@ PIPELINE = (
 """The passes ``optimize`` runs, in order, by name (translation validation checks each one)."""
 
 
-def optimize(fn, after_pass=None):
+def optimize(fn, after_pass=None, keep_errors=True):
     """Constant folding, CSE, dead-code removal, tape pruning, shapes taken early and
     forward-running reverse sweeps. ``after_pass(name, fn)``, when given, is called after
-    each pass (translation validation runs the IR interpreter there)."""
+    each pass (translation validation runs the IR interpreter there). ``keep_errors=False``
+    lets dead-code removal drop unused ops that could only raise (for derivative code)."""
     for name, run in PIPELINE:
-        run(fn)
+        if run is remove_dead_code:
+            run(fn, keep_errors)
+        else:
+            run(fn)
         if after_pass is not None:
             after_pass(name, fn)
     return fn

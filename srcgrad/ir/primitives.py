@@ -23,7 +23,8 @@ class Primitive:
       tape, calls user code): never removed, merged or moved across another effect;
     - ``may_raise``: can raise for some operands (division by zero, an index out of bounds, a
       math domain error on the python backend, a shape mismatch); elementwise ops also raise
-      on arrays of incompatible shapes (see ``Primitive.raises``);
+      on arrays of incompatible shapes, and ``overflows`` ops on scalar ints beyond 64 bits
+      (OverflowError on the llvm backend; see ``Primitive.raises``);
     - ``allocates``: always makes a fresh buffer (``np.zeros``, ``x.copy()``): never merged with
       another, even of equal operands, since either may be written in place later;
     - ``view``: the result shares the memory of operand 0 (``x[1:]``, ``x.T``, and the new
@@ -35,7 +36,8 @@ class Primitive:
     """
 
     def __init__(self, name, type_rule, region_op=False, doc="", writes=None, effect=False, may_raise=False,
-                 allocates=False, view=False, may_alias=False, shape_operand=None, index_start=None):
+                 allocates=False, view=False, may_alias=False, shape_operand=None, index_start=None,
+                 overflows=False):
         self.name = name
         self.type_rule = type_rule
         self.region_op = region_op
@@ -43,7 +45,7 @@ class Primitive:
         self.elementwise = getattr(type_rule, "elementwise", False)    # numpy broadcasting, one result per element
         self.writes, self.effect, self.may_raise = writes, effect, may_raise
         self.allocates, self.view, self.may_alias = allocates, view or writes is not None, may_alias
-        self.shape_operand, self.index_start = shape_operand, index_start
+        self.shape_operand, self.index_start, self.overflows = shape_operand, index_start, overflows
 
     def result_type(self, operand_types, attrs):
         return self.type_rule(operand_types, attrs)
@@ -51,7 +53,9 @@ class Primitive:
     def raises(self, op):
         """Whether this op (an Op of this primitive) may raise: the record's ``may_raise``, or an
         elementwise op with an array operand (shapes that do not broadcast)."""
-        return self.may_raise or (self.elementwise and any(v.type.is_array for v in op.operands))
+        if self.may_raise or (self.elementwise and any(v.type.is_array for v in op.operands)):
+            return True
+        return self.overflows and any(r.type is I64 for r in op.results)
 
     def makes_new_array(self, op):
         """Whether ``op``'s array result is a buffer of its own (an allocation or a computed array,
@@ -161,7 +165,7 @@ _def("to_bool", lambda ts, a: BOOL, "bool(x)")
 
 # arithmetic (Python semantics: / is true division, // and % floor toward -inf)
 for _n in ("add", "sub", "mul"):
-    _def(_n, _elementwise(_arith_rule))
+    _def(_n, _elementwise(_arith_rule), overflows=True)
 def _div_rule(ts, attrs):
     _arith_rule(ts, attrs)      # checks the operands
     return F64
@@ -172,8 +176,8 @@ _def("floordiv", _elementwise(_arith_rule), "floor division (toward -inf)", may_
 _def("mod", _elementwise(_arith_rule), "remainder with the sign of the divisor", may_raise=True)
 _def("pow", _elementwise(_pow_rule), "x ** y; attrs: int_result for int ** non-negative int constant",
      may_raise=True)
-_def("neg", _elementwise(_same_rule))
-_def("abs", _elementwise(_same_rule))
+_def("neg", _elementwise(_same_rule), overflows=True)
+_def("abs", _elementwise(_same_rule), overflows=True)
 _def("min", _elementwise(_arith_rule), "min(a, b); np.minimum on arrays")
 _def("max", _elementwise(_arith_rule), "max(a, b); np.maximum on arrays")
 _def("atan2", _elementwise(_float_rule), may_raise=True)

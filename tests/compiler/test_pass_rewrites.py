@@ -193,3 +193,19 @@ def test_every_primitive_record_states_its_facts():
             assert not p.view and p.writes is None, name
         if p.writes is not None:
             assert p.view and p.may_raise, f"{name}: an in-place write is a view of what it writes, and checks bounds"
+
+
+def unused_values_that_raise(x, v):
+    t = v[10]
+    u = 1 // int(x)
+    return x * 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_jit_keeps_errors_of_unused_values(backend):
+    with pytest.raises(IndexError, match="'v'"):
+        srcgrad.jit(unused_values_that_raise, backend=backend)(0.5, np.ones(3))
+    with pytest.raises(ZeroDivisionError):
+        srcgrad.jit(unused_values_that_raise, backend=backend)(0.5, np.ones(11))
+    # derivative code computes only what the gradient needs (docs/compiler.md)
+    assert srcgrad.grad(unused_values_that_raise, backend=backend)(0.5, np.ones(3)) == 2.0
