@@ -181,7 +181,7 @@ def _axis(out, x):
 
 
 # no derivative: piecewise constant, integer-valued or not numbers at all
-for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "floordiv", "lt", "le", "gt", "ge", "eq", "ne",
+for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv", "lt", "le", "gt", "ge", "eq", "ne",
               "not", "and", "or", "shape", "assert", "range_len", "tape_new", "tape_put", "tape_get",
               "zeros_like", "index_add", "yield", "return", "call_custom_vjp", "size", "sum_to",
               "broadcast_like", "reduce_grad", "arange", "slice_add"):

@@ -22,6 +22,8 @@ Example:
 import ctypes
 import ctypes.util
 import hashlib
+import math
+import struct
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -306,7 +308,7 @@ class _Lowering(LazyArrays):
             out = b.call(f, ins)
         elif p in ("floor", "ceil", "round"):
             # round: Python rounds halves to even (round(2.5) is 2), as llvm.roundeven
-            out = b.fptosi(self.call_intrinsic("llvm.roundeven" if p == "round" else "llvm." + p, ins), _I64)
+            out = self.float_to_int(self.call_intrinsic("llvm.roundeven" if p == "round" else "llvm." + p, ins))
         elif p in _FCMP:
             a, c = ins
             t = in_types[0]
@@ -327,7 +329,7 @@ class _Lowering(LazyArrays):
         elif p == "to_f64":
             out = b.uitofp(ins[0], _F64) if in_types[0] is BOOL else b.sitofp(ins[0], _F64)
         elif p == "to_i64":
-            out = b.fptosi(ins[0], _I64) if in_types[0] is F64 else b.zext(ins[0], _I64)
+            out = self.float_to_int(ins[0]) if in_types[0] is F64 else b.zext(ins[0], _I64)
         elif p == "to_bool":
             x = ins[0]
             out = b.fcmp_unordered("!=", x, ir.Constant(_F64, 0.0)) if in_types[0] is F64 else \
@@ -1047,6 +1049,19 @@ class _Lowering(LazyArrays):
             "code computes with (-2**63 to 2**63 - 1); Python's integers are unbounded (use floats for such numbers)"))
         return b.extract_value(pair, 0)
 
+    def float_to_int(self, x):
+        """An integral double as i64, raising where Python's int() raises (NaN, the infinities)
+        and where the int would not fit in 64 bits (fptosi would give a wrong number there)."""
+        b = self.b
+        self.raise_at(b.fcmp_unordered("uno", x, x), lambda err: ValueError("cannot convert float NaN to integer"))
+        infinite = b.fcmp_ordered("==", self.call_intrinsic("llvm.fabs", [x]), ir.Constant(_F64, math.inf))
+        self.raise_at(infinite, lambda err: OverflowError("cannot convert float infinity to integer"))
+        fits = b.and_(b.fcmp_ordered(">=", x, ir.Constant(_F64, -2.0 ** 63)), b.fcmp_ordered("<", x, ir.Constant(_F64, 2.0 ** 63)))
+        self.raise_at(b.not_(fits), lambda err: OverflowError(
+            f"srcgrad: {_as_float(err[0])!r} converted to int is beyond the 64-bit integers compiled code computes "
+            "with (-2**63 to 2**63 - 1)"), [b.bitcast(x, _I64)])
+        return b.fptosi(x, _I64)
+
     def call_intrinsic(self, name, args):
         f = self.module.declare_intrinsic(name, [a.type for a in args[:1]])
         return self.b.call(f, args)
@@ -1444,6 +1459,11 @@ def _raised(compute):
     except Exception as e:      # noqa: BLE001 - any exception is the answer
         return e
     raise AssertionError("srcgrad: expected an exception")
+
+
+def _as_float(bits):
+    """The double whose bits an i64 error number holds."""
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
 
 
 def _same_as(compute):

@@ -329,6 +329,7 @@ EVAL.update({
     "erf": _erf,
     "floor": _single(math.floor),
     "ceil": _single(math.ceil),
+    "round": _single(round),
     "not": _single(lambda a: not a),
     "and": _single(lambda a, b: bool(a) and bool(b)),
     "or": _single(lambda a, b: bool(a) or bool(b)),

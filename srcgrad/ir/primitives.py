@@ -192,6 +192,7 @@ for _n in UNARY_MATH:
     _def(_n, _elementwise(_float_rule), may_raise=_n not in _TOTAL_MATH)
 _def("floor", lambda ts, a: I64, "math.floor: an int", may_raise=True)
 _def("ceil", lambda ts, a: I64, "math.ceil: an int", may_raise=True)
+_def("round", lambda ts, a: I64, "round(x): the nearest int, halves to even", may_raise=True)
 
 # comparisons and logic
 for _n in ("lt", "le", "gt", "ge", "eq", "ne"):

@@ -46,6 +46,7 @@ def p_atan2(x, y): return math.atan2(x, y)
 def p_hypot(x, y): return math.hypot(x, y)
 def p_floor(x): return x * math.floor(x * 2.0)
 def p_ceil(x): return x * math.ceil(x * 2.0)
+def p_round(x): return x * round(x * 5.0)
 def p_lt(x, y): return x if x < y else y
 def p_le(x, y): return x * 2.0 if x <= y else y
 def p_gt(x, y): return x if x > y else -y
@@ -166,6 +167,7 @@ CASES = {
     "hypot": (p_hypot, (0.7, -1.2), (0, 1)),
     "floor": (p_floor, (0.7,), 0),
     "ceil": (p_ceil, (0.7,), 0),
+    "round": (p_round, (0.66,), 0),
     "lt": (p_lt, (0.7, -1.2), (0, 1)),
     "le": (p_le, (0.7, -1.2), (0, 1)),
     "gt": (p_gt, (0.7, -1.2), (0, 1)),
