@@ -1,28 +1,43 @@
 """A hypothesis strategy for random whole-array numpy programs: element-wise chains with
 broadcasting, ``@`` both ways round, ``.T``, sums and dot products, values used more than
-once. They exercise what the llvm backend computes lazily (backends/fusion.py)."""
+once. They exercise what the llvm backend computes lazily (backends/fusion.py).
+
+The constructs of issue 9 sit behind the names of programs.FEATURES (SRCGRAD_FUZZ_SKIP
+switches them off): ``floor_mod`` (``y % 1.5``, ``w // -0.7``), ``allocations`` (arrays of one
+shape made by np.zeros, np.empty, np.zeros_like, np.ones_like, written in place, then read
+whole), ``argument_writes`` (``y[0] = ...``, ``X[1, 0] += ...``: the caller sees them) and
+``math_names`` (the function named ``exp`` or ``tanh``)."""
 from hypothesis import strategies as st
+
+from .programs import enabled
 
 # the shapes: n rows, m columns (X is n×m), scalars
 _VARS = {"n": ["y"], "m": ["w"], "nm": ["X"], "s": ["c"]}
+_SIZE = {"n": 5, "m": 3}
 _UNARY = ["np.sin({})", "np.tanh({})", "np.exp(0.1 * {})", "({0} * {0})", "np.log1p(np.exp({}))",
           "-{}", "np.maximum({}, 0.2)"]
 _BINARY = ["({} + {})", "({} - {})", "({} * {})", "({} / (1.0 + {} * {}))"]
+_FLOOR_MOD = ["({} % 1.5)", "({} // -0.7)", "({} % -0.4)", "(({} * 3.0) // 1.25)"]
 
 
 @st.composite
-def array_program(draw):
+def array_program(draw, features=None):
+    features = enabled() if features is None else frozenset(features)
     names = {k: list(v) for k, v in _VARS.items()}
     lines = []
+    unary = _UNARY + (_FLOOR_MOD if "floor_mod" in features else [])
 
     def pick(kind):
         return draw(st.sampled_from(names[kind]))
 
+    extra = [f for f in ("allocations", "argument_writes") if f in features]
     for k in range(draw(st.integers(2, 9))):
         kind = draw(st.sampled_from(["n", "m", "nm", "s"]))
-        form = draw(st.integers(0, 5))
+        form = draw(st.integers(0, 5 + len(extra)))
+        special = extra[form - 6] if form >= 6 else None
+        name = f"t{k}"
         if form == 0:
-            expr = draw(st.sampled_from(_UNARY)).format(pick(kind))
+            expr = draw(st.sampled_from(unary)).format(pick(kind))
         elif form == 1:
             op = draw(st.sampled_from(_BINARY))
             a, b = pick(kind), pick(draw(st.sampled_from([kind, "s"])))
@@ -38,11 +53,40 @@ def array_program(draw):
         elif form == 4 and kind == "s":
             vec = draw(st.sampled_from(["n", "m"]))
             expr = f"np.dot({pick(vec)}, {pick(vec)})"
+        elif special == "allocations" and kind in ("n", "m"):
+            lines += _allocations(draw, name, kind, pick)
+            names[kind].append(name)
+            continue
+        elif special == "argument_writes":
+            target = draw(st.sampled_from(["y[{}]".format(draw(st.integers(0, 4))), "w[{}]".format(draw(st.integers(0, 2))),
+                                           "X[{}, {}]".format(draw(st.integers(0, 4)), draw(st.integers(0, 2)))]))
+            op = draw(st.sampled_from(["=", "+=", "*="]))
+            lines.append(f"    {target} {op} np.tanh({pick('s')} + np.sum({pick(draw(st.sampled_from(['n', 'm'])))}))")
+            continue
         else:
-            expr = draw(st.sampled_from(_UNARY)).format(pick(kind))
-        name = f"t{k}"
+            expr = draw(st.sampled_from(unary)).format(pick(kind))
         lines.append(f"    {name} = {expr}")
         names[kind].append(name)
     parts = [f"np.sum({names[k][-1]})" for k in ("n", "m", "nm")] + [names["s"][-1]]
     body = "\n".join(lines)
-    return f"import numpy as np\n\n\ndef f(X, y, w, c):\n{body}\n    return {' + '.join(parts)}\n"
+    fname = draw(st.sampled_from(["f", "exp", "tanh"])) if "math_names" in features else "f"
+    return f"import numpy as np\n\n\ndef {fname}(X, y, w, c):\n{body}\n    return {' + '.join(parts)}\n"
+
+
+def _allocations(draw, name, kind, pick):
+    """Arrays of one shape made several ways, written in place, combined into ``name``."""
+    n = _SIZE[kind]
+    like = pick(kind)
+    made = []
+    lines = []
+    for j, maker in enumerate(draw(st.lists(st.sampled_from(
+            [f"np.zeros({n})", f"np.empty({n})", f"np.zeros_like({like})", f"np.ones_like({like})"]),
+            min_size=2, max_size=4))):
+        z = f"{name}_{j}"
+        lines.append(f"    {z} = {maker}")
+        if maker.startswith("np.empty"):
+            lines.append(f"    {z}[:] = {pick(kind)}")        # every element written before the array is read
+        lines.append(f"    {z}[{draw(st.integers(0, n - 1))}] = np.sum({pick(kind)}) * {pick('s')}")
+        made.append(z)
+    lines.append(f"    {name} = {' * '.join(made)} + {pick(kind)}")
+    return lines

@@ -27,7 +27,8 @@ math = types.SimpleNamespace(
     sqrt=_numbers_too(torch.sqrt), atan2=_atan2)
 
 np = types.SimpleNamespace(
-    zeros=lambda n: torch.zeros(n, dtype=torch.float64),
+    zeros=lambda n: torch.zeros(n, dtype=torch.float64), empty=lambda n: torch.zeros(n, dtype=torch.float64),
+    zeros_like=torch.zeros_like, ones_like=torch.ones_like, exp=torch.exp,
     sum=torch.sum, mean=torch.mean, dot=torch.dot, tanh=torch.tanh, sin=torch.sin,
     max=lambda x: torch.max(x), min=lambda x: torch.min(x),
     maximum=lambda a, b: torch.maximum(_as_tensor(a), _as_tensor(b)))

@@ -12,6 +12,7 @@ Example:
     >>> validate(f, (0.5, -1.0, np.array([0.4, -0.9, 1.3])), wrt=(0, 1, 2))
     AssertionError: translation validation: pass 'eliminate_dead_code' changed the reverse-mode IR ...
 """
+import inspect
 import math
 
 import numpy as np
@@ -124,11 +125,14 @@ def _tangent(a):
     return 0.7
 
 
-def validate(fn, args, wrt=None, plain_python=True):
+def validate(fn, args, wrt=None, plain_python=True, python_grad=None):
     """Translation validation of ``fn`` at ``args`` (see the module's doc): the primal IR, the
     reverse-mode IR for ``wrt`` (argument indices; None skips it) and the forward-mode IR.
+    ``python_grad``: the python backend's gradient at ``args`` where the caller has it already.
     Returns the interpreted primal's Outcome."""
-    args = tuple(args)
+    bound = inspect.signature(fn).bind(*args)
+    bound.apply_defaults()          # the compiled function takes the defaults as arguments too
+    args = tuple(bound.args)
     types = [type_of(a) for a in args]
     primal = verify(lower(fn, types))
     # the IR as the frontend wrote it means what the Python source does
@@ -149,7 +153,8 @@ def validate(fn, args, wrt=None, plain_python=True):
         if not same(rev.value[0], ref.value[0]) or not same(rev.args, ref.args):
             raise AssertionError(f"the reverse-mode IR's value is not the primal's at {_show(args)}\n"
                                  f"primal: {ref}\nreverse mode: {rev}\nIR:\n{adjoint}")
-        expected = Outcome(lambda a: srcgrad.grad(fn, wrt=tuple(wrt), backend="python")(*a), args)
+        expected = Outcome(lambda a: python_grad if python_grad is not None else
+                           srcgrad.grad(fn, wrt=tuple(wrt), backend="python")(*a), args)
         if expected.error is not None or not same(tuple(np.asarray(g, dtype=np.float64) for g in rev.value[1:]),
                     tuple(np.asarray(g, dtype=np.float64) for g in expected.value), rel=1e-12):
             raise AssertionError(f"the interpreted reverse-mode IR's gradient is not the python backend's at "
