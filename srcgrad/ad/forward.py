@@ -151,14 +151,18 @@ class _Forward:
                 dv = tangent.get(v)
                 if dv is None:
                     continue
-                thunk = ADJOINT[op.prim](dv, *[mapping[o] for o in op.operands], mapping[res])[k]
+                masked = op.prim in _INFINITE_PARTIALS
+                # the partial itself (the rule at g = 1) for a rule whose partial may be infinite
+                g = self.b().const(1.0, F64) if masked else dv
+                thunk = ADJOINT[op.prim](g, *[mapping[o] for o in op.operands], mapping[res])[k]
                 if thunk is None:
                     continue
                 term = thunk()
-                if op.prim in _INFINITE_PARTIALS:
+                if masked:
                     # along a zero tangent the directional derivative is 0, not 0·inf = nan
                     # (x**y at x = 0, y = 0.5 in direction (0, 1): d/dy 0**y = 0)
-                    term = self.b().emit("select", [self.b().emit("eq", [dv, 0.0]), 0.0, term])
+                    b = self.b()
+                    term = b.emit("mul", [dv, b.emit("select", [b.emit("eq", [dv, 0.0]), 0.0, term])])
                 total = term if total is None else self.b().emit("add", [total, term])
             if total is not None:
                 if total.name is None:

@@ -131,8 +131,10 @@ def _pow_dbase(g, a, b, out):
     # where out is 0, subnormal, ±inf or NaN, a ** (b - 1) is small, or the primal already overflowed
     direct = select(normal, 1.0, safe) ** (b - 1.0)
     at_zero = math.inf if c is not None else select(b > 1.0, 0.0, select(_eq(b, 1.0), 1.0, math.inf))
-    d = g * b * select(zero, at_zero, select(normal, out / safe, direct))
-    return d if c is not None else select(_eq(b, 0.0), 0.0, d)
+    factor = select(zero, at_zero, select(normal, out / safe, direct))
+    if c is None:
+        factor = select(_eq(b, 0.0), 0.0, factor)     # before the product: b·inf would be NaN
+    return g * b * factor
 
 
 def _pow_dexp(g, a, b, out):

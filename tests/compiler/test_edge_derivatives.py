@@ -307,3 +307,19 @@ def test_rules_agree_with_finite_differences_away_from_edges(backend):
             up[k] += eps
             down[k] -= eps
             assert got[k] == pytest.approx((f_smooth(*up) - f_smooth(*down)) / (2 * eps), rel=1e-6)
+
+
+def f_pow_array(x, y):
+    return np.sum(x ** y)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_array_pow_at_zero_base_and_exponent_does_not_warn(backend):
+    """x ** 0 on arrays: the rule masks b = 0 before its product (0 · inf would warn and be NaN)."""
+    x = np.array([0.0, 1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dx, dy = srcgrad.grad(f_pow_array, wrt=(0, 1), backend=backend)(x, 0.0)
+        _, tangent = srcgrad.jvp(f_sqrt_array, (x,), (np.array([0.0, 1.0, 0.0]),), backend=backend)
+    assert list(dx) == [0.0, 0.0, 0.0] and dy == pytest.approx(math.log(2.0), rel=1e-15)
+    assert tangent == pytest.approx(0.5 + 0.125 / math.sqrt(1 - 1 / 64) + 1.0, rel=1e-15)    # no 0 · inf at x = 0
