@@ -864,11 +864,31 @@ class _Lowerer:
         """``left op_k c_k op_k+1 c_k+1 ...``: each operand once, and the later links only while
         the earlier ones hold (``0 <= i < len(x) and ...``)."""
         right = self.expr(node.comparators[k], env)
-        a, c = self.coerce(node, left, right)
-        r = self.emit(node, _CMPOPS[type(node.ops[k])], [a, c])
+        if _inexact_mix(left, right):
+            r = self.exact_mixed_compare(node, _CMPOPS[type(node.ops[k])], left, right)
+        else:
+            a, c = self.coerce(node, left, right)
+            r = self.emit(node, _CMPOPS[type(node.ops[k])], [a, c])
         if k + 1 == len(node.ops):
             return r
         return self.short_circuit(node, r, lambda: self.compare_chain(node, k + 1, right, env), True)
+
+    def exact_mixed_compare(self, node, prim, a, b):
+        """An int compared with a float exactly, as Python does (2**53 + 1 > 2.0**53 is True;
+        the int converted to a double would round to 2**53). Rounding is monotonic, so where
+        the int's double differs from the float, comparing the doubles is exact; where they are
+        equal the float is integral and the ints are compared (2**63 is above every int)."""
+        if a.type is F64:           # f op i as i op' f
+            a, b, prim = b, a, {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(prim, prim)
+        i, f = a, b
+        fi = self.b.convert(i, F64)
+        same = self.emit(node, "eq", [fi, f])
+        top = self.emit(node, "ge", [f, self.b.const(2.0 ** 63)])
+        usable = self.emit(node, "and", [same, self.emit(node, "not", [top])])
+        fint = self.emit(node, "to_i64", [self.emit(node, "select", [usable, f, self.b.const(0.0)])])
+        above = self.b.const(prim in ("lt", "le", "ne"))       # i op 2**63
+        exact = self.emit(node, "select", [top, above, self.emit(node, prim, [i, fint])])
+        return self.emit(node, "select", [same, exact, self.emit(node, prim, [fi, f])])
 
     def if_expr(self, node, env):
         """``a if c else b``: only the chosen branch runs."""
@@ -1233,6 +1253,15 @@ class _Lowerer:
 
 _ARITY = {**{f: 1 for f in _UNARY}, **{f: 2 for f in _BINARY},
           **{f: 1 for f in (builtins.abs, builtins.float, builtins.int, builtins.bool, builtins.len)}}
+
+
+def _inexact_mix(a, b):
+    """An int and a float scalar whose comparison as doubles could round the int (|int| > 2**53)."""
+    if {a.type, b.type} != {I64, F64}:
+        return False
+    i = a if a.type is I64 else b
+    c = i.owner.attrs.get("value") if i.owner is not None and i.owner.prim == "const" else None
+    return c is None or abs(c) > 2 ** 53
 
 
 def _hashable(obj):
