@@ -1032,7 +1032,11 @@ class _Lowerer:
             if prim == "fpow":
                 return self.emit(node, "pow", [self.b.convert(a, F64) for a in args])
             if prim in ("min", "max"):
-                return self.emit(node, prim, self.arithmetic_operands(node, *args))
+                # np.maximum/np.minimum of scalars: of equal values the second (-0.0, 0.0), a NaN
+                # on either side wins; Python's max(b, a) keeps b unless a is larger
+                a, c = self.arithmetic_operands(node, *args)
+                out = self.emit(node, prim, [c, a])
+                return out if a.type is not F64 else self.emit(node, "select", [self.emit(node, "ne", [a, a]), a, out])
             return self.emit(node, prim, [self.b.convert(a, F64) for a in args])
         if fobj is builtins.abs and len(args) == 1:
             return self.emit(node, "abs", [self.b.convert(args[0], I64) if args[0].type is BOOL else args[0]])

@@ -197,3 +197,23 @@ def test_round_halves_to_even_and_has_no_derivative(backend):
         return x * round(x)
     assert [srcgrad.jit(rounded, backend=backend)(v) for v in (0.5, 1.5, 2.5, -2.5, 2.675)] == [0, 2, 2, -2, 3]
     assert srcgrad.grad(f, backend=backend)(2.5) == 2.0        # round is piecewise constant
+
+
+def np_maximum(a, b):
+    return np.maximum(a, b)
+
+
+def np_minimum(a, b):
+    return np.minimum(a, b)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [np_maximum, np_minimum], ids=lambda f: f.__name__)
+def test_numpy_maximum_of_scalars_matches_numpy(fn, backend):
+    """np.maximum(1.0, nan) is nan (Python's max(1.0, nan) is 1.0), and of equal values numpy
+    returns the second: np.maximum(0.0, -0.0) is -0.0."""
+    compiled = srcgrad.jit(fn, backend=backend)
+    for a in FLOATS:
+        for b in FLOATS:
+            want, got = float(fn(a, b)), compiled(a, b)
+            assert type(got) is float and (bits(got) == bits(want) or math.isnan(want) and math.isnan(got)), (a, b)
