@@ -191,8 +191,14 @@ def _full(it, op, ins):
 
 def _reduce(f):
     def run(it, op, ins):
-        return f(ins[0], axis=op.attrs.get("axis"))
+        return f(np.ascontiguousarray(ins[0]), axis=op.attrs.get("axis"))
     return run
+
+
+def _matmul(a, b):
+    # a copy in C order first: numpy's (and BLAS's) order of summation depends on the memory
+    # layout, and the interpreter must give one answer for one value (a transpose is a view)
+    return np.ascontiguousarray(a) @ np.ascontiguousarray(b)
 
 
 def _sum_to(g, like):
@@ -348,7 +354,7 @@ EVAL.update({
     "reduce_grad": _reduce_grad,
     "arange": lambda it, op, ins: np.arange(*ins, dtype=_NP_DTYPE[op.results[0].type.dtype]),
     "size": lambda it, op, ins: ins[0].size,
-    "matmul": _single(lambda a, b: a @ b),
+    "matmul": _single(_matmul),
     "transpose": lambda it, op, ins: ins[0].T,                          # a view
     "outer": _single(lambda a, b: np.outer(a, b).astype(np.float64, copy=False)),
     "copy": lambda it, op, ins: ins[0].copy(),

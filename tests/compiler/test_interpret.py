@@ -2,12 +2,14 @@
 on every program of programs.py: the interpreted IR does what Python does, every pass keeps
 what the primal, reverse- and forward-mode IR do, and the interpreted gradient is the python
 backend's."""
+import importlib.util
 import inspect
 
 import numpy as np
 import pytest
 
 from srcgrad.frontend.lower import lower
+from srcgrad.ir import passes
 from srcgrad.ir.interpret import EVAL, clone, interpret
 from srcgrad.ir.primitives import PRIMITIVES
 from srcgrad.ir.types import F64, I64, ArrayType
@@ -31,22 +33,21 @@ def test_translation_validation(name):
     validate(fn, args, _wrt(fn, wrt))
 
 
-def _run(source, *args):
-    namespace = {"np": np}
-    exec(source, namespace)
-    return namespace["f"]
+def _load(tmp_path, name, source):
+    """The module of ``source`` (the frontend reads functions' source files)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def test_python_semantics_of_numbers(tmp_path):
-    path = tmp_path / "numbers.py"
-    path.write_text("def f(x, y, n):\n"
-                    "    return x // y + x % y + (-7) // n + (-7) % n + (-x) % 3.0 + x ** 2.0\n"
-                    "def g(x, y):\n"
-                    "    return x / y\n")
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("numbers_prog", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _load(tmp_path, "numbers_prog", "def f(x, y, n):\n"
+                "    return x // y + x % y + (-7) // n + (-7) % n + (-x) % 3.0 + x ** 2.0\n"
+                "def g(x, y):\n"
+                "    return x / y\n")
     for x, y, n in [(5.5, -2.0, 3), (-5.5, 2.0, -3), (-0.0, 1.5, 2), (1e150, -1e-300, 7), (7.0, float("inf"), 2)]:
         assert interpret(lower(mod.f, [F64, F64, I64]), [x, y, n]) == mod.f(x, y, n)
     with pytest.raises(ZeroDivisionError):
@@ -57,18 +58,36 @@ def test_python_semantics_of_numbers(tmp_path):
 
 def test_in_place_writes_alias(tmp_path):
     """A write through one name is seen through every alias: a view, the caller's array."""
-    path = tmp_path / "alias.py"
-    path.write_text("def f(v):\n"
-                    "    w = v[1:]\n"
-                    "    w[0] = 5.0\n"
-                    "    v[2] = w[0] + 1.0\n"
-                    "    return v[1] + w[1]\n")
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("alias_prog", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _load(tmp_path, "alias_prog", "def f(v):\n"
+                "    w = v[1:]\n"
+                "    w[0] = 5.0\n"
+                "    v[2] = w[0] + 1.0\n"
+                "    return v[1] + w[1]\n")
     v, w = np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0])
     ir = lower(mod.f, [ArrayType(F64, 1)])
     assert interpret(ir, [v]) == mod.f(w) == 11.0
     np.testing.assert_array_equal(v, w)
     assert str(clone(ir)) == str(ir)
+
+
+def test_validation_names_the_pass_that_breaks_a_program(tmp_path, monkeypatch):
+    """A pass that drops in-place writes (as a CSE merging two np.zeros would lose one) is caught
+    after that pass, by name, with the IR before and after it."""
+    def drop_writes(fn):
+        subst = {}
+        kept = []
+        for op in fn.body.ops:
+            op.operands = [subst.get(v, v) for v in op.operands]
+            if op.prim == "setitem":
+                subst[op.results[0]] = op.operands[0]
+            else:
+                kept.append(op)
+        fn.body.ops = kept
+        return fn
+
+    monkeypatch.setattr(passes, "PIPELINE", passes.PIPELINE + (("drop_writes", drop_writes),))
+    mod = _load(tmp_path, "writes_prog", "import numpy as np\n\n\ndef f(x):\n"
+                "    c = np.zeros(3)\n    c[0] = x\n    return c[0] * x\n")
+    with pytest.raises(AssertionError, match=r"pass 'drop_writes' changed what the primal IR does(.|\n)*"
+                                             r"IR before:(.|\n)*setitem(.|\n)*IR after:"):
+        validate(mod.f, (0.5,), [0])

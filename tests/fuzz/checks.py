@@ -88,14 +88,15 @@ def check_program(source, folder, x, y, fuzzing=True):
     f = load(source, folder)
     left = V.copy()
     value = f(x, y, left)                # what Python returns, and leaves in v
+    jitted = {backend: srcgrad.jit(f, backend=backend) for backend in ("llvm", "python")}
     for backend in ("llvm", "python"):
         w = V.copy()
-        assert _near(srcgrad.jit(f, backend=backend)(x, y, w), value), source
+        assert _near(jitted[backend](x, y, w), value), source
         _same_arrays(w, left, source, f"jit, backend={backend}")
     if "scale" in inspect.signature(f).parameters:       # a default value, and keywords
         for backend in ("llvm", "python"):
             w, wp = V.copy(), V.copy()
-            got = srcgrad.jit(f, backend=backend)(x, y, v=w, scale=0.5)
+            got = jitted[backend](x, y, v=w, scale=0.5)
             assert _near(got, f(x, y, v=wp, scale=0.5)), source
             _same_arrays(w, wp, source, f"jit with keywords, backend={backend}")
     try:
@@ -127,10 +128,7 @@ def check_program(source, folder, x, y, fuzzing=True):
     # 3. forward and reverse mode agree: <vjp(1), t> = jvp(t)
     t = np.array([0.2, 0.1, -0.5])
     given = t.copy()
-    if "scale" in inspect.signature(f).parameters and "defaults_jvp" not in enabled():
-        _, ydot = srcgrad.jvp(f, (x, y, v.copy(), 1.0), (0.3, -1.1, given, 0.0))
-    else:
-        _, ydot = srcgrad.jvp(f, (x, y, v.copy()), (0.3, -1.1, given))
+    _, ydot = srcgrad.jvp(f, (x, y, v.copy()), (0.3, -1.1, given))
     if "argument_writes_jvp" in enabled():      # the tangent array is the caller's: it stays as it was
         np.testing.assert_array_equal(given, t, err_msg=f"jvp changed the caller's tangent array\n{source}")
     assert _near(ydot, 0.3 * gx - 1.1 * gy + float(np.dot(gv, t)), rel=1e-9), source

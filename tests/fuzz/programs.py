@@ -26,18 +26,17 @@ Constructs that once gave wrong answers (issue 9) each sit behind a name in ``FE
   0.0 (test_fuzz.POINTS); ``sqrt_at_zero``: ``math.sqrt(a * a)`` and ``math.sqrt((a - a) ** 2.0)``,
   whose derivative at 0 is infinite times 0: NaN in both modes, as in PyTorch;
 - ``defaults``: a helper with a default parameter called with and without keywords, and ``f``
-  with a default ``scale`` the checks pass or leave out (jit, grad); ``defaults_jvp``: leave
-  it out in ``jvp`` too.
+  with a default ``scale`` the checks pass or leave out.
 """
 import os
 
 from hypothesis import strategies as st
 
 FEATURES = frozenset({"floor_mod", "short_circuit", "allocations", "argument_writes", "math_names",
-                      "many_returns", "widening", "zero_points", "defaults", "defaults_jvp",
-                      "argument_writes_jvp", "sqrt_at_zero"})
+                      "many_returns", "widening", "zero_points", "defaults", "argument_writes_jvp",
+                      "sqrt_at_zero"})
 # features that still fail, left out unless SRCGRAD_FUZZ_SKIP says otherwise ("" runs them all)
-STILL_FAILING = frozenset({"defaults_jvp", "argument_writes_jvp", "sqrt_at_zero"})
+STILL_FAILING = frozenset({"argument_writes_jvp", "sqrt_at_zero"})
 
 
 def enabled():
@@ -67,7 +66,7 @@ FEATURE_BINARY = {
     "floor_mod": ["({}) % (1.0 + ({}) * ({}))", "({}) // -(0.5 + ({}) * ({}))", "({}) % -(1.0 + ({}) * ({}))",
                   "(({0}) % ({1}) if ({1}) != 0.0 else ({0}))", "(({0}) // ({1}) if ({1}) != 0.0 else ({1}))"],
     # the right operand runs only where the left one does not decide
-    "short_circuit": ["(({1}) != 0.0 and ({0}) / ({1}) > 1.0) * 1.0", "((({1}) != 0.0 and ({0}) / ({1})) or 0.5)",
+    "short_circuit": ["(1.0 if ({1}) != 0.0 and ({0}) / ({1}) > 1.0 else 0.0)", "((({1}) != 0.0 and ({0}) / ({1})) or 0.5)",
                       "(({0}) if ({1}) != 0.0 and ({0}) / ({1}) > 0.5 else ({1}))",
                       "(({0}) if ({1}) == 0.0 or ({0}) / ({1}) < -0.5 else ({1}) * 0.5)"],
 }
@@ -321,7 +320,7 @@ def program(draw, features=None):
     if "many_returns" in features:
         helpers += _many_helper(ctx.many, draw(st.sampled_from(["0.5", "-0.3", "1.2"])))
     params, scale = "x, y, v", ""
-    if features & {"defaults", "defaults_jvp"} and draw(st.booleans()):
+    if "defaults" in features and draw(st.booleans()):
         params, scale = "x, y, v, scale=1.0", " * scale"
     end = f"    return ({_result(result)}){scale}\n"
     if features & {"argument_writes", "argument_writes_jvp"} and draw(st.booleans()):
