@@ -59,7 +59,7 @@ _INTRINSICS = {"sin": "llvm.sin", "cos": "llvm.cos", "exp": "llvm.exp", "log": "
                "log2": "llvm.log2", "log10": "llvm.log10"}
 _LIBM = {"tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
          "tanh": "tanh", "expm1": "expm1", "log1p": "log1p", "erf": "erf", "atan2": "atan2", "hypot": "hypot"}
-_INT_CHECKED = {"add", "sub", "mul", "neg", "pow"}
+_INT_CHECKED = {"add", "sub", "mul", "neg", "pow", "abs"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _initialized = []
 
@@ -1038,11 +1038,16 @@ class _Lowering(LazyArrays):
         p = op.prim
         if p == "pow":
             pair = b.call(self.ipow(), ins)
+        elif p == "abs":        # abs(-2**63) is 2**63
+            a = ins[0]
+            pair = ir.Constant(ir.LiteralStructType([_I64, _I1]), ir.Undefined)
+            pair = b.insert_value(b.insert_value(pair, b.select(b.icmp_signed("<", a, ir.Constant(_I64, 0)), b.neg(a), a),
+                                                 0), b.icmp_signed("==", a, ir.Constant(_I64, -2 ** 63)), 1)
         elif p == "neg":
             pair = b.ssub_with_overflow(ir.Constant(_I64, 0), ins[0])
         else:
             pair = {"add": b.sadd_with_overflow, "sub": b.ssub_with_overflow, "mul": b.smul_with_overflow}[p](*ins)
-        symbol = {"add": "+", "sub": "-", "mul": "*", "neg": "unary -", "pow": "**"}[p]
+        symbol = {"add": "+", "sub": "-", "mul": "*", "neg": "unary -", "pow": "**", "abs": "abs()"}[p]
         where = f" ({op.loc})" if op.loc is not None else ""
         self.raise_at(b.extract_value(pair, 1), lambda err: OverflowError(
             f"srcgrad: integer overflow: the result of {symbol}{where} is beyond the 64-bit integers compiled "

@@ -386,7 +386,7 @@ def test_index_errors_name_the_users_array_and_line(fn, args, name, index, axis,
 # ---------------------------------------------------------------- integer overflow is an error, not a wrap
 
 def int_ops(a, b):
-    return a + b, a - b, a * b, -a, a ** 3
+    return a + b, a - b, a * b, -a, a ** 3, abs(a)
 
 
 @pytest.mark.parametrize("a, b", [(2 ** 62, 2 ** 62), (-2 ** 63, 1), (2 ** 32, 2 ** 31), (-2 ** 63, 0),
