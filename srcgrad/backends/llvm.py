@@ -1040,9 +1040,9 @@ class _Lowering(LazyArrays):
             pair = b.call(self.ipow(), ins)
         elif p == "abs":        # abs(-2**63) is 2**63
             a = ins[0]
+            value = b.select(b.icmp_signed("<", a, ir.Constant(_I64, 0)), b.neg(a), a)
             pair = ir.Constant(ir.LiteralStructType([_I64, _I1]), ir.Undefined)
-            pair = b.insert_value(b.insert_value(pair, b.select(b.icmp_signed("<", a, ir.Constant(_I64, 0)), b.neg(a), a),
-                                                 0), b.icmp_signed("==", a, ir.Constant(_I64, -2 ** 63)), 1)
+            pair = b.insert_value(b.insert_value(pair, value, 0), b.icmp_signed("==", a, ir.Constant(_I64, -2 ** 63)), 1)
         elif p == "neg":
             pair = b.ssub_with_overflow(ir.Constant(_I64, 0), ins[0])
         else:

@@ -51,7 +51,7 @@ class _Namer:
     def __init__(self, reserved=()):
         self.of = {}
         self.used = set(reserved) | {"np", "math", "range", "len", "float", "int", "bool", "abs", "min", "max",
-                                     "_sum_to", "_broadcast_like", "_reduce_grad", "_power"}
+                                     "round", "_sum_to", "_broadcast_like", "_reduce_grad", "_power"}
         self.temp = 0
 
     def fresh(self, hint):

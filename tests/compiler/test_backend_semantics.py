@@ -29,7 +29,7 @@ def _module(tmp_path, name, source):
 
 _NAMED_LIKE = ["exp", "tanh", "sin", "cos", "log", "pow", "sqrt", "tan", "atan2", "hypot", "erf", "floor",
                "malloc", "calloc", "realloc", "free", "memcpy", "memset", "main", "ipow", "abs", "min", "max",
-               "float", "int", "bool", "len", "math", "_sum_to", "_broadcast_like", "_reduce_grad", "_power",
+               "float", "int", "bool", "len", "math", "round", "_sum_to", "_broadcast_like", "_reduce_grad", "_power",
                "résumé_λ"]
 
 
@@ -425,7 +425,7 @@ def test_float_power_edges():
             assert _bits(native(a, b)) == _bits(float(np.power(a, b))), (a, b)
 
 
-# ---------------------------------------------------------------- np.minimum/np.maximum and np.max/np.min: numpy's NaN and ties
+# ------------------------------------------------ np.minimum/np.maximum and np.max/np.min: numpy's NaN and ties
 
 def elementwise_extremes(x, y):
     return np.minimum(x, y), np.maximum(x, y), np.minimum(x, 0.0), np.maximum(0.0, y)
@@ -473,7 +473,7 @@ def test_pythons_min_and_max_of_floats(backend):
             assert [_bits(v) for v in f(a, b)] == [_bits(v) for v in scalar_extremes(a, b)], (a, b)
 
 
-# ---------------------------------------------------------------- a custom vjp's bad cotangent: one error on both backends
+# ------------------------------------------------ a custom vjp's bad cotangent: one error on both backends
 
 @srcgrad.custom_vjp
 def doubled(x, v):
