@@ -11,7 +11,7 @@ Example:
 """
 from ..errors import TypingError
 from ..ir.core import Block, Builder, Function, Op, Value
-from ..ir.memory import refuse_stale_uses
+from ..ir.memory import Buffers, refuse_stale_uses
 from ..ir.types import F64, ArrayType, is_float
 from .reverse import _activity
 from .rules import ADJOINT
@@ -35,7 +35,11 @@ def forward(primal):
     mapping = dict(zip(primal.params, fn.params))
     tangent = dict(zip(with_tangent, fn.params[len(primal.params):]))
     f = _Forward(active)
+    written = Buffers(primal).written
     with Builder(fn.body) as b:
+        for p in with_tangent:
+            if p in written:        # its tangent is written alongside it: not into the caller's array
+                tangent[p] = b.emit("copy", [tangent[p]], name=tangent[p].name)
         f.ops(primal.body.ops[:-1], mapping, tangent)
         outs = [mapping[v] for v in ret.operands]
         touts = [tangent.get(v) or f.zero(v, mapping) for v in ret.operands]

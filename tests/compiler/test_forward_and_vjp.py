@@ -71,3 +71,17 @@ def test_vjp_of_an_array_result_leaves_the_cotangent_alone():
     assert gw == pytest.approx(float(np.dot(ct, x)))
     (y2, ydot) = srcgrad.jvp(scale_array, (x.copy(), 2.0), (np.ones(3), 0.5))
     np.testing.assert_allclose(ydot, 2.0 + 0.5 * x)
+
+
+def writes_its_argument(x, v):
+    v[0] = x * 2.0
+    return v[0] * x + v[1]
+
+
+@pytest.mark.parametrize("backend", ["python", "llvm"])
+def test_jvp_leaves_the_callers_tangent_alone(backend):
+    v, t = np.ones(3), np.full(3, 0.5)
+    y, ydot = srcgrad.jvp(writes_its_argument, (1.5, v), (1.0, t), backend=backend)
+    assert (y, ydot) == (5.5, 4 * 1.5 + 0.5)
+    np.testing.assert_array_equal(v, [3.0, 1.0, 1.0])      # the primal is written, as in Python
+    np.testing.assert_array_equal(t, [0.5, 0.5, 0.5])      # the tangent is the caller's, untouched
