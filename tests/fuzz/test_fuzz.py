@@ -1,6 +1,6 @@
 """Random programs, a bounded number per CI run (SRCGRAD_FUZZ_EXAMPLES raises it; for long runs
 use ``python -m tests.fuzz --minutes N``), and every program a fuzz run ever found failing
-(tests/fuzz/regressions/), checked the four ways of checks.py."""
+(tests/fuzz/regressions/), checked the ways of checks.py."""
 import os
 import pathlib
 
@@ -23,13 +23,16 @@ POINTS = st.integers(0, 7).flatmap(lambda k: st.sampled_from(_SPECIAL) if k == 0
 REGRESSIONS = sorted((pathlib.Path(__file__).parent / "regressions").glob("*.py"))
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# three scalar programs and two array programs in four of EXAMPLES: with the features of
+# issue 9 and translation validation a program costs about twice what it did, and CI's time stays
+@settings(max_examples=max(EXAMPLES * 3 // 4, 1), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(program(), POINTS, POINTS)
 def test_random_program(tmp_path_factory, source, x, y):
     check_program(source, tmp_path_factory.mktemp("programs"), x, y)
 
 
-@settings(max_examples=max(EXAMPLES * 3 // 4, 1), deadline=None,
+@settings(max_examples=max(EXAMPLES // 2, 1), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(array_program())
 def test_random_array_program(tmp_path_factory, source):
@@ -41,7 +44,7 @@ def test_regression(tmp_path, path):
     """A program once found failing; its first line says at which (x, y)."""
     source = path.read_text()
     x, y = (float(a) for a in source.splitlines()[0].lstrip("# xy=").split(","))
-    if "def f(X, y, w, c)" in source:
+    if "(X, y, w, c):" in source:
         check_array_program(source, tmp_path)
     else:
         check_program(source, tmp_path, x, y, fuzzing=False)

@@ -130,9 +130,10 @@ def _tangent(a):
     return 0.7
 
 
-def validate(fn, args, wrt=None, plain_python=True, python_grad=None):
+def validate(fn, args, wrt=None, plain_python=True, python_grad=None, derivatives=True):
     """Translation validation of ``fn`` at ``args`` (see the module's doc): the primal IR, the
-    reverse-mode IR for ``wrt`` (argument indices; None skips it) and the forward-mode IR.
+    reverse-mode IR for ``wrt`` (argument indices; None skips it) and, with ``derivatives``,
+    the forward-mode IR.
     ``python_grad``: the python backend's gradient at ``args`` where the caller has it already.
     Returns the interpreted primal's Outcome."""
     bound = inspect.signature(fn).bind(*args)
@@ -164,7 +165,7 @@ def validate(fn, args, wrt=None, plain_python=True, python_grad=None):
                     tuple(np.asarray(g, dtype=np.float64) for g in expected.value), rel=1e-12):
             raise AssertionError(f"the interpreted reverse-mode IR's gradient is not the python backend's at "
                                  f"{_show(args)}\ninterpreted: {rev}\npython backend: {expected}\nIR:\n{adjoint}")
-    if floats and all(is_float(v.type) for v in primal.body.ops[-1].operands):
+    if derivatives and floats and all(is_float(v.type) for v in primal.body.ops[-1].operands):
         tangents = tuple(_tangent(args[k]) for k in floats)
         check_passes(verify(forward(clone(primal))), args + tangents, "forward-mode")
     return ref

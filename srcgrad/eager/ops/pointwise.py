@@ -177,14 +177,25 @@ def remainder(a, b):
     if ad is NotImplemented:
         return NotImplemented
     out = np.remainder(ad, bd)
-    return record(out, RemainderBackward0, (a,)) if ad.dtype.kind == "f" else _wrap(out)
+    bt = b if isinstance(b, Tensor) else None
+    if ad.dtype.kind != "f" or not needs_grad(a, bt):
+        return _wrap(out)
+    t = record(out, RemainderBackward0, (a, bt), saved=(a, b))
+    t.grad_fn.shapes = (ad.shape, np.shape(bd))
+    return t
 
 
 class RemainderBackward0(Node):
-    __slots__ = ()
+    """a % b is a - floor(a / b) * b: d/da is 1, d/db is -floor(a / b) (PyTorch's
+    RemainderBackward1; the divisor's gradient was missing, found by the fuzzer)."""
+    __slots__ = ("shapes",)
 
     def apply(self, g):
-        return g
+        a, b = self.saved()
+        sa, sb = self.shapes
+        ga = sum_to(g, sa) if self.needs_input_grad(0) else None
+        gb = sum_to(-g * (a // b), sb) if self.needs_input_grad(1) else None
+        return ga, gb
 
 
 # ----------------------------------------------------------------------------------- pow
