@@ -158,7 +158,8 @@ def eliminate_dead_code(fn, keep_errors=True):
     """Remove ops whose results are never used and that have no effect (loops whose results are
     unused and whose bodies do nothing observable go too). A write into an argument array, or
     into a buffer some op reads, is an effect; so is an error an op may raise, unless not
-    ``keep_errors`` (derivative code, whose reverse sweep reads what the forward sweep did).
+    ``keep_errors`` (derivative code, whose reverse sweep reads what the forward sweep did;
+    writes keep their errors there too).
     Returns whether anything was removed."""
     removed = False
     changed = True
@@ -181,7 +182,8 @@ def _has_effects(op, buffers, keep_errors):
     prim = PRIMITIVES[op.prim]
     if prim.effect and op.prim != "yield" or prim.writes is not None and buffers.observable(op):
         return True
-    if keep_errors and prim.raises(op):
+    # an out-of-bounds write is an error even where nothing reads the array
+    if (keep_errors or prim.writes is not None) and prim.raises(op):
         return True
     return any(_has_effects(o, buffers, keep_errors) for r in op.regions for o in r.ops)
 

@@ -209,3 +209,16 @@ def test_jit_keeps_errors_of_unused_values(backend):
         srcgrad.jit(unused_values_that_raise, backend=backend)(0.5, np.ones(11))
     # derivative code computes only what the gradient needs (docs/compiler.md)
     assert srcgrad.grad(unused_values_that_raise, backend=backend)(0.5, np.ones(3)) == 2.0
+
+
+def unread_write_out_of_bounds(x):
+    y = np.zeros(2)
+    y[5] = x
+    return x * 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_write_out_of_bounds_raises_in_derivative_code_too(backend):
+    for transform in (srcgrad.jit, srcgrad.grad):
+        with pytest.raises(IndexError, match="'y'"):
+            transform(unread_write_out_of_bounds, backend=backend)(0.5)
