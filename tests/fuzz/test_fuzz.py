@@ -23,15 +23,14 @@ POINTS = st.integers(0, 7).flatmap(lambda k: st.sampled_from(_SPECIAL) if k == 0
 REGRESSIONS = sorted((pathlib.Path(__file__).parent / "regressions").glob("*.py"))
 
 
-# three scalar programs and two array programs in four of EXAMPLES: with the features of
-# issue 9 and translation validation a program costs about twice what it did, and CI's time stays
-@settings(max_examples=max(EXAMPLES * 3 // 4, 1), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(program(), POINTS, POINTS)
 def test_random_program(tmp_path_factory, source, x, y):
     check_program(source, tmp_path_factory.mktemp("programs"), x, y)
 
 
+# half as many array programs: with the features of issue 9 and translation validation each
+# costs about twice what it did (mostly LLVM compiling in-place writes), and CI's time stays
 @settings(max_examples=max(EXAMPLES // 2, 1), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(array_program())
