@@ -27,7 +27,7 @@ def _save(last, error):
     path = FOUND / f"found_{time.strftime('%Y%m%d_%H%M%S')}_{len(list(FOUND.glob('*.py')))}.py"
     reason = "".join(traceback.format_exception_only(type(error), error)).strip().splitlines()
     path.write_text(f"# xy={last.get('x', 0.5)},{last.get('y', 0.5)}\n"
-                    + "".join(f"# {line}\n" for line in reason[:20]) + last["source"])
+                    + "".join(f"# {line}\n" for line in reason[:3] + ["..."] + reason[-20:]) + last["source"])
     return path
 
 
