@@ -26,8 +26,10 @@ def _save(last, error):
     FOUND.mkdir(exist_ok=True)
     path = FOUND / f"found_{time.strftime('%Y%m%d_%H%M%S')}_{len(list(FOUND.glob('*.py')))}.py"
     reason = "".join(traceback.format_exception_only(type(error), error)).strip().splitlines()
+    if len(reason) > 23:        # the start, and the end where the exception itself is
+        reason = reason[:3] + ["..."] + reason[-20:]
     path.write_text(f"# xy={last.get('x', 0.5)},{last.get('y', 0.5)}\n"
-                    + "".join(f"# {line}\n" for line in reason[:3] + ["..."] + reason[-20:]) + last["source"])
+                    + "".join(f"# {line}\n" for line in reason) + last["source"])
     return path
 
 
