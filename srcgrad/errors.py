@@ -58,3 +58,7 @@ class TypingError(SrcGradError, TypeError):
         self.plain = message
         self.loc = loc
         super().__init__(f"{message}\n{excerpt(loc)}" if loc is not None else message)
+
+
+NEGATIVE_INT_POWER = ("srcgrad: an int to a negative int power: Python's result would be a float (2 ** -1 is "
+                      "0.5) and numpy's an error, but compiled code keeps an int ** int an int: write float(a) ** b")

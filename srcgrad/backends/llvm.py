@@ -29,6 +29,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
+from ..errors import NEGATIVE_INT_POWER
 from ..ir.memory import Buffers
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
@@ -286,6 +287,8 @@ class _Lowering(LazyArrays):
                 b.select(b.icmp_signed("<", ins[0], ir.Constant(_I64, 0)), b.neg(ins[0]), ins[0])
         elif p == "pow":
             if out_type is I64:          # element-wise on int arrays: wraps around as numpy's int64 does
+                self.raise_at(b.icmp_signed("<", ins[1], ir.Constant(_I64, 0)),
+                              lambda err: ValueError("Integers to negative integer powers are not allowed."))
                 out = b.extract_value(b.call(self.ipow(), ins), 0)
             else:
                 out = self.call_intrinsic("llvm.pow", ins)
@@ -1037,6 +1040,7 @@ class _Lowering(LazyArrays):
         b = self.b
         p = op.prim
         if p == "pow":
+            self.raise_at(b.icmp_signed("<", ins[1], ir.Constant(_I64, 0)), lambda err: ValueError(NEGATIVE_INT_POWER))
             pair = b.call(self.ipow(), ins)
         elif p == "abs":        # abs(-2**63) is 2**63
             a = ins[0]
@@ -1072,7 +1076,7 @@ class _Lowering(LazyArrays):
         return self.b.call(f, args)
 
     def ipow(self):
-        """i64 ** i64 by squaring (the exponent is a non-negative constant): {the result
+        """i64 ** i64 by squaring (the exponent is not negative: checked before): {the result
         wrapped to 64 bits, whether the true result is beyond them}."""
         f = self.module.globals.get("srcgrad.rt.ipow")
         if f is not None:

@@ -13,7 +13,7 @@ import math
 import astor
 import numpy as np
 
-from ..ir.types import F32, F64
+from ..ir.types import F32, F64, I64
 from . import runtime
 from .callbacks import checked_vjp
 
@@ -51,7 +51,8 @@ class _Namer:
     def __init__(self, reserved=()):
         self.of = {}
         self.used = set(reserved) | {"np", "math", "range", "len", "float", "int", "bool", "abs", "min", "max",
-                                     "round", "_sum_to", "_broadcast_like", "_reduce_grad", "_power"}
+                                     "round", "_sum_to", "_broadcast_like", "_reduce_grad", "_power",
+                                     "_int_power"}
         self.temp = 0
 
     def fresh(self, hint):
@@ -273,6 +274,8 @@ class _Emitter:
         p = op.prim
         if p == "pow" and op.results[0].type is F64 and not _integral(op.operands[1]):
             return _call(_name("_power"), ins)      # a negative base would give a complex number
+        if p == "pow" and op.results[0].type is I64 and not _integral(op.operands[1]):
+            return _call(_name("_int_power"), ins)  # a negative exponent would give a float
         if p in _BIN:
             return ast.BinOp(left=ins[0], op=_BIN[p](), right=ins[1])
         if p in _CMP:
@@ -520,7 +523,7 @@ def compile_function(fn, source=None, externals=None):
     if source is None:
         source, externals = generate(fn)
     namespace = {"np": np, "math": math, "_sum_to": runtime.sum_to, "_broadcast_like": runtime.broadcast_like,
-                 "_reduce_grad": runtime.reduce_grad, "_power": runtime.power,
+                 "_reduce_grad": runtime.reduce_grad, "_power": runtime.power, "_int_power": runtime.int_power,
                  **(externals or {})}
     filename = f"<srcgrad {fn.name}>"
     exec(compile(source, filename, "exec"), namespace)

@@ -6,6 +6,8 @@ Example:
 """
 import numpy as np
 
+from ..errors import NEGATIVE_INT_POWER
+
 
 def sum_to(g, like):
     """``g`` summed over the dimensions numpy broadcasting added, to ``like``'s shape."""
@@ -43,6 +45,13 @@ def reduce_grad(g, x, out, of, axis=None):
     mask = (x == out).astype(np.float64)
     count = mask.sum(axis=axis, keepdims=axis is not None)
     return g * mask / count
+
+
+def int_power(x, y):
+    """``x ** y`` of ints whose exponent is a variable: an int, as Python gives for ``y >= 0``."""
+    if y < 0:
+        raise ValueError(NEGATIVE_INT_POWER)
+    return x ** y
 
 
 def power(x, y):

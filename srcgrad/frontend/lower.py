@@ -947,7 +947,9 @@ class _Lowerer:
         attrs = {}
         if op == "pow":
             c = b.owner.attrs.get("value") if b.owner is not None and b.owner.prim == "const" else None
-            if a.type in (I64, BOOL) and b.type in (I64, BOOL) and isinstance(c, int) and c >= 0:
+            # int ** int is an int in Python unless the exponent is negative (a float): a negative
+            # constant computes as floats, a variable exponent as ints (negative: a clear error)
+            if a.type in (I64, BOOL) and b.type in (I64, BOOL) and (c is None or c >= 0):
                 attrs["int_result"] = True
             else:
                 a, b = self.b.convert(a, F64), self.b.convert(b, F64)

@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from ..errors import NEGATIVE_INT_POWER
 from .types import BOOL, F32, F64, I64, ArrayType
 
 _I64_MIN, _I64_MAX = -2**63, 2**63 - 1
@@ -107,6 +108,8 @@ def _pow_op(it, op, ins):
         with np.errstate(all="ignore"):
             return np.power(a, b)
     if op.results[0].type is I64:
+        if b < 0:
+            raise ValueError(NEGATIVE_INT_POWER)
         return int(a) ** int(b)
     return _pow(a, b)
 
