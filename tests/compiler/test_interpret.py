@@ -91,3 +91,51 @@ def test_validation_names_the_pass_that_breaks_a_program(tmp_path, monkeypatch):
     with pytest.raises(AssertionError, match=r"pass 'drop_writes' changed what the primal IR does(.|\n)*"
                                              r"IR before:(.|\n)*setitem(.|\n)*IR after:"):
         validate(mod.f, (0.5,), [0])
+
+
+_MORE = '''import math
+
+import numpy as np
+import srcgrad
+
+
+@srcgrad.custom_vjp
+def softplus(x):
+    return math.log1p(math.exp(x))
+
+
+@softplus.defvjp
+def softplus_vjp(x, y, gy):
+    return (gy / (1.0 + math.exp(-x)),)
+
+
+def custom(x, y):
+    s = 0.0
+    for i in range(3):
+        s += softplus(x * i) * y
+    return s + np.sum(np.arange(3.0) * x) + round(x * 3.0)
+
+
+def view_writes(a, b):
+    c = np.outer(a, b)
+    d = c.T
+    d[0, 1] = 5.0
+    return np.sum(np.prod(c, axis=1) + np.max(c, axis=1)) + np.sum(c[1:, ::-1], axis=0)[0]
+
+
+def reductions(a, b):
+    c = np.outer(a, b)
+    e = np.prod(c, axis=1) + np.max(c, axis=1) + np.sum(c[1:, ::-1], axis=0)[0]
+    return np.sum(e) + np.min(a) * np.dot(a, a) + np.sum(c.T @ a)
+'''
+
+
+def test_custom_vjp_views_and_reductions(tmp_path):
+    """call_custom and call_custom_vjp, a write through a transpose seen by the array it views,
+    prod/max gradients (with a zero and ties) — interpreted, validated, against Python."""
+    mod = _load(tmp_path, "more_prog", _MORE)
+    validate(mod.custom, (0.7, 1.3), [0, 1])
+    a, b = np.array([0.5, -1.0, 2.0]), np.array([1.5, 0.3])
+    validate(mod.view_writes, (a, b), None, derivatives=False)
+    validate(mod.reductions, (a, b), [0, 1])
+    validate(mod.reductions, (np.array([0.5, 0.0, 2.0]), np.array([1.5, 1.5])), [0, 1])
