@@ -69,9 +69,6 @@ def _reduce_jvp(b, op, ts, xs):
     return b.emit("sum", [b.emit("mul", [partials, ts[0]])], {"axis": op.attrs.get("axis")})
 
 
-# Ops whose partial derivatives are infinite at some finite points (0 ** 0.5, sqrt(0), log(0), asin(1))
-_INFINITE_PARTIALS = {"pow", "sqrt", "log", "log1p", "log2", "log10", "asin", "acos"}
-
 # Ops that are not elementwise: their tangent rule is not their (transposed) adjoint rule.
 _STRUCTURAL_JVP = {
     "outer": _bilinear_jvp,
@@ -155,18 +152,12 @@ class _Forward:
                 dv = tangent.get(v)
                 if dv is None:
                     continue
-                masked = op.prim in _INFINITE_PARTIALS
-                # the partial itself (the rule at g = 1) for a rule whose partial may be infinite
-                g = self.b().const(1.0, F64) if masked else dv
-                thunk = ADJOINT[op.prim](g, *[mapping[o] for o in op.operands], mapping[res])[k]
+                # an infinite partial times a zero tangent is NaN, as in reverse mode and PyTorch:
+                # jvp(t) is <grad, t> computed in IEEE arithmetic
+                thunk = ADJOINT[op.prim](dv, *[mapping[o] for o in op.operands], mapping[res])[k]
                 if thunk is None:
                     continue
                 term = thunk()
-                if masked:
-                    # along a zero tangent the directional derivative is 0, not 0·inf = nan
-                    # (x**y at x = 0, y = 0.5 in direction (0, 1): d/dy 0**y = 0)
-                    b = self.b()
-                    term = b.emit("mul", [dv, b.emit("select", [b.emit("eq", [dv, 0.0]), 0.0, term])])
                 total = term if total is None else self.b().emit("add", [total, term])
             if total is not None:
                 if total.name is None:

