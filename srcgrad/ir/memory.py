@@ -28,13 +28,14 @@ class Buffers:
         for p in self.params:
             self.roots[p] = {p}
         self._ops = list(_walk(fn.body))
+        self.written, self.read = set(), set()
+        if not self.params and not any(r.type.is_array for op in self._ops for r in op.results):
+            return              # no arrays: nothing shares memory
         changed = True
         while changed:              # loop-carried arrays: grow the sets to a fixpoint
             changed = False
             for op in self._ops:
                 changed |= self._flow(op)
-        self.written = set()
-        self.read = set()
         for op in self._ops:
             prim = PRIMITIVES[op.prim]
             for k, v in enumerate(op.operands):
