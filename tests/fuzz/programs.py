@@ -16,15 +16,15 @@ Constructs that once gave wrong answers (issue 9) each sit behind a name in ``FE
   conditions, conditional expressions and values (``(y != 0.0 and x / y) or 0.5``);
 - ``allocations``: several arrays of one shape (``np.zeros(3)``, ``np.empty(3)``,
   ``np.zeros_like(v)``, ``np.ones_like(v)``) written in place and read;
-- ``argument_writes``: writes into the argument array ``v`` (the caller sees them);
-  ``argument_writes_jvp``: and ``jvp`` leaves the caller's tangent array as it was;
+- ``argument_writes``: writes into the argument array ``v`` (the caller sees them; ``jvp``
+  leaves the caller's tangent array as it was);
 - ``math_names``: helpers named ``exp``/``tanh`` calling numpy's, and ``f`` itself named
   ``sin``, ``cos`` or ``sqrt``;
 - ``many_returns``: a helper returning a tuple of 2 to 12 values from inside a loop;
 - ``widening``: chains ``w0 = 0; w1 = 0; ...`` of ints that a loop shifts floats into;
-- ``zero_points``: ``abs(a - a)``, ``(a - a) ** 2.0``, ``abs(a) ** 2.0``, and x or y exactly
-  0.0 (test_fuzz.POINTS); ``sqrt_at_zero``: ``math.sqrt(a * a)`` and ``math.sqrt((a - a) ** 2.0)``,
-  whose derivative at 0 is infinite times 0: NaN in both modes, as in PyTorch;
+- ``zero_points``: ``abs(a - a)``, ``(a - a) ** 2.0``, ``abs(a) ** 2.0``, ``math.sqrt(a * a)``,
+  ``math.sqrt((a - a) ** 2.0)`` (whose derivative at 0, infinite times 0, is NaN in both modes,
+  as in PyTorch), and x or y exactly 0.0 (test_fuzz.POINTS);
 - ``defaults``: a helper with a default parameter called with and without keywords, and ``f``
   with a default ``scale`` the checks pass or leave out.
 """
@@ -33,10 +33,9 @@ import os
 from hypothesis import strategies as st
 
 FEATURES = frozenset({"floor_mod", "short_circuit", "allocations", "argument_writes", "math_names",
-                      "many_returns", "widening", "zero_points", "defaults", "argument_writes_jvp",
-                      "sqrt_at_zero"})
+                      "many_returns", "widening", "zero_points", "defaults"})
 # features that still fail, left out unless SRCGRAD_FUZZ_SKIP says otherwise ("" runs them all)
-STILL_FAILING = frozenset({"argument_writes_jvp", "sqrt_at_zero"})
+STILL_FAILING = frozenset()
 
 
 def enabled():
@@ -59,8 +58,8 @@ FEATURE_UNARY = {
     "floor_mod": ["({}) % 1.5", "({}) % -0.7", "({}) // 0.5", "({}) // -1.5", "-2.5 % (0.5 + ({}) * ({}))",
                   "(({}) * 3.0) // (1.0 + ({}) * ({}))", "(1.0 + 0.0 * ({})) // 0.1", "(1.0 + 0.0 * ({})) % 0.1",
                   "math.atan2(0.0 % -(1.0 + ({}) * ({})), -1.0)"],
-    "zero_points": ["abs(({}) - ({}))", "(({}) - ({})) ** 2.0", "abs({}) ** 2.0"],
-    "sqrt_at_zero": ["math.sqrt(({}) * ({}))", "math.sqrt((({}) - ({})) ** 2.0)"],
+    "zero_points": ["abs(({}) - ({}))", "(({}) - ({})) ** 2.0", "abs({}) ** 2.0", "math.sqrt(({}) * ({}))",
+                    "math.sqrt((({}) - ({})) ** 2.0)"],
 }
 FEATURE_BINARY = {
     "floor_mod": ["({}) % (1.0 + ({}) * ({}))", "({}) // -(0.5 + ({}) * ({}))", "({}) % -(1.0 + ({}) * ({}))",
@@ -102,7 +101,7 @@ MANY = ["a", "b", "a * b", "a - b", "math.sin(a)", "math.tanh(b)", "a + 0.5", "b
 COMPARE = ["0.0", "0.3", "-0.2"]
 # points x, y where the features' edges are (test_fuzz.POINTS draws them now and then): exact
 # zeros for zero_points, decimals that floor division and % round differently for floor_mod
-SPECIAL_POINTS = {"zero_points": [0.0], "sqrt_at_zero": [0.0], "floor_mod": [1.0, 0.1, 0.7, -0.3, 0.3]}
+SPECIAL_POINTS = {"zero_points": [0.0], "floor_mod": [1.0, 0.1, 0.7, -0.3, 0.3]}
 
 
 class _Context:
@@ -177,8 +176,6 @@ def statements(draw, names, indent, depth, in_loop=False, ctx=None, loop_var=Non
     if in_loop:
         kinds = kinds + ["break", "continue"]
     kinds += [k for k in ("allocations", "argument_writes", "many_returns", "widening") if k in features]
-    if "argument_writes_jvp" in features:
-        kinds.append("argument_writes")
     if "widening" in features and not depth:
         kinds.remove("widening")       # it makes a loop
     for _ in range(draw(st.integers(1, 3))):
@@ -323,7 +320,7 @@ def program(draw, features=None):
     if "defaults" in features and draw(st.booleans()):
         params, scale = "x, y, v, scale=1.0", " * scale"
     end = f"    return ({_result(result)}){scale}\n"
-    if features & {"argument_writes", "argument_writes_jvp"} and draw(st.booleans()):
+    if "argument_writes" in features and draw(st.booleans()):
         # a write into the caller's array that nothing reads afterwards
         end = f"    out = ({_result(result)}){scale}\n    v[{draw(st.integers(0, 2))}] = math.tanh(out)\n    return out\n"
     source = "import math\n\nimport numpy as np\n" + helpers + f"\n\ndef {ctx.name}({params}):\n    buf = np.zeros(3)\n" \
