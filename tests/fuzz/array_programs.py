@@ -58,8 +58,8 @@ def array_program(draw, features=None):
             names[kind].append(name)
             continue
         elif special == "argument_writes":
-            target = draw(st.sampled_from(["y[{}]".format(draw(st.integers(0, 4))), "w[{}]".format(draw(st.integers(0, 2))),
-                                           "X[{}, {}]".format(draw(st.integers(0, 4)), draw(st.integers(0, 2)))]))
+            i, j = draw(st.integers(0, 4)), draw(st.integers(0, 2))
+            target = draw(st.sampled_from([f"y[{i}]", f"w[{j}]", f"X[{i}, {j}]"]))
             op = draw(st.sampled_from(["=", "+=", "*="]))
             lines.append(f"    {target} {op} np.tanh({pick('s')} + np.sum({pick(draw(st.sampled_from(['n', 'm'])))}))")
             continue

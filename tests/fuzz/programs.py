@@ -65,7 +65,8 @@ FEATURE_BINARY = {
     "floor_mod": ["({}) % (1.0 + ({}) * ({}))", "({}) // -(0.5 + ({}) * ({}))", "({}) % -(1.0 + ({}) * ({}))",
                   "(({0}) % ({1}) if ({1}) != 0.0 else ({0}))", "(({0}) // ({1}) if ({1}) != 0.0 else ({1}))"],
     # the right operand runs only where the left one does not decide
-    "short_circuit": ["(1.0 if ({1}) != 0.0 and ({0}) / ({1}) > 1.0 else 0.0)", "((({1}) != 0.0 and ({0}) / ({1})) or 0.5)",
+    "short_circuit": ["(1.0 if ({1}) != 0.0 and ({0}) / ({1}) > 1.0 else 0.0)",
+                      "((({1}) != 0.0 and ({0}) / ({1})) or 0.5)",
                       "(({0}) if ({1}) != 0.0 and ({0}) / ({1}) > 0.5 else ({1}))",
                       "(({0}) if ({1}) == 0.0 or ({0}) / ({1}) < -0.5 else ({1}) * 0.5)"],
 }
@@ -322,7 +323,7 @@ def program(draw, features=None):
     end = f"    return ({_result(result)}){scale}\n"
     if "argument_writes" in features and draw(st.booleans()):
         # a write into the caller's array that nothing reads afterwards
-        end = f"    out = ({_result(result)}){scale}\n    v[{draw(st.integers(0, 2))}] = math.tanh(out)\n    return out\n"
-    source = "import math\n\nimport numpy as np\n" + helpers + f"\n\ndef {ctx.name}({params}):\n    buf = np.zeros(3)\n" \
-        + "\n".join(body) + "\n" + end
-    return source
+        end = (f"    out = ({_result(result)}){scale}\n"
+               f"    v[{draw(st.integers(0, 2))}] = math.tanh(out)\n    return out\n")
+    return ("import math\n\nimport numpy as np\n" + helpers + f"\n\ndef {ctx.name}({params}):\n    buf = np.zeros(3)\n"
+            + "\n".join(body) + "\n" + end)

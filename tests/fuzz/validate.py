@@ -42,7 +42,10 @@ class Outcome:
         self.args = args
 
     def __repr__(self):
-        what = f"raises {type(self.error).__name__}: {self.error}" if self.error is not None else f"returns {self.value!r}"
+        if self.error is not None:
+            what = f"raises {type(self.error).__name__}: {self.error}"
+        else:
+            what = f"returns {self.value!r}"
         arrays = [a for a in self.args if isinstance(a, np.ndarray)]
         return what + (f", leaves the argument arrays {arrays}" if arrays else "")
 
