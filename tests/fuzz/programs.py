@@ -26,14 +26,17 @@ Constructs that once gave wrong answers (issue 9) each sit behind a name in ``FE
   ``math.sqrt((a - a) ** 2.0)`` (whose derivative at 0, infinite times 0, is NaN in both modes,
   as in PyTorch), and x or y exactly 0.0 (test_fuzz.POINTS);
 - ``defaults``: a helper with a default parameter called with and without keywords, and ``f``
-  with a default ``scale`` the checks pass or leave out.
+  with a default ``scale`` the checks pass or leave out;
+- ``views``: a view of ``buf`` or ``v`` (``buf[1:]``, ``buf[:2]``, ``buf[::2]``), written and read
+  through either name in any order (compiled code must see every write, as Python does; the
+  derivative passes refuse a view used after a write through the other name).
 """
 import os
 
 from hypothesis import strategies as st
 
 FEATURES = frozenset({"floor_mod", "short_circuit", "allocations", "argument_writes", "math_names",
-                      "many_returns", "widening", "zero_points", "defaults"})
+                      "many_returns", "widening", "zero_points", "defaults", "views"})
 # features that still fail, left out unless SRCGRAD_FUZZ_SKIP says otherwise ("" runs them all)
 STILL_FAILING = frozenset()
 
@@ -176,7 +179,7 @@ def statements(draw, names, indent, depth, in_loop=False, ctx=None, loop_var=Non
         ["assign", "aug", "write"]
     if in_loop:
         kinds = kinds + ["break", "continue"]
-    kinds += [k for k in ("allocations", "argument_writes", "many_returns", "widening") if k in features]
+    kinds += [k for k in ("allocations", "argument_writes", "many_returns", "widening", "views") if k in features]
     if "widening" in features and not depth:
         kinds.remove("widening")       # it makes a loop
     for _ in range(draw(st.integers(1, 3))):
@@ -236,6 +239,8 @@ def statements(draw, names, indent, depth, in_loop=False, ctx=None, loop_var=Non
                 names.append(target)
         elif kind == "widening":
             lines += draw(widening(names, pad, ctx))
+        elif kind == "views":
+            lines += draw(views(names, pad, ctx))
         else:                      # break / continue, under a condition
             lines.append(f"{pad}if {draw(condition(names, ctx, loop_var))}:")
             lines.append(f"{pad}    {kind}")
@@ -268,6 +273,33 @@ def allocations(draw, names, pad, ctx, loop_var):
     lines.append(f"{pad}{target} = math.tanh({' + '.join(reads)})")
     if target not in names:
         names.append(target)
+    return lines
+
+
+@st.composite
+def views(draw, names, pad, ctx):
+    """A view of buf (or of the argument v) and its base, each written and read, in any order."""
+    base = draw(st.sampled_from(["buf", "buf", "v"] if "argument_writes" in ctx.features else ["buf"]))
+    view, size = draw(st.sampled_from([("[1:]", 2), ("[:2]", 2), ("[::2]", 2)]))
+    t = ctx.fresh("t")
+    lines = [f"{pad}{t} = {base}{view}"]
+    reads = []
+    for _ in range(draw(st.integers(1, 4))):
+        step = draw(st.sampled_from(["write base", "write view", "read base", "read view"]))
+        if step == "write base":
+            lines.append(f"{pad}{base}[{draw(st.integers(0, 2))}] = math.tanh({draw(expression(names, 1, ctx))})")
+        elif step == "write view":
+            lines.append(f"{pad}{t}[{draw(st.integers(0, size - 1))}] = math.tanh({draw(expression(names, 1, ctx))})")
+        elif step == "read base":
+            reads.append(f"{base}[{draw(st.integers(0, 2))}]")
+        else:
+            reads.append(f"{t}[{draw(st.integers(0, size - 1))}]")
+        if reads and draw(st.booleans()):
+            target = draw(st.sampled_from(["a", "b", "c"] + names[:2]))
+            lines.append(f"{pad}{target} = math.tanh({' + '.join(reads)})")
+            if target not in names:
+                names.append(target)
+            reads = []
     return lines
 
 
