@@ -15,7 +15,7 @@ Example:
     >>> adj = reverse(lower(f, [F64, F64]), wrt=[0])   # returns (value, df/dx)
 """
 from ..errors import TypingError
-from ..ir.core import Block, Builder, Function, Op, Value
+from ..ir.core import Block, Builder, Function, Op, Value, walk_ops as _walk_ops
 from ..ir.memory import Buffers, refuse_stale_uses
 from ..ir.types import F64, I64, ArrayType, is_float, user_name
 from .rules import ADJOINT
@@ -571,13 +571,6 @@ class _Overlay(dict):
         items = dict(*a, **kw)      # an iterator can be read once only
         super().update(items)
         self.base.update(items)
-
-
-def _walk_ops(block):
-    for op in block.ops:
-        yield op
-        for r in op.regions:
-            yield from _walk_ops(r)
 
 
 def _named(v, primal):

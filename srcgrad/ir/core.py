@@ -207,8 +207,16 @@ def select(c, a, b):
     return current().emit("select", [c, a, b])
 
 
+def walk_ops(block):
+    """Every op of ``block`` and of the regions nested in it, in program order."""
+    for op in block.ops:
+        yield op
+        for r in op.regions:
+            yield from walk_ops(r)
+
+
 def const(value, type=None):
     return current().const(value, type)
 
 
-__all__ = ["Loc", "Value", "Op", "Block", "Function", "Builder", "current", "Type"]
+__all__ = ["Loc", "Value", "Op", "Block", "Function", "Builder", "current", "Type", "walk_ops"]

@@ -14,6 +14,7 @@ Example:
     >>> facts.observable(write_op)      # the write changes memory someone may read
     True
 """
+from .core import walk_ops as _walk
 from .primitives import PRIMITIVES
 
 EXTERN = "extern"
@@ -112,13 +113,6 @@ def _passes_through(op, k):
     if op.prim in ("yield",) or op.prim in ("for", "while"):
         return True
     return prim.view and k == 0
-
-
-def _walk(block):
-    for op in block.ops:
-        yield op
-        for r in op.regions:
-            yield from _walk(r)
 
 
 def refuse_stale_uses(fn):

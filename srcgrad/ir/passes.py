@@ -12,7 +12,7 @@ Example:
 """
 import math
 
-from .core import Op
+from .core import Op, walk_ops as _walk
 from .memory import Buffers
 from .primitives import PRIMITIVES
 
@@ -241,13 +241,6 @@ def remove_dead_code(fn, keep_errors=True):
     while eliminate_dead_code(fn, keep_errors) | prune_tapes(fn):
         pass
     return fn
-
-
-def _walk(block):
-    for op in block.ops:
-        yield op
-        for r in op.regions:
-            yield from _walk(r)
 
 
 def _drop_dead_puts(block):

@@ -13,6 +13,7 @@ from srcgrad.ad.rules import ADJOINT
 from srcgrad.ir.primitives import PRIMITIVES
 
 from .primitive_cases import CASES
+from .test_gradients import numeric_gradient
 
 # what the forward mode handles by hand because its derivative is not a per-operand rule
 _FORWARD_BY_HAND = {"index", "slice", "setslice", "setitem", "if", "for", "while", "call_custom"}
@@ -42,19 +43,6 @@ def _copy(args):
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
-def _finite_differences(fn, args, k, eps=1e-6):
-    a = args[k]
-    if isinstance(a, np.ndarray):
-        g = np.zeros_like(a)
-        for i in np.ndindex(a.shape):
-            up, down = a.copy(), a.copy()
-            up[i] += eps
-            down[i] -= eps
-            g[i] = (fn(*args[:k], up, *args[k + 1:]) - fn(*args[:k], down, *args[k + 1:])) / (2 * eps)
-        return g
-    return (fn(*args[:k], a + eps, *args[k + 1:]) - fn(*args[:k], a - eps, *args[k + 1:])) / (2 * eps)
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_primitive_case(name):
     fn, args, wrt = CASES[name]
@@ -74,5 +62,5 @@ def test_primitive_case(name):
     py, native = (grads[b] if isinstance(wrt, tuple) else (grads[b],) for b in ("python", "llvm"))
     for k, gp, gn in zip(ks, py, native):
         np.testing.assert_allclose(gn, gp, rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(gp, _finite_differences(fn, args, k), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(gp, numeric_gradient(fn, args, k), rtol=1e-6, atol=1e-8)
 
