@@ -48,7 +48,7 @@ def reverse(primal, wrt, cotangents=False, with_value=True):
     if cotangents:
         params += [(f"d{v.name or 'out'}", v.type) for v in ret.operands]
     fn = Function(primal.name + ("_vjp" if cotangents else "_grad"), params, primal.loc)
-    active = _activity(primal, [primal.params[i] for i in wrt])
+    active = _activity(primal, [primal.params[i] for i in wrt]) & _useful(primal)
     # versions of arrays written with x[i] = v share memory: the reverse sweep may not read them
     # again (it reads taped values instead)
     refuse_stale_uses(primal)
@@ -127,6 +127,48 @@ def _activity(fn, seeds):
         changed[0] = False
         visit(fn.body)
     return active
+
+
+def _useful(fn):
+    """The primal values some float result depends on differentiably: only they get adjoints.
+    A value computed for another reason (a condition, a write the result never reads, an
+    assert) keeps a zero adjoint, and a zero adjoint times an infinite partial derivative
+    (sqrt at 0) would make the gradient NaN."""
+    useful = {v for v in fn.body.ops[-1].operands if is_float(v.type)}
+    changed = [True]
+
+    def mark(v):
+        if v not in useful and is_float(v.type):
+            useful.add(v)
+            changed[0] = True
+
+    def visit(block):
+        for op in reversed(block.ops):
+            if op.prim in ("for", "while"):
+                first = 3 if op.prim == "for" else 0
+                body = op.regions[-1]
+                args = body.args[1:] if op.prim == "for" else body.args
+                for j, r in enumerate(op.results):
+                    if r in useful or args[j] in useful:
+                        mark(body.ops[-1].operands[j])
+                        mark(op.operands[first + j])
+                        mark(args[j])
+                for region in reversed(op.regions):
+                    visit(region)
+            elif op.prim == "if":
+                for blk in op.regions:
+                    for y, r in zip(blk.ops[-1].operands, op.results):
+                        if r in useful:
+                            mark(y)
+                    visit(blk)
+            elif ADJOINT.get(op.prim) is not None and any(r in useful for r in op.results):
+                for v in op.operands:
+                    mark(v)
+
+    while changed[0]:
+        changed[0] = False
+        visit(fn.body)
+    return useful
 
 
 def _reads_mutable(op, mutable):

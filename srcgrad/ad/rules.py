@@ -33,8 +33,9 @@ _rule("mul")(lambda g, a, b, out: (lambda: g * b, lambda: g * a))
 # at b = 0 the function itself raises (python backend) or is ±inf/nan (IEEE): no convention needed
 _rule("div")(lambda g, a, b, out: (lambda: g / b, lambda: -g * out / b))
 _rule("neg")(lambda g, a, out: (lambda: -g,))
-# at a = 0: 0, as sign(0) (PyTorch, numpy's sign, HIPS autograd); at NaN: 0, as PyTorch
-_rule("abs")(lambda g, a, out: (lambda: select(a > 0.0, g, select(a < 0.0, -g, 0.0)),))
+# d|a| = sign(a) da, with sign(0) = sign(NaN) = 0 (PyTorch, numpy's sign, HIPS autograd); a
+# product, so that a NaN arriving at 0 (sqrt(|a| * |a|) at 0) stays NaN in both modes, as in PyTorch
+_rule("abs")(lambda g, a, out: (lambda: g * select(a > 0.0, 1.0, select(a < 0.0, -1.0, 0.0)),))
 _rule("pow")(lambda g, a, b, out: (lambda: _pow_dbase(g, a, b, out), lambda: _pow_dexp(g, a, b, out)))
 # min(a, b) is b if b < a else a (Python's order, NaN included); at a tie a == b each operand
 # gets g / 2, as torch.minimum/maximum and the amin/amax reductions (ties share evenly)

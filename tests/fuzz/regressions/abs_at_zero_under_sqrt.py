@@ -1,0 +1,41 @@
+# xy=-0.3,-0.3
+# sqrt(|d| * |d|) at d = 0: reverse mode gave 0 (abs's rule dropped the NaN), jvp NaN; now NaN in both, as PyTorch
+import math
+
+import numpy as np
+
+
+def helper(a, b):
+    return math.tanh(a) * b + 0.5 * a
+
+
+def squash(a):
+    if a > 0.0:
+        return a / (1.0 + a)
+    return math.tanh(a)
+
+
+def scaled(a, b=0.5):
+    return a * b + math.sin(a)
+
+
+def exp(a):
+    return np.exp(0.5 * np.tanh(a))
+
+
+def tanh(a):
+    return np.tanh(a) * 0.9
+
+
+def many(a, b):
+    for i in range(3):
+        if a * i > 0.5:
+            return a, b
+        a = math.tanh(a + b)
+    return b, a
+
+
+def f(x, y, v):
+    buf = np.zeros(3)
+    a = v[0]
+    return (math.tanh(math.sqrt((abs((v[0]) - (v[0]))) * (abs((v[0]) - (v[0]))))) + x * y + buf[0] * v[1])

@@ -1,0 +1,43 @@
+# xy=-0.3,-0.3
+# a value no result depends on (m2 = sqrt(0), into a helper's loop) got a zero adjoint times an infinite
+# partial: a NaN gradient (reverse mode now gives adjoints only to values a result depends on)
+import math
+
+import numpy as np
+
+
+def helper(a, b):
+    return math.tanh(a) * b + 0.5 * a
+
+
+def squash(a):
+    if a > 0.0:
+        return a / (1.0 + a)
+    return math.tanh(a)
+
+
+def scaled(a, b=0.5):
+    return a * b + math.sin(a)
+
+
+def exp(a):
+    return np.exp(0.5 * np.tanh(a))
+
+
+def tanh(a):
+    return np.tanh(a) * 0.9
+
+
+def many(a, b):
+    for i in range(3):
+        if a * i > 0.5:
+            return a, b
+        a = math.tanh(a + b)
+    return b, a
+
+
+def f(x, y, v):
+    buf = np.zeros(3)
+    m1, m2 = many(v[0], math.sqrt(((v[0]) - (v[0])) ** 2.0))
+    a = 0.5 * m1 + -0.25 * m2
+    return (math.tanh(v[0]) + x * y + buf[0] * v[1])
