@@ -136,7 +136,12 @@ def check_program(source, folder, x, y, fuzzing=True):
     _, ydot = srcgrad.jvp(f, (x, y, v.copy()), (0.3, -1.1, given))
     # the tangent array is the caller's: it stays as it was
     np.testing.assert_array_equal(given, t, err_msg=f"jvp changed the caller's tangent array\n{source}")
-    assert _near(ydot, 0.3 * gx - 1.1 * gy + float(np.dot(gv, t)), rel=1e-9), source
+    reverse = 0.3 * gx - 1.1 * gy + float(np.dot(gv, t))
+    # sqrt's infinite slope at 0 times a zero derivative is NaN in whichever mode meets it: jvp
+    # multiplies it by the zero tangent of sqrt((buf[2]) * (buf[2])) where reverse mode sends
+    # it into the adjoint of np.zeros, which goes nowhere (as PyTorch's forward and reverse modes)
+    if not (infinite_slope and math.isnan(ydot) != math.isnan(reverse)):
+        assert _near(ydot, reverse, rel=1e-9), source
     # 4. the eager mode, where the program runs on tensors
     eager = eager_gradient(source, folder, x, y)
     # at x == y, Python's max/min on tensors hand the whole gradient to one operand, while the
