@@ -17,6 +17,7 @@ Example:
 from ..errors import TypingError
 from ..ir.core import Block, Builder, Function, Op, Value, walk_ops as _walk_ops
 from ..ir.memory import Buffers, refuse_stale_uses
+from ..ir.primitives import PRIMITIVES
 from ..ir.types import F64, I64, ArrayType, is_float, user_name
 from .rules import ADJOINT
 
@@ -422,6 +423,11 @@ class _Reverser:
             for v, thunk in zip(op.operands, thunks):
                 if thunk is not None and v in self.active:
                     c = thunk()
+                    if PRIMITIVES[op.prim].unbounded_slope and not c.type.is_array:
+                        # a zero adjoint (from a branch not taken, say) contributes nothing, even
+                        # times sqrt's infinite slope at 0, where the product would be NaN
+                        b = self.b()
+                        c = b.emit("select", [b.emit("eq", [g, 0.0]), 0.0, c])
                     if c is g:
                         self.shared.add(c)
                     self.add(adj, v, _named(self._unbroadcast(c, v, mapping, op), v))

@@ -32,12 +32,14 @@ class Primitive:
     - ``may_alias``: the result may be operand 0 itself or an array kept elsewhere (a tape
       item, what a user's vjp returned): copy before writing into it;
     - ``shape_operand``: the operand an array-making op reads only for its shape, or None;
-    - ``index_start``: for element accesses, where the index operands start.
+    - ``index_start``: for element accesses, where the index operands start;
+    - ``unbounded_slope``: the derivative is infinite at some point where the function is
+      finite (``sqrt`` at 0): reverse mode takes a zero adjoint times it as 0, not NaN.
     """
 
     def __init__(self, name, type_rule, region_op=False, doc="", writes=None, effect=False, may_raise=False,
                  allocates=False, view=False, may_alias=False, shape_operand=None, index_start=None,
-                 overflows=False):
+                 overflows=False, unbounded_slope=False):
         self.name = name
         self.type_rule = type_rule
         self.region_op = region_op
@@ -46,6 +48,7 @@ class Primitive:
         self.writes, self.effect, self.may_raise = writes, effect, may_raise
         self.allocates, self.view, self.may_alias = allocates, view or writes is not None, may_alias
         self.shape_operand, self.index_start, self.overflows = shape_operand, index_start, overflows
+        self.unbounded_slope = unbounded_slope
 
     def result_type(self, operand_types, attrs):
         return self.type_rule(operand_types, attrs)
@@ -175,7 +178,7 @@ _def("div", _elementwise(_div_rule), "true division", may_raise=True)
 _def("floordiv", _elementwise(_arith_rule), "floor division (toward -inf)", may_raise=True)
 _def("mod", _elementwise(_arith_rule), "remainder with the sign of the divisor", may_raise=True)
 _def("pow", _elementwise(_pow_rule), "x ** y; attrs: int_result for int ** non-negative int constant",
-     may_raise=True)
+     may_raise=True, unbounded_slope=True)
 _def("neg", _elementwise(_same_rule), overflows=True)
 _def("abs", _elementwise(_same_rule), overflows=True)
 _def("min", _elementwise(_arith_rule), "min(a, b); np.minimum on arrays")
@@ -189,7 +192,8 @@ UNARY_MATH = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh
 # math.sqrt(-1.0), math.log(0.0) raise on the python backend; these never raise (NaN or inf instead)
 _TOTAL_MATH = ("sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "atan")
 for _n in UNARY_MATH:
-    _def(_n, _elementwise(_float_rule), may_raise=_n not in _TOTAL_MATH)
+    _def(_n, _elementwise(_float_rule), may_raise=_n not in _TOTAL_MATH,
+         unbounded_slope=_n in ("sqrt", "log", "log1p", "log2", "log10", "asin", "acos"))
 _def("floor", lambda ts, a: I64, "math.floor: an int", may_raise=True)
 _def("ceil", lambda ts, a: I64, "math.ceil: an int", may_raise=True)
 _def("round", lambda ts, a: I64, "round(x): the nearest int, halves to even", may_raise=True)

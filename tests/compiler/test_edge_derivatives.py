@@ -343,3 +343,18 @@ def test_values_no_result_depends_on_get_no_adjoint(backend):
     # their adjoint would be 0, and 0 times sqrt's infinite slope at 0 is NaN
     assert srcgrad.grad(writes_an_infinite_slope, backend=backend)(0.5, np.ones(3)) == 2.0
     assert srcgrad.grad(asserts_an_infinite_slope, backend=backend)(0.5) == 2.0
+
+
+def branch_not_taken_divides_by_sqrt_of_zero(x):
+    s = math.sqrt((x - x) ** 2.0)
+    return math.tanh((x % s) if s != 0.0 else x)
+
+
+@pytest.mark.parametrize("backend", ["python", "llvm"])
+def test_a_branch_not_taken_sends_no_nan_through_an_infinite_slope(backend):
+    # the untaken branch's zero adjoint reaches sqrt at 0 (infinite slope): 0, as PyTorch, which
+    # never records the branch; both modes agree
+    want = 1.0 - math.tanh(-0.3) ** 2
+    assert srcgrad.grad(branch_not_taken_divides_by_sqrt_of_zero, backend=backend)(-0.3) == pytest.approx(want)
+    _, ydot = srcgrad.jvp(branch_not_taken_divides_by_sqrt_of_zero, (-0.3,), (1.0,), backend=backend)
+    assert ydot == pytest.approx(want)
