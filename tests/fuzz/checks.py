@@ -147,7 +147,12 @@ def check_program(source, folder, x, y, fuzzing=True):
     # at x == y, Python's max/min on tensors hand the whole gradient to one operand, while the
     # compiled max/min split it at a tie as torch.maximum does (ad/rules.py): no comparison there
     if eager is not None and x != y:
-        np.testing.assert_allclose(eager, [gx, gy] + list(gv), rtol=1e-9, atol=1e-12, err_msg=source)
+        compiled = [gx, gy] + list(gv)
+        if infinite_slope:
+            # a zero gradient times sqrt's infinite slope at 0: NaN in the eager mode (as PyTorch),
+            # 0 in compiled reverse mode (docs/compiler.md); compare where both are numbers
+            eager, compiled = zip(*[(e, c) for e, c in zip(eager, compiled) if not (math.isnan(e) or math.isnan(c))])
+        np.testing.assert_allclose(eager, compiled, rtol=1e-9, atol=1e-12, err_msg=source)
     # 5. translation validation: every pass keeps what the IR does
     validate(f, (x, y, V.copy()), wrt=(0, 1, 2), python_grad=(px, py, pv))
     return eager is not None
