@@ -788,7 +788,8 @@ class _Lowering(LazyArrays):
                 val = b.fmul(gv, others)
             else:
                 tie = b.fcmp_ordered("==", xv, at(ot, out, idx))
-                val = b.select(tie, b.fdiv(gv, b.load(c)), ir.Constant(_F64, 0.0))
+                # g times the tie's share, as numpy's and PyTorch's masks: a NaN g stays NaN
+                val = b.fmul(gv, b.select(tie, b.fdiv(ir.Constant(_F64, 1.0), b.load(c)), ir.Constant(_F64, 0.0)))
             self.store_element(rt, result, idx, val)
 
         self.each_index(shape, first)

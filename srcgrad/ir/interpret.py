@@ -250,7 +250,7 @@ def _reduce_grad(it, op, ins):
                 res[r, k] = g1[r] * np.prod(np.delete(row, k))
         else:
             ties = row == out1[r]
-            res[r] = np.where(ties, g1[r] / ties.sum(), 0.0)
+            res[r] = g1[r] * np.where(ties, 1.0 / ties.sum(), 0.0)     # a NaN g stays NaN, as numpy's masks
     if axis is None:
         return res.reshape(x.shape)
     moved = list(np.moveaxis(x, axis, -1).shape)
