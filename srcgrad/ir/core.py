@@ -85,6 +85,67 @@ class Op:
     def result(self):
         return self.results[0]
 
+    # Region ops, by name rather than by position (operand and region layout is in
+    # primitives.py): for(start, stop, step, *inits) { body(i, *carried) },
+    # while(*inits) { cond(*carried) } { body(*carried) }, if(cond) { then } { else }.
+
+    @property
+    def bounds(self):
+        """``(start, stop, step)`` of a ``for``."""
+        assert self.prim == "for", self.prim
+        return self.operands[:3]
+
+    @property
+    def inits(self):
+        """The initial values of a loop's carried variables."""
+        assert self.prim in ("for", "while"), self.prim
+        return self.operands[3:] if self.prim == "for" else self.operands
+
+    @property
+    def first_init(self):
+        """Index of the first carried init among the loop's operands."""
+        return 3 if self.prim == "for" else 0
+
+    @property
+    def body(self):
+        """The body region of a loop."""
+        assert self.prim in ("for", "while"), self.prim
+        return self.regions[-1]
+
+    @property
+    def test(self):
+        """The condition region of a ``while`` (it yields one bool)."""
+        assert self.prim == "while", self.prim
+        return self.regions[0]
+
+    @property
+    def carried(self):
+        """The body's block arguments for the carried variables (a ``for`` also has ``i``)."""
+        body = self.body
+        return body.args[1:] if self.prim == "for" else body.args
+
+    @property
+    def index(self):
+        """The induction variable of a ``for``."""
+        assert self.prim == "for", self.prim
+        return self.regions[0].args[0]
+
+    @property
+    def cond(self):
+        """The condition of an ``if``."""
+        assert self.prim == "if", self.prim
+        return self.operands[0]
+
+    @property
+    def then(self):
+        assert self.prim == "if", self.prim
+        return self.regions[0]
+
+    @property
+    def orelse(self):
+        assert self.prim == "if", self.prim
+        return self.regions[1]
+
     def __repr__(self):
         from .printer import format_op
         return format_op(self)
@@ -100,6 +161,11 @@ class Block:
     @property
     def terminator(self):
         return self.ops[-1] if self.ops and self.ops[-1].prim in ("yield", "return") else None
+
+    @property
+    def yielded(self):
+        """The values the block's terminator yields (or returns)."""
+        return self.ops[-1].operands
 
 
 class Function:
@@ -185,6 +251,20 @@ class Builder:
             return self.emit("to_bool", [v], name=name)
         raise TypingError(f"cannot convert {v.type} to {t}")
 
+    def append(self, op):
+        """Append a ready-made op (a region op from ``for_op``/``while_op``/``if_op``)."""
+        self.block.ops.append(op)
+        return op.results
+
+    def for_(self, start, stop, step, inits, body, types, names=None, **attrs):
+        return self.append(for_op(start, stop, step, inits, body, types, self.loc, names, **attrs))
+
+    def while_(self, inits, test, body, types, names=None, **attrs):
+        return self.append(while_op(inits, test, body, types, self.loc, names, **attrs))
+
+    def if_(self, cond, then, orelse, types, names=None, **attrs):
+        return self.append(if_op(cond, then, orelse, types, self.loc, names, **attrs))
+
     def yield_(self, values):
         self.emit("yield", values, result_types=[])
 
@@ -207,6 +287,23 @@ def select(c, a, b):
     return current().emit("select", [c, a, b])
 
 
+def for_op(start, stop, step, inits, body, types, loc=None, names=None, **attrs):
+    """A ``for`` op (not yet in any block) over ``range(start, stop, step)``; ``body`` takes
+    ``(i, *carried)`` and yields the next carried values; ``types`` are the results'."""
+    return Op("for", [start, stop, step] + list(inits), types, {"result_types": types, **attrs},
+              [body], loc, names=names)
+
+
+def while_op(inits, test, body, types, loc=None, names=None, **attrs):
+    """A ``while`` op: ``test(*carried)`` yields a bool, ``body(*carried)`` the next values."""
+    return Op("while", list(inits), types, {"result_types": types, **attrs}, [test, body], loc, names=names)
+
+
+def if_op(cond, then, orelse, types, loc=None, names=None, **attrs):
+    """An ``if`` op: each branch yields one value per result."""
+    return Op("if", [cond], types, {"result_types": types, **attrs}, [then, orelse], loc, names=names)
+
+
 def walk_ops(block):
     """Every op of ``block`` and of the regions nested in it, in program order."""
     for op in block.ops:
@@ -219,4 +316,5 @@ def const(value, type=None):
     return current().const(value, type)
 
 
-__all__ = ["Loc", "Value", "Op", "Block", "Function", "Builder", "current", "Type", "walk_ops"]
+__all__ = ["Loc", "Value", "Op", "Block", "Function", "Builder", "current", "Type", "walk_ops",
+           "for_op", "while_op", "if_op"]
