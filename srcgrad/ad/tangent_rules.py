@@ -15,7 +15,7 @@ Example:
 from ..errors import TypingError
 from ..ir.core import current
 from ..ir.types import F64
-from .rules import ADJOINT
+from .rules import ADJOINT, extremum_grad
 
 TANGENT = {}
 
@@ -63,7 +63,10 @@ def _reduction(op, ts, xs, out):
         return None
     b = current()
     axis = op.attrs.get("axis")
-    partials = b.emit("reduce_grad", [b.const(1.0, F64), xs[0], out], {"of": op.prim, "axis": axis})
+    if op.prim == "prod":
+        partials = b.emit("reduce_grad", [b.const(1.0, F64), xs[0], out], {"of": op.prim, "axis": axis})
+    else:
+        partials = extremum_grad(None, xs[0], out, axis)
     return b.emit("sum", [b.emit("mul", [partials, ts[0]])], {"axis": axis})
 
 
