@@ -18,9 +18,10 @@ from .names import adjoint_name
 ARRAY_ADJOINT = {}
 
 
-def _rule(name):
+def _rule(*names):
     def register(fn):
-        ARRAY_ADJOINT[name] = fn
+        for name in names:
+            ARRAY_ADJOINT[name] = fn
         return fn
     return register
 
@@ -30,26 +31,16 @@ def _accumulator(rev, arr, adj, mapping):
     return rev.zero_like(arr, mapping) if acc is None else rev.exclusive(acc)
 
 
-@_rule("index")
-def _index(rev, op, g, adj, mapping):
-    """y = x[i]: dx[i] += g."""
+@_rule("index", "slice")
+def _read(rev, op, g, adj, mapping):
+    """y = x[i]: dx[i] += g (``index_add``); y = x[a:b]: dx[a:b] += g (``slice_add``)."""
     arr = op.operands[0]
     if arr in rev.active:
         acc = _accumulator(rev, arr, adj, mapping)
-        adj[arr] = current().emit("index_add", [acc, g] + [mapping[i] for i in op.operands[1:]],
-                                  {"array": arr.name}, name=acc.name)
+        prim, attrs = ("index_add", {}) if op.prim == "index" else ("slice_add", dict(op.attrs))
+        adj[arr] = current().emit(prim, [acc, g] + [mapping[v] for v in op.operands[1:]],
+                                  dict(attrs, array=arr.name), name=acc.name)
         adj[arr].owner.loc = op.loc     # an IndexError names the user's array and line
-
-
-@_rule("slice")
-def _slice(rev, op, g, adj, mapping):
-    """y = x[a:b]: dx[a:b] += g."""
-    arr = op.operands[0]
-    if arr in rev.active:
-        acc = _accumulator(rev, arr, adj, mapping)
-        adj[arr] = current().emit("slice_add", [acc, g] + [mapping[v] for v in op.operands[1:]],
-                                  dict(op.attrs, array=arr.name), name=acc.name)
-        adj[arr].owner.loc = op.loc
 
 
 @_rule("setitem")
