@@ -373,7 +373,9 @@ class _Reverser:
         last = b.emit("sub", [n, one])
         minus_one = b.const(-1)
         names = [derivative_name(args[j]) for j in carried] + [adj[f].name for f in free]
-        nb = Block([Value(I64, "k")] + [Value(v.type, nm) for v, nm in zip(inits, names)])
+        # over range(n): iteration k is the user's i itself, and is named so
+        counter = op.index.name if op.prim == "for" and _counts_from_zero(start, step) else "k"
+        nb = Block([Value(I64, counter)] + [Value(v.type, nm) for v, nm in zip(inits, names)])
         with Builder(nb) as bb:
             inner = self._reloaded(op, nb.args[0], taped, mapping)
             reads = self._reloaded_reads(nb.args[0], rtape, read_ops)
@@ -405,7 +407,9 @@ class _Reverser:
         for v, a in zip(loaded, op.carried):
             v.name = a.name
         inner = dict(mapping)
-        if op.prim == "for":
+        if op.prim == "for" and _counts_from_zero(start, step):
+            inner[op.index] = k
+        elif op.prim == "for":
             inner[op.index] = bb.emit("add", [start, bb.emit("mul", [k, step])], name=op.index.name)
         inner.update(zip(op.carried, loaded))
         return inner
@@ -419,6 +423,13 @@ class _Reverser:
         for o, v in zip(read_ops, values):
             v.name = o.results[0].name
         return dict(zip(read_ops, values))
+
+
+def _counts_from_zero(start, step):
+    """Whether a loop runs over range(0, n, 1): its iteration number is its index."""
+    def is_const(v, c):
+        return v.owner is not None and v.owner.prim == "const" and v.owner.attrs["value"] == c and v.type is I64
+    return is_const(start, 0) and is_const(step, 1)
 
 
 _VIEWS = ("transpose", "sum_to", "call_custom_vjp", "tape_get")
