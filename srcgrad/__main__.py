@@ -53,6 +53,7 @@ def main(argv=None):
     show.add_argument("--wrt", default="0", help="argument indices, comma-separated (default 0)")
     show.add_argument("--args", default="", help='argument values, e.g. "array(3), 0.5" (default: all 1.0)')
     show.add_argument("--jit", action="store_true", help="compile the forward function only")
+    show.add_argument("--locs", action="store_true", help="with --stage ir: the source line above its ops")
     a = ap.parse_args(argv)
     fn = _load(a.target)
     import inspect
@@ -63,7 +64,7 @@ def main(argv=None):
     backend = "llvm" if a.stage == "llvm" else None
     compiled = jit(fn, backend=backend) if a.jit else grad(fn, wrt=wrt if len(wrt) > 1 else wrt[0], backend=backend)
     compiled(*_args(a.args, n))
-    print({"ir": compiled.ir, "adjoint": compiled.adjoint_source}.get(a.stage) or compiled.llvm_ir)
+    print({"ir": compiled.ir_text(a.locs), "adjoint": compiled.adjoint_source}.get(a.stage) or compiled.llvm_ir)
 
 
 if __name__ == "__main__":

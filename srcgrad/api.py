@@ -25,6 +25,7 @@ from .errors import TypingError, UnsupportedSyntaxError
 from .frontend.lower import lower, source_of
 from .ir.types import I64, ArrayType, is_float, type_of
 from .ir.passes import optimize
+from .ir.printer import format_function
 from .ir.verifier import verify
 
 BACKENDS = ("python", "llvm")      # the default (None) is llvm, falling back to python where it must
@@ -179,10 +180,14 @@ class Compiled:
     @property
     def ir(self):
         """The SSA IR as text: the primal function, then (for gradients) the adjoint."""
+        return self.ir_text()
+
+    def ir_text(self, locs=False):
+        """``.ir``; with ``locs``, each op group below a comment with the user's source line."""
         s = self._spec()
         if s.code_ir is s.ir:
-            return str(s.ir)
-        return f"{s.ir}\n\n{s.code_ir}"
+            return format_function(s.ir, locs)
+        return f"{format_function(s.ir, locs)}\n\n{format_function(s.code_ir, locs)}"
 
     @property
     def adjoint_source(self):
@@ -292,6 +297,9 @@ class _Pullback:
     def ir(self):
         return self._compiled.ir
 
+    def ir_text(self, locs=False):
+        return self._compiled.ir_text(locs)
+
     @property
     def adjoint_source(self):
         return self._compiled.adjoint_source
@@ -321,10 +329,14 @@ def jvp(fun, primals, tangents, backend=None):
     return tuple(outs), touts
 
 
-def show(obj, stage="adjoint"):
-    """Print one stage of a compiled function: ``"ir"`` or ``"adjoint"``."""
+def show(obj, stage="adjoint", locs=False):
+    """Print one stage of a compiled function: ``"ir"``, ``"adjoint"`` or ``"llvm"``; with
+    ``locs``, the IR shows the user's source line above the ops made from it.
+
+    >>> srcgrad.show(df, "ir", locs=True)
+    """
     if stage == "ir":
-        print(obj.ir)
+        print(obj.ir_text(locs))
     elif stage == "adjoint":
         print(obj.adjoint_source)
     elif stage == "llvm":

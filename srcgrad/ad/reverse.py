@@ -15,10 +15,16 @@ Example:
     >>> adj = reverse(lower(f, [F64, F64]), wrt=[0])   # returns (value, df/dx)
 """
 from ..errors import TypingError
-from ..ir.core import Block, Builder, Function, Op, Value, walk_ops as _walk_ops
-from ..ir.memory import Buffers, refuse_stale_uses
+from ..ir.core import Block, Builder, Function, Value, current, for_op, if_op, while_op
+from ..ir.memory import Buffers
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import F64, I64, ArrayType, is_float, user_name
+from .activity import active_values, useful_values
+from .array_rules import ARRAY_ADJOINT
+from .clone import clone_op, fresh_block
+from .mutation import (WRITES, reads_mutable, refuse_in_branch, refuse_nested_reads, refuse_stale_uses,
+                       refuse_whole_array_reads)
+from .names import adjoint_name, derivative_name
 from .rules import ADJOINT
 
 
@@ -49,7 +55,7 @@ def reverse(primal, wrt, cotangents=False, with_value=True):
     if cotangents:
         params += [(f"d{v.name or 'out'}", v.type) for v in ret.operands]
     fn = Function(primal.name + ("_vjp" if cotangents else "_grad"), params, primal.loc)
-    active = _activity(primal, [primal.params[i] for i in wrt]) & _useful(primal)
+    active = active_values(primal, [primal.params[i] for i in wrt]) & useful_values(primal)
     # versions of arrays written with x[i] = v share memory: the reverse sweep may not read them
     # again (it reads taped values instead)
     refuse_stale_uses(primal)
@@ -75,107 +81,6 @@ def reverse(primal, wrt, cotangents=False, with_value=True):
             grads.append(g)
         b.ret(([mapping[v] for v in ret.operands] if with_value else []) + grads)
     return fn
-
-
-# ------------------------------------------------------------------------------ activity
-
-
-def _activity(fn, seeds):
-    """The primal values that depend differentiably on the seeds (floats and float arrays)."""
-    active = set(seeds)
-    changed = [True]
-
-    def mark(v):
-        if v not in active and is_float(v.type):
-            active.add(v)
-            changed[0] = True
-
-    def visit(block):
-        for op in block.ops:
-            if op.prim == "for":
-                body = op.regions[0]
-                ys = body.ops[-1].operands
-                for j, (a, r) in enumerate(zip(body.args[1:], op.results)):
-                    if op.operands[3 + j] in active or ys[j] in active:
-                        mark(a)
-                visit(body)
-                for j, (y, r) in enumerate(zip(ys, op.results)):
-                    if y in active or op.operands[3 + j] in active:    # zero trips pass the init through
-                        mark(r)
-            elif op.prim == "while":
-                cond, body = op.regions
-                ys = body.ops[-1].operands
-                for j in range(len(op.results)):
-                    if op.operands[j] in active or ys[j] in active:
-                        mark(cond.args[j])
-                        mark(body.args[j])
-                visit(cond)
-                visit(body)
-                for j, (y, r) in enumerate(zip(ys, op.results)):
-                    if y in active or op.operands[j] in active:
-                        mark(r)
-            elif op.prim == "if":
-                for blk in op.regions:
-                    visit(blk)
-                    for y, r in zip(blk.ops[-1].operands, op.results):
-                        if y in active:
-                            mark(r)
-            elif ADJOINT.get(op.prim) is not None and any(v in active for v in op.operands):
-                for res in op.results:
-                    mark(res)
-
-    while changed[0]:
-        changed[0] = False
-        visit(fn.body)
-    return active
-
-
-def _useful(fn):
-    """The primal values some float result depends on differentiably: only they get adjoints.
-    A value computed for another reason (a condition, a write the result never reads, an
-    assert) keeps a zero adjoint, and a zero adjoint times an infinite partial derivative
-    (sqrt at 0) would make the gradient NaN."""
-    useful = {v for v in fn.body.ops[-1].operands if is_float(v.type)}
-    changed = [True]
-
-    def mark(v):
-        if v not in useful and is_float(v.type):
-            useful.add(v)
-            changed[0] = True
-
-    def visit(block):
-        for op in reversed(block.ops):
-            if op.prim in ("for", "while"):
-                first = 3 if op.prim == "for" else 0
-                body = op.regions[-1]
-                args = body.args[1:] if op.prim == "for" else body.args
-                for j, r in enumerate(op.results):
-                    if r in useful or args[j] in useful:
-                        mark(body.ops[-1].operands[j])
-                        mark(op.operands[first + j])
-                        mark(args[j])
-                for region in reversed(op.regions):
-                    visit(region)
-            elif op.prim == "if":
-                for blk in op.regions:
-                    for y, r in zip(blk.ops[-1].operands, op.results):
-                        if r in useful:
-                            mark(y)
-                    visit(blk)
-            elif ADJOINT.get(op.prim) is not None and any(r in useful for r in op.results):
-                for v in op.operands:
-                    mark(v)
-
-    while changed[0]:
-        changed[0] = False
-        visit(fn.body)
-    return useful
-
-
-def _reads_mutable(op, mutable):
-    """An op (not a region op, not a write) that reads a written array."""
-    return op.prim not in ("setitem", "setslice", "yield", "return") and not op.regions and \
-        any(v in mutable for v in op.operands)
 
 
 def _uses(block):
@@ -204,10 +109,6 @@ class _Reverser:
         self.snapshots = {}     # op -> the mapping with copies of the written arrays it read
         self.shared = set()     # adjoint arrays that other names may hold too
 
-    def b(self):
-        from ..ir.core import current
-        return current()
-
     # ------------------------------------------------------------------ forward sweep
     def forward(self, ops, mapping, tape_loops, reads=None):
         if reads is None:
@@ -233,43 +134,32 @@ class _Reverser:
                 if op in reads:
                     mapping[op.results[0]] = reads[op]
                     continue
-                if op.prim in ("setitem", "setslice"):
+                if op.prim in WRITES:
                     mapping[op.results[0]] = mapping[op.operands[0]]
                     continue
-                self._refuse_nested_mutable_reads(op)
+                refuse_nested_reads(op, self.mutable)
             if tape_loops and op.prim in ("for", "while") and self._needs_adjoint(op):
                 tapes[op] = self._taped_loop(op, mapping)
             else:
                 self._clone(op, mapping)
         return tapes
 
-    def _refuse_nested_mutable_reads(self, op):
-        from ..errors import UnsupportedSyntaxError
-        for r in op.regions:
-            for o in _walk_ops(r):
-                if _reads_mutable(o, self.mutable):
-                    raise UnsupportedSyntaxError(
-                        "srcgrad cannot differentiate this yet: an array that is written with x[i] = v is read "
-                        "inside a nested loop or branch of a loop", o.loc,
-                        "read the array in the outer loop's body, or keep reads and writes of one array at one "
-                        "loop level")
-
     def _clone(self, op, mapping):
-        if op.prim in ("setitem", "setslice") and self.replaying:
+        if op.prim in WRITES and self.replaying:
             mapping[op.results[0]] = mapping[op.operands[0]]
             return
-        if not self.replaying and op.prim != "index" and _reads_mutable(op, self.mutable) \
+        if not self.replaying and op.prim != "index" and reads_mutable(op, self.mutable) \
                 and any(v in self.active for v in op.operands):
             # a whole-array read of an array written later: the reverse sweep needs this version
             snapshot = dict(mapping)
             for v in op.operands:
                 if v in self.mutable:
-                    snapshot[v] = self.b().emit("copy", [mapping[v]], name=v.name)
+                    snapshot[v] = current().emit("copy", [mapping[v]], name=v.name)
             self.snapshots[op] = snapshot
             mapping = _Overlay(mapping, snapshot)
         regions = []
         for blk in op.regions:
-            nb = Block([Value(a.type, a.name) for a in blk.args])
+            nb = fresh_block(blk)
             inner = dict(mapping)
             inner.update(zip(blk.args, nb.args))
             with Builder(nb):
@@ -277,58 +167,52 @@ class _Reverser:
                     self._clone(o, inner)
             mapping.update(inner)
             regions.append(nb)
-        new = Op(op.prim, [mapping[v] for v in op.operands], [r.type for r in op.results], dict(op.attrs),
-                 regions, op.loc, names=[r.name for r in op.results])
-        self.b().block.ops.append(new)
-        mapping.update(zip(op.results, new.results))
+        clone_op(op, mapping, regions)
 
     def _taped_loop(self, op, mapping):
-        b = self.b()
-        body = op.regions[-1]
-        carried = body.args[1:] if op.prim == "for" else body.args
-        items = [a.type for a in carried]
-        read_ops = [o for o in body.ops if _reads_mutable(o, self.mutable) and o.results]
-        for o in read_ops:
-            if o.prim != "index" and any(v in self.active for v in o.operands):
-                from ..errors import UnsupportedSyntaxError
-                if any(w.prim in ("setitem", "setslice", "slice_add") for w in _walk_ops(body)):
-                    raise UnsupportedSyntaxError(
-                        "srcgrad cannot differentiate this yet: a whole-array operation reads an array that is "
-                        "written with x[i] = v in the same loop (its gradient needs every iteration's version of "
-                        "the array)", o.loc, "read the elements one by one (a loop over x[j]), or move the "
-                        "whole-array operation after the loop")
-                raise UnsupportedSyntaxError(
-                    "srcgrad cannot differentiate this yet: a whole-array operation in a loop reads an array that "
-                    "is written with x[i] = v elsewhere in the function", o.loc,
-                    "copy the array before the loop (c = x.copy()) and read the copy in the loop")
+        """The forward sweep's copy of a loop that stores its carried values (and its reads
+        of written arrays) per iteration on a tape."""
+        body = op.body
+        read_ops = [o for o in body.ops if reads_mutable(o, self.mutable) and o.results]
+        refuse_whole_array_reads(body, read_ops, self.active)
+        items = [a.type for a in op.carried]
         if op.prim == "for":
-            start, stop, step = (mapping[v] for v in op.operands[:3])
-            n = b.emit("range_len", [start, stop, step], name="n")
-            tape = b.emit("tape_new", [n], {"items": items}, name="tape")
-            rtape = b.emit("tape_new", [n], {"items": [o.results[0].type for o in read_ops]},
-                           name="reads") if read_ops else None
-            nb = Block([Value(a.type, a.name) for a in body.args])
-            inner = dict(mapping)
-            inner.update(zip(body.args, nb.args))
-            with Builder(nb) as bb:
-                k = bb.emit("floordiv", [bb.emit("sub", [nb.args[0], start]), step], name="k")
-                bb.emit("tape_put", [tape, k] + nb.args[1:], result_types=[])
-                for o in body.ops[:-1]:
-                    self._clone(o, inner)
-                if read_ops:
-                    bb.emit("tape_put", [rtape, k] + [inner[o.results[0]] for o in read_ops], result_types=[])
-                self._clone(body.ops[-1], inner)
-            new = Op("for", [start, stop, step] + [mapping[v] for v in op.operands[3:]],
-                     [r.type for r in op.results], dict(op.attrs), [nb], op.loc, names=[r.name for r in op.results])
-            b.block.ops.append(new)
-            mapping.update(zip(op.results, new.results))
-            return tape, n, start, step, rtape, read_ops
-        # while: count the iterations and let the tape grow
-        cond, body = op.regions
+            return self._taped_for(op, mapping, items, read_ops)
+        return self._taped_while(op, mapping, items, read_ops)
+
+    def _taped_for(self, op, mapping, items, read_ops):
+        b = current()
+        body = op.body
+        start, stop, step = (mapping[v] for v in op.bounds)
+        n = b.emit("range_len", [start, stop, step], name="n")
+        tape = b.emit("tape_new", [n], {"items": items}, name="tape")
+        rtape = b.emit("tape_new", [n], {"items": [o.results[0].type for o in read_ops]},
+                       name="reads") if read_ops else None
+        nb = fresh_block(body)
+        inner = dict(mapping)
+        inner.update(zip(body.args, nb.args))
+        with Builder(nb) as bb:
+            k = bb.emit("floordiv", [bb.emit("sub", [nb.args[0], start]), step], name="k")
+            bb.emit("tape_put", [tape, k] + nb.args[1:], result_types=[])
+            for o in body.ops[:-1]:
+                self._clone(o, inner)
+            if read_ops:
+                bb.emit("tape_put", [rtape, k] + [inner[o.results[0]] for o in read_ops], result_types=[])
+            self._clone(body.terminator, inner)
+        new = for_op(start, stop, step, [mapping[v] for v in op.inits], nb, [r.type for r in op.results], op.loc,
+                     [r.name for r in op.results], **{k: v for k, v in op.attrs.items() if k != "result_types"})
+        b.append(new)
+        mapping.update(zip(op.results, new.results))
+        return tape, n, start, step, rtape, read_ops
+
+    def _taped_while(self, op, mapping, items, read_ops):
+        """A while loop counts its iterations and lets the tape grow."""
+        b = current()
+        cond, body = op.test, op.body
         tape = b.emit("tape_new", [], {"items": items}, name="tape")
         types = [r.type for r in op.results] + [I64]
-        nc = Block([Value(a.type, a.name) for a in cond.args] + [Value(I64, "count")])
-        nbody = Block([Value(a.type, a.name) for a in body.args] + [Value(I64, "count")])
+        nc = fresh_block(cond, [Value(I64, "count")])
+        nbody = fresh_block(body, [Value(I64, "count")])
         inner = dict(mapping)
         inner.update(zip(cond.args, nc.args))
         with Builder(nc):
@@ -339,23 +223,24 @@ class _Reverser:
         rtape = b.emit("tape_new", [], {"items": [o.results[0].type for o in read_ops]},
                        name="reads") if read_ops else None
         with Builder(nbody) as bb:
-            bb.emit("tape_put", [tape, nbody.args[-1]] + nbody.args[:-1], {"append": True}, result_types=[])
+            count = nbody.args[-1]
+            bb.emit("tape_put", [tape, count] + nbody.args[:-1], {"append": True}, result_types=[])
             for o in body.ops[:-1]:
                 self._clone(o, inner)
             if read_ops:
-                bb.emit("tape_put", [rtape, nbody.args[-1]] + [inner[o.results[0]] for o in read_ops],
+                bb.emit("tape_put", [rtape, count] + [inner[o.results[0]] for o in read_ops],
                         {"append": True}, result_types=[])
             one = bb.const(1)
-            bb.yield_([inner[v] for v in body.ops[-1].operands] + [bb.emit("add", [nbody.args[-1], one])])
+            bb.yield_([inner[v] for v in body.yielded] + [bb.emit("add", [count, one])])
         zero = b.const(0)
-        new = Op("while", [mapping[v] for v in op.operands] + [zero], types, {"result_types": types}, [nc, nbody],
-                 op.loc, names=[r.name for r in op.results] + ["n"])
-        b.block.ops.append(new)
+        new = while_op([mapping[v] for v in op.inits] + [zero], nc, nbody, types, op.loc,
+                       [r.name for r in op.results] + ["n"])
+        b.append(new)
         mapping.update(zip(op.results, new.results[:-1]))
         return tape, new.results[-1], None, None, rtape, read_ops
 
     def _needs_adjoint(self, op):
-        return any(v in self.active for v in _uses(op.regions[-1]) | set(op.operands) | set(op.results))
+        return any(v in self.active for v in _uses(op.body) | set(op.operands) | set(op.results))
 
     # ------------------------------------------------------------------ reverse sweep
     def add(self, adj, v, g):
@@ -363,12 +248,12 @@ class _Reverser:
         if g is None:
             return
         prev = adj.get(v)
-        adj[v] = g if prev is None else self.b().emit("add", [prev, g], name=prev.name)
+        adj[v] = g if prev is None else current().emit("add", [prev, g], name=prev.name)
 
     def zero_like(self, v, mapping):
         """A zero adjoint for ``v``, named d<name>."""
-        b = self.b()
-        name = "d" + v.name if v.name else None
+        b = current()
+        name = derivative_name(v) if v.name else None
         if isinstance(v.type, ArrayType):
             return b.emit("zeros_like", [mapping[v]], name=name)
         # marked: the passes may drop it from sums (0.0 + g is g but for g = -0.0, which as a
@@ -387,52 +272,31 @@ class _Reverser:
             rule = ADJOINT.get(op.prim)
             if rule is None or not op.results:
                 continue
-            res = op.results[0]
-            g = adj.get(res)
+            g = adj.get(op.results[0])
             if g is None:
                 continue
-            if op.prim == "call_custom":
-                self._custom_adjoint(op, adj, mapping)
-                continue
-            if op.prim == "setitem":
-                self._setitem_adjoint(op, adj, mapping)
-                continue
-            if op.prim == "slice":
-                arr = op.operands[0]
-                if arr in self.active:
-                    acc = adj.get(arr)
-                    acc = self.zero_like(arr, mapping) if acc is None else self._exclusive(acc)
-                    adj[arr] = self.b().emit("slice_add", [acc, g] + [mapping[v] for v in op.operands[1:]],
-                                             dict(op.attrs, array=arr.name), name=acc.name)
-                    adj[arr].owner.loc = op.loc     # an IndexError names the user's array and line
-                continue
-            if op.prim == "setslice":
-                self._setslice_adjoint(op, adj, mapping)
-                continue
-            if op.prim == "index":
-                arr = op.operands[0]
-                if arr in self.active:
-                    acc = adj.get(arr)
-                    acc = self.zero_like(arr, mapping) if acc is None else self._exclusive(acc)
-                    adj[arr] = self.b().emit("index_add", [acc, g] + [mapping[i] for i in op.operands[1:]],
-                                             {"array": arr.name}, name=acc.name)
-                    adj[arr].owner.loc = op.loc     # an IndexError names the user's array and line
-                continue
-            seen = self.snapshots.get(op, mapping)
-            thunks = rule(g, *[seen[v] for v in op.operands], mapping[res])
-            for v, thunk in zip(op.operands, thunks):
-                if thunk is not None and v in self.active:
-                    c = thunk()
-                    if PRIMITIVES[op.prim].unbounded_slope and not c.type.is_array:
-                        # a zero adjoint (from a branch not taken, say) contributes nothing, even
-                        # times sqrt's infinite slope at 0, where the product would be NaN
-                        b = self.b()
-                        c = b.emit("select", [b.emit("eq", [g, 0.0]), 0.0, c])
-                    if c is g:
-                        self.shared.add(c)
-                    self.add(adj, v, _named(self._unbroadcast(c, v, mapping, op), v))
+            if op.prim in ARRAY_ADJOINT:
+                ARRAY_ADJOINT[op.prim](self, op, g, adj, mapping)
+            else:
+                self._rule_adjoint(op, rule, g, adj, mapping)
 
-    def _exclusive(self, acc):
+    def _rule_adjoint(self, op, rule, g, adj, mapping):
+        """The contributions of one op to its operands' adjoints, by its rule in ad/rules.py."""
+        seen = self.snapshots.get(op, mapping)
+        thunks = rule(g, *[seen[v] for v in op.operands], mapping[op.results[0]])
+        for v, thunk in zip(op.operands, thunks):
+            if thunk is not None and v in self.active:
+                c = thunk()
+                if PRIMITIVES[op.prim].unbounded_slope and not c.type.is_array:
+                    # a zero adjoint (from a branch not taken, say) contributes nothing, even
+                    # times sqrt's infinite slope at 0, where the product would be NaN
+                    b = current()
+                    c = b.emit("select", [b.emit("eq", [g, 0.0]), 0.0, c])
+                if c is g:
+                    self.shared.add(c)
+                self.add(adj, v, adjoint_name(self._unbroadcast(c, v, mapping, op), v))
+
+    def exclusive(self, acc):
         """An adjoint array the caller may update in place, copied when it may be shared.
 
         Shared are: a gradient a rule passed through unchanged (``add`` gives ``g`` to both
@@ -442,68 +306,23 @@ class _Reverser:
         if not acc.type.is_array:
             return acc
         if acc in self.shared or (acc.owner is not None and acc.owner.prim in _VIEWS):
-            return self.b().emit("copy", [acc], name=acc.name)
+            return current().emit("copy", [acc], name=acc.name)
         return acc
-
-    def _setitem_adjoint(self, op, adj, mapping):
-        """x' = x with x[idx] = v: v gets x'[idx]'s adjoint; the old x[idx] was overwritten, so
-        its adjoint restarts from zero."""
-        g = adj.get(op.results[0])
-        if g is None:
-            return
-        b = self.b()
-        arr, v, *idx = op.operands
-        idx = [mapping[i] for i in idx]
-        if v in self.active:
-            self.add(adj, v, _named(b.emit("index", [g] + idx), v))
-        if arr in self.active:
-            cleared = b.emit("setitem", [self._exclusive(g), b.const(0.0, F64)] + idx, name=g.name)
-            self.add(adj, arr, cleared)
-
-    def _setslice_adjoint(self, op, adj, mapping):
-        g = adj.get(op.results[0])
-        if g is None:
-            return
-        b = self.b()
-        arr, v, *bounds = op.operands
-        bounds = [mapping[x] for x in bounds]
-        if v in self.active:
-            # a copy: the slice is a view of g, whose elements are zeroed just below
-            part = b.emit("copy", [b.emit("slice", [g] + bounds, dict(op.attrs))])
-            dv = b.emit("sum_to", [part, mapping[v]]) if v.type.is_array else b.emit("sum", [part], {"axis": None})
-            self.add(adj, v, _named(dv, v))
-        if arr in self.active:
-            cleared = b.emit("setslice", [self._exclusive(g), b.const(0.0, F64)] + bounds, dict(op.attrs),
-                             name=g.name)
-            self.add(adj, arr, cleared)
 
     def _unbroadcast(self, c, v, mapping, op):
         """A contribution from a broadcasting op, summed back to the shape of operand ``v``."""
         if c is None or not c.type.is_array or len(op.operands) < 2 or op.prim == "matmul":
             return c
-        b = self.b()
+        b = current()
         if v.type.is_array:
             return b.emit("sum_to", [c, mapping[v]])
         return b.emit("sum", [c], {"axis": None})
 
-    def _custom_adjoint(self, op, adj, mapping):
-        """The user's vjp: fn.vjp(*args, result(s), cotangent(s)) -> one cotangent per argument."""
-        b = self.b()
-        gs = [adj.get(r) or b.const(0.0, F64) for r in op.results]
-        targets = [k for k, v in enumerate(op.operands) if v in self.active]
-        types = [op.operands[k].type for k in targets]
-        outs = b.emit("call_custom_vjp", [mapping[v] for v in op.operands] + [mapping[r] for r in op.results] + gs,
-                      {"fn": op.attrs["fn"], "n_args": len(op.operands), "targets": targets, "result_types": types},
-                      result_types=types)
-        outs = outs if isinstance(outs, list) else [outs]
-        for k, g in zip(targets, outs):
-            self.add(adj, op.operands[k], _named(g, op.operands[k]))
-
-    def _free(self, op, regions):
+    def _free(self, op):
         """Active values from outside ``op`` whose adjoints its regions update."""
         inside = set()
         used = set()
-        for r in regions:
+        for r in op.regions:
             inside |= _defined(r)
             used |= _uses(r)
         return sorted((v for v in used if v in self.active and v not in inside), key=lambda v: v.id)
@@ -512,97 +331,105 @@ class _Reverser:
         ys_active = [j for j, r in enumerate(op.results) if r in adj]
         if not ys_active:
             return
-        free = self._free(op, op.regions)
+        free = self._free(op)
         for f in free:
-            adj[f] = self._exclusive(adj[f]) if f in adj else self.zero_like(f, mapping)
+            adj[f] = self.exclusive(adj[f]) if f in adj else self.zero_like(f, mapping)
         blocks = []
         for blk in op.regions:
+            refuse_in_branch(blk, self.mutable)     # recomputed as is: no tape to read from
             nb = Block()
             with Builder(nb) as bb:
                 inner = dict(mapping)
-                tapes = self.forward(blk.ops[:-1], inner, tape_loops=True, reads=self._no_reads(blk))
+                tapes = self.forward(blk.ops[:-1], inner, tape_loops=True, reads=None)
                 local = {f: adj[f] for f in free}
                 for j in ys_active:
-                    y = blk.ops[-1].operands[j]
+                    y = blk.yielded[j]
                     if y in self.active:
                         self.add(local, y, adj[op.results[j]])
                 self.backward(blk.ops[:-1], local, inner, tapes)
-                bb.yield_([self._exclusive(local[f]) for f in free])
+                bb.yield_([self.exclusive(local[f]) for f in free])
             blocks.append(nb)
         types = [f.type for f in free]
-        new = Op("if", [mapping[op.operands[0]]], types, {"result_types": types}, blocks, op.loc,
-                 names=[adj[f].name for f in free])
-        self.b().block.ops.append(new)
+        new = if_op(mapping[op.cond], blocks[0], blocks[1], types, op.loc, [adj[f].name for f in free])
+        current().append(new)
         adj.update(zip(free, new.results))
 
-    def _no_reads(self, blk):
-        """A branch is recomputed as is: refuse written arrays inside it (no tape to read from)."""
-        for o in _walk_ops(blk):
-            if _reads_mutable(o, self.mutable) or o.prim == "setitem":
-                from ..errors import UnsupportedSyntaxError
-                raise UnsupportedSyntaxError(
-                    "srcgrad cannot differentiate this yet: an array written with x[i] = v is read or written "
-                    "inside an `if`", o.loc, "move the read or write out of the `if` (compute both, then select)")
-        return None
-
     def _loop_adjoint(self, op, adj, mapping, taped):
+        """for k in range(n - 1, -1, -1): iteration k backwards, from its taped values."""
         tape, n, start, step, rtape, read_ops = taped
-        b = self.b()
-        is_for = op.prim == "for"
-        body = op.regions[-1]
-        args = body.args[1:] if is_for else body.args
+        b = current()
+        args = op.carried
         carried = [j for j, a in enumerate(args) if a in self.active]
-        free = self._free(op, op.regions)
+        free = self._free(op)
         for f in free:
             if f not in adj:
                 adj[f] = self.zero_like(f, mapping)
         inits = []
         for j in carried:
             r = op.results[j]
-            inits.append(self._exclusive(adj[r]) if r in adj else self.zero_like(r, mapping))
-        inits += [self._exclusive(adj[f]) for f in free]
-        # for k in range(n - 1, -1, -1): the iterations backwards
+            inits.append(self.exclusive(adj[r]) if r in adj else self.zero_like(r, mapping))
+        inits += [self.exclusive(adj[f]) for f in free]
         one = b.const(1)
         last = b.emit("sub", [n, one])
         minus_one = b.const(-1)
-        names = ["d" + (args[j].name or "v") for j in carried] + [adj[f].name for f in free]
-        nb = Block([Value(I64, "k")] + [Value(v.type, nm) for v, nm in zip(inits, names)])
+        names = [derivative_name(args[j]) for j in carried] + [adj[f].name for f in free]
+        # over range(n): iteration k is the user's i itself, and is named so
+        counter = op.index.name if op.prim == "for" and _counts_from_zero(start, step) else "k"
+        nb = Block([Value(I64, counter)] + [Value(v.type, nm) for v, nm in zip(inits, names)])
         with Builder(nb) as bb:
-            k = nb.args[0]
-            loaded = bb.emit("tape_get", [tape, k], result_types=list(tape.type.items))
-            loaded = loaded if isinstance(loaded, list) else [loaded]
-            for v, a in zip(loaded, args):
-                v.name = a.name
-            inner = dict(mapping)
-            if is_for:
-                i = bb.emit("add", [start, bb.emit("mul", [k, step])], name=body.args[0].name)
-                inner[body.args[0]] = i
-            inner.update(zip(args, loaded))
-            reads = {}
-            if read_ops:
-                values = bb.emit("tape_get", [rtape, k], result_types=list(rtape.type.items))
-                values = values if isinstance(values, list) else [values]
-                for o, v in zip(read_ops, values):
-                    v.name = o.results[0].name
-                    reads[o] = v
-            tapes = self.forward(body.ops[:-1], inner, tape_loops=True, reads=reads)
+            inner = self._reloaded(op, nb.args[0], taped, mapping)
+            reads = self._reloaded_reads(nb.args[0], rtape, read_ops)
+            tapes = self.forward(op.body.ops[:-1], inner, tape_loops=True, reads=reads)
             local = {f: a for f, a in zip(free, nb.args[1 + len(carried):])}
-            ys = body.ops[-1].operands
+            ys = op.body.yielded
             for slot, j in enumerate(carried):
                 if ys[j] in self.active:
                     self.add(local, ys[j], nb.args[1 + slot])
-            self.backward(body.ops[:-1], local, inner, tapes)
+            self.backward(op.body.ops[:-1], local, inner, tapes)
             outs = [local.get(args[j]) or self.zero_like(args[j], inner) for j in carried] + [local[f] for f in free]
-            bb.yield_([self._exclusive(o) for o in outs])
+            bb.yield_([self.exclusive(o) for o in outs])
         types = [v.type for v in inits]
-        new = Op("for", [last, minus_one, minus_one] + inits, types, {"result_types": types, "reverse_sweep": True},
-                 [nb], op.loc, names=names)
-        b.block.ops.append(new)
+        new = for_op(last, minus_one, minus_one, inits, nb, types, op.loc, names, reverse_sweep=True)
+        b.append(new)
         adj.update(zip(free, new.results[len(carried):]))   # first: an init may be a free value too
         for slot, j in enumerate(carried):
-            init = op.operands[3 + j] if is_for else op.operands[j]
+            init = op.inits[j]
             if init in self.active:
                 self.add(adj, init, new.results[slot])
+
+    def _reloaded(self, op, k, taped, mapping):
+        """The mapping inside iteration ``k`` of the reverse loop: the carried values loaded
+        from the tape, and the for loop's index ``start + k * step``."""
+        tape, _, start, step = taped[:4]
+        bb = current()
+        loaded = bb.emit("tape_get", [tape, k], result_types=list(tape.type.items))
+        loaded = loaded if isinstance(loaded, list) else [loaded]
+        for v, a in zip(loaded, op.carried):
+            v.name = a.name
+        inner = dict(mapping)
+        if op.prim == "for" and _counts_from_zero(start, step):
+            inner[op.index] = k
+        elif op.prim == "for":
+            inner[op.index] = bb.emit("add", [start, bb.emit("mul", [k, step])], name=op.index.name)
+        inner.update(zip(op.carried, loaded))
+        return inner
+
+    def _reloaded_reads(self, k, rtape, read_ops):
+        """{read op: its value in iteration ``k``} from the tape of reads of written arrays."""
+        if not read_ops:
+            return {}
+        values = current().emit("tape_get", [rtape, k], result_types=list(rtape.type.items))
+        values = values if isinstance(values, list) else [values]
+        for o, v in zip(read_ops, values):
+            v.name = o.results[0].name
+        return dict(zip(read_ops, values))
+
+
+def _counts_from_zero(start, step):
+    """Whether a loop runs over range(0, n, 1): its iteration number is its index."""
+    def is_const(v, c):
+        return v.owner is not None and v.owner.prim == "const" and v.owner.attrs["value"] == c and v.type is I64
+    return is_const(start, 0) and is_const(step, 1)
 
 
 _VIEWS = ("transpose", "sum_to", "call_custom_vjp", "tape_get")
@@ -619,10 +446,3 @@ class _Overlay(dict):
         items = dict(*a, **kw)      # an iterator can be read once only
         super().update(items)
         self.base.update(items)
-
-
-def _named(v, primal):
-    """Adjoint values are named after the primal variable: d<name>."""
-    if v is not None and v.name is None and primal.name:
-        v.name = "d" + primal.name
-    return v

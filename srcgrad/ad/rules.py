@@ -156,10 +156,22 @@ def _pow_dexp(g, a, b, out):
 _rule("sum")(lambda g, x, out: (lambda: _emit_attrs("broadcast_like", [g, x], axis=_axis(out, x)),))
 _rule("transpose")(lambda g, x, out: (lambda: _emit("transpose", g),))
 _rule("outer")(lambda g, a, b, out: (lambda: _emit("matmul", g, b), lambda: _emit("matmul", _emit("transpose", g), a)))
-for _name in ("prod", "amax", "amin"):
-    # exact at zeros (prod) and sharing the gradient among ties (max/min): done in one runtime helper
-    ADJOINT[_name] = (lambda name: lambda g, x, out: (
-        lambda: _emit_attrs("reduce_grad", [g, x, out], of=name, axis=_axis(out, x)),))(_name)
+# exact where elements are zero: the product of the other elements, from one runtime helper
+_rule("prod")(lambda g, x, out: (lambda: _emit_attrs("reduce_grad", [g, x, out], of="prod", axis=_axis(out, x)),))
+_rule("amax")(lambda g, x, out: (lambda: extremum_grad(g, x, out, _axis(out, x)),))
+_rule("amin")(lambda g, x, out: (lambda: extremum_grad(g, x, out, _axis(out, x)),))
+
+
+def extremum_grad(g, x, out, axis):
+    """d max(x) (or min): g shared evenly among the elements equal to the result (ties: as
+    torch.amax/amin); NaN everywhere when x holds a NaN (no element equals the NaN result: 0/0).
+    Without ``g``: the partial derivatives themselves."""
+    spread = {"axis": axis}
+    mask = select(_eq(x, _emit_attrs("broadcast_like", [out, x], **spread)), 1.0, 0.0)
+    count = _emit_attrs("broadcast_like", [_emit_attrs("sum", [mask], **spread), x], **spread)
+    if g is None:
+        return mask / count
+    return _emit_attrs("broadcast_like", [g, x], **spread) * mask / count
 _rule("copy")(lambda g, x, out: (lambda: g,))
 ADJOINT["full"] = None
 

@@ -265,13 +265,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     after all the nodes that feed it — no dependency count is needed. Leaves accumulate last.
     """
     arrays = not create_graph
-    capture = {}
-    needed = None
-    if inputs is not None:
-        for i, t in enumerate(inputs):
-            capture.setdefault(_edge(t), []).append(i)
-        if not accumulate:
-            needed = _nodes_needed([_edge(r)[0] for r in roots], {e[0] for e in capture if e[0] is not None})
+    capture, needed = _captured(roots, inputs, accumulate)
 
     buffers = {}    # node -> [grad per output]; a node waits in the heap once it has one
     fresh = {}      # node -> [True if the grad array is ours to keep without a copy]
@@ -316,48 +310,18 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                 _capture(capture, node, grads, results, arrays)
                 if needed is not None and node not in needed:
                     continue
-            if node.n_outputs == 1:
-                g = grads[0]
-                if g is None:
-                    continue
-                if arrays and node.takes_tensors:
-                    outs = _apply_with_tensors(node, grads)
-                else:
-                    outs = node.apply(g)
-                    if type(outs) is not tuple:
-                        outs = (outs,)
-            elif all(g is None for g in grads):
+            outs = _apply(node, grads, arrays)
+            if outs is None:
                 continue
-            elif arrays and node.takes_tensors:
-                outs = _apply_with_tensors(node, grads)
-            else:
-                outs = node.apply(*grads)
-                if type(outs) is not tuple:
-                    outs = (outs,)
             if hooks is not None and hooks.post:
                 outs = _run_post_hooks(hooks.post, outs, grads, arrays)
             if not retain_graph and node._saved:
                 node._saved = None
 
-            # an output that is (a view of) a shared incoming gradient, or that goes to two inputs, is
-            # shared: a leaf receiving it copies it before it could ever update it in place
-            owners = {id(_root(g if arrays else g._data)) for g, f in zip(grads, fr) if g is not None and not f}
-            for (nxt, nr), g in zip(node.next_functions, outs):
-                if nxt is not None and g is not None:
-                    owner = id(_root(g if arrays else g._data))
-                    is_fresh = owner not in owners
-                    owners.add(owner)
-                    send(nxt, nr, g, is_fresh)
+            _send_outputs(node, grads, fr, outs, arrays, send)
 
         for acc in leaves:
-            grads = buffers.pop(acc)
-            fr = fresh.pop(acc)
-            if acc._hooks is not None:
-                grads, fr = _run_node_pre_hooks(acc, acc._hooks, grads, fr, arrays)
-            if capture:
-                _capture(capture, acc, grads, results, arrays)
-            if accumulate and grads[0] is not None:
-                _accumulate(acc.variable, grads[0], fr[0], create_graph)
+            _finish_leaf(acc, buffers.pop(acc), fresh.pop(acc), capture, results, accumulate, create_graph)
     finally:
         grad_mode.state.enabled = prev_mode
 
@@ -367,6 +331,57 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used "
                                    "in the graph. Set allow_unused=True if this is the desired behavior.")
     return results
+
+
+def _captured(roots, inputs, accumulate):
+    """{edge of an input: its positions in ``inputs``}, and for ``autograd.grad`` the nodes
+    between the roots and those inputs (the only ones that need to run), else None."""
+    capture = {}
+    needed = None
+    if inputs is not None:
+        for i, t in enumerate(inputs):
+            capture.setdefault(_edge(t), []).append(i)
+        if not accumulate:
+            needed = _nodes_needed([_edge(r)[0] for r in roots], {e[0] for e in capture if e[0] is not None})
+    return capture, needed
+
+
+def _send_outputs(node, grads, fr, outs, arrays, send):
+    """Pass a node's results on to the nodes of its inputs. An output that is (a view of) a
+    shared incoming gradient, or that goes to two inputs, is shared: a leaf receiving it copies
+    it before it could ever update it in place."""
+    owners = {id(_root(g if arrays else g._data)) for g, f in zip(grads, fr) if g is not None and not f}
+    for (nxt, nr), g in zip(node.next_functions, outs):
+        if nxt is not None and g is not None:
+            owner = id(_root(g if arrays else g._data))
+            is_fresh = owner not in owners
+            owners.add(owner)
+            send(nxt, nr, g, is_fresh)
+
+
+def _apply(node, grads, arrays):
+    """The node's backward on its incoming gradients: a tuple, one per input, or None when no
+    gradient reached it."""
+    if node.n_outputs == 1:
+        if grads[0] is None:
+            return None
+    elif all(g is None for g in grads):
+        return None
+    if arrays and node.takes_tensors:
+        return _apply_with_tensors(node, grads)
+    outs = node.apply(*grads)
+    return outs if type(outs) is tuple else (outs,)
+
+
+def _finish_leaf(acc, grads, fr, capture, results, accumulate, create_graph):
+    """A leaf's hooks, then its gradient captured (autograd.grad) or accumulated into .grad."""
+    arrays = not create_graph
+    if acc._hooks is not None:
+        grads, fr = _run_node_pre_hooks(acc, acc._hooks, grads, fr, arrays)
+    if capture:
+        _capture(capture, acc, grads, results, arrays)
+    if accumulate and grads[0] is not None:
+        _accumulate(acc.variable, grads[0], fr[0], create_graph)
 
 
 def _capture(capture, node, grads, results, arrays):

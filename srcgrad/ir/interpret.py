@@ -258,19 +258,19 @@ def _reduce_grad(it, op, ins):
 
 
 def _if(it, op, ins):
-    return it.block(op.regions[0] if ins[0] else op.regions[1])
+    return it.block(op.then if ins[0] else op.orelse)
 
 
 def _for(it, op, ins):
     start, stop, step, *carried = ins
-    body = op.regions[0]
+    body = op.body
     for i in range(start, stop, step):       # ValueError for a zero step, as range()
         carried = it.block(body, [i] + carried)
     return carried
 
 
 def _while(it, op, ins):
-    cond, body = op.regions
+    cond, body = op.test, op.body
     carried = ins
     while it.block(cond, carried)[0]:
         carried = it.block(body, carried)

@@ -65,17 +65,14 @@ class Buffers:
         if op.prim == "if":
             for j, r in enumerate(op.results):
                 for region in op.regions:
-                    changed |= self._add(r, self.of(region.ops[-1].operands[j]))
+                    changed |= self._add(r, self.of(region.yielded[j]))
         elif op.prim in ("for", "while"):
-            first = 3 if op.prim == "for" else 0
-            body = op.regions[-1]
-            args = body.args[1:] if op.prim == "for" else body.args
             for j, r in enumerate(op.results):
-                carried = self.of(op.operands[first + j]) | self.of(body.ops[-1].operands[j])
+                carried = self.of(op.inits[j]) | self.of(op.body.yielded[j])
                 changed |= self._add(r, carried)
-                changed |= self._add(args[j], carried)
+                changed |= self._add(op.carried[j], carried)
                 if op.prim == "while":
-                    changed |= self._add(op.regions[0].args[j], carried)
+                    changed |= self._add(op.test.args[j], carried)
         elif prim.view or prim.writes is not None:
             for r in arrays:
                 changed |= self._add(r, self.of(op.operands[0]))
@@ -113,80 +110,3 @@ def _passes_through(op, k):
     if op.prim in ("yield",) or op.prim in ("for", "while"):
         return True
     return prim.view and k == 0
-
-
-def refuse_stale_uses(fn):
-    """Raise UnsupportedSyntaxError at the first stale use of ``fn`` (see first_stale_use): the
-    derivative passes call it, as the versions they differentiate would be wrong there."""
-    from ..errors import UnsupportedSyntaxError
-    found = first_stale_use(fn)
-    if found is not None:
-        op, v = found
-        raise UnsupportedSyntaxError(
-            f"srcgrad cannot differentiate this yet: '{v.name or 'this array'}' shares memory with an array written "
-            "since through another name (a view such as t = a[1:] or a.T, written or read after a write)", op.loc,
-            "write and read the array through one name, or take a copy: t = a[1:].copy()")
-
-
-def first_stale_use(fn):
-    """The first ``(op, value)`` where ``op`` uses an array ``value`` whose buffer was written,
-    since ``value`` was made, through another name: ``t = a.T; a[0, 1] = v; t[1, 0]`` reads
-    ``t``, and ``s = a[1:]; s[0] = v; a[1]`` reads ``a``. The backends see the write (they share
-    the buffer, as Python does); the IR's versions do not, so the derivative passes refuse
-    these until the frontend re-derives views after writes. None when there is none."""
-    buffers = Buffers(fn)
-    state = _Epochs()
-    try:
-        state.block(fn.body, buffers)
-    except _Stale as e:
-        return e.args
-    return None
-
-
-class _Stale(Exception):
-    pass
-
-
-class _Epochs:
-    """A walk in program order counting, per buffer, the writes into it."""
-
-    def __init__(self):
-        self.now = {}           # root -> the count of the last write into it
-        self.made = {}          # value -> the counts of its roots when it was made
-        self.counter = 0
-
-    def stamp(self, v, buffers):
-        self.made[v] = {r: self.now.get(r, 0) for r in buffers.of(v)}
-
-    def check(self, op, v, buffers):
-        made = self.made.get(v)
-        if made is not None and any(self.now.get(r, 0) != c for r, c in made.items()):
-            raise _Stale(op, v)
-
-    def block(self, block, buffers):
-        for a in block.args:
-            if a.type.is_array:
-                self.stamp(a, buffers)
-        for op in block.ops:
-            prim = PRIMITIVES[op.prim]
-            for v in op.operands:
-                if v.type.is_array:
-                    self.check(op, v, buffers)
-            if op.prim == "if":
-                before, ends = dict(self.now), []
-                for r in op.regions:
-                    self.now = dict(before)
-                    self.block(r, buffers)
-                    ends.append(self.now)
-                self.now = {k: max(e.get(k, 0) for e in ends) for e in ends for k in e}
-            elif op.regions:
-                for _ in range(2):          # the second pass sees what the first iteration wrote
-                    for r in op.regions:
-                        self.block(r, buffers)
-            if prim.writes is not None:
-                self.counter += 1
-                for r in buffers.of(op.operands[prim.writes]):
-                    self.now[r] = self.counter
-            for r in op.results:
-                if r.type.is_array:
-                    self.stamp(r, buffers)

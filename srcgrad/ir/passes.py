@@ -148,6 +148,8 @@ def _cse_block(block, seen, subst, buffers):
         prev = seen.get(key)
         if prev is not None:
             subst[op.results[0]] = prev
+            if op.results[0].name not in (None, prev.name):
+                prev.name = None        # it stands for two variables now: name neither
             continue
         seen[key] = op.results[0]
         kept.append(op)
@@ -263,14 +265,13 @@ def run_accumulations_forward(fn):
     """
     for block in [fn.body] + [r for op in _walk(fn.body) for r in op.regions]:
         for op in list(block.ops):
-            if op.prim == "for" and op.attrs.get("reverse_sweep") and _order_free(op.regions[0]):
+            if op.prim == "for" and op.attrs.get("reverse_sweep") and _order_free(op.body):
                 _count_up(block, op)
     return fn
 
 
 def _order_free(body):
-    ys = body.ops[-1].operands
-    return all(y is a or _accumulates(a, y, body) for a, y in zip(body.args[1:], ys))
+    return all(y is a or _accumulates(a, y, body) for a, y in zip(body.args[1:], body.yielded))
 
 
 def _users(v, block):
@@ -286,10 +287,9 @@ def _accumulates(v, end, block):
         op = users[0]
         if op.prim == "index_add" and op.operands[0] is v or op.prim in ("add", "copy"):
             v = op.results[0]
-        elif op.prim == "for" and v in op.operands[3:] and op in block.ops:
-            j = op.operands.index(v) - 3
-            inner = op.regions[0]
-            if not _accumulates(inner.args[1 + j], inner.ops[-1].operands[j], inner):
+        elif op.prim == "for" and v in op.inits and op in block.ops:
+            j = op.inits.index(v)
+            if not _accumulates(op.carried[j], op.body.yielded[j], op.body):
                 return False
             v = op.results[j]
         else:
@@ -299,7 +299,7 @@ def _accumulates(v, end, block):
 
 def _count_up(block, op):
     """for k = last down to 0  →  for k = 0 to last + 1."""
-    start, stop, step = op.operands[:3]
+    start, stop, step = op.bounds
     if not (_is(stop, -1) and _is(step, -1)):
         return
     zero, one = (Op("const", [], [start.type], {"value": c, "type": start.type}) for c in (0, 1))
@@ -335,15 +335,15 @@ def _quiet(op):
 
 
 def _quiet_loop(op):
-    return op.prim == "for" and all(_quiet(o) for o in op.regions[0].ops)
+    return op.prim == "for" and all(_quiet(o) for o in op.body.ops)
 
 
 def _same_range(a, b):
     """Whether loops a and b visit the same indices (the reverse sweep counts to
     ``range_len(0, n, 1)`` where its loop counted to ``n``)."""
-    if not all(_is(v, c) for v, c in zip(a.operands[:3] + b.operands[:3], (0, None, 1, 0, None, 1)) if c is not None):
+    if not all(_is(v, c) for v, c in zip(a.bounds + b.bounds, (0, None, 1, 0, None, 1)) if c is not None):
         return False
-    sa, sb = a.operands[1], b.operands[1]
+    sa, sb = a.bounds[1], b.bounds[1]
     if sa is sb:
         return True
     owner = sb.owner
@@ -361,7 +361,7 @@ def _fuse_after(block, at):
         second = block.ops[k]
         if second.prim == "for" and _quiet_loop(second) and _same_range(first, second):
             later = _depending_on(between, results)
-            reads = set(second.operands) | {v for o in _walk(second.regions[0]) for v in o.operands}
+            reads = set(second.operands) | {v for o in _walk(second.body) for v in o.operands}
             if reads & (results | {r for o in later for r in o.results}):
                 return False
             earlier = [o for o in between if o not in later]
@@ -384,16 +384,15 @@ def _depending_on(ops, values):
 
 def _fused(first, second):
     """One loop: the first body, then the second with its index renamed, yields side by side."""
-    from .core import Block
-    a, b = first.regions[0], second.regions[0]
+    from .core import Block, for_op
+    a, b = first.body, second.body
     body = Block([a.args[0]] + a.args[1:] + b.args[1:])
     rename = {b.args[0]: a.args[0]}
     for o in b.ops:
         o.operands = [rename.get(v, v) for v in o.operands]
-    body.ops = a.ops[:-1] + b.ops[:-1] + [Op("yield", a.ops[-1].operands + b.ops[-1].operands, [])]
+    body.ops = a.ops[:-1] + b.ops[:-1] + [Op("yield", a.yielded + b.yielded, [])]
     types = [r.type for r in first.results + second.results]
-    fused = Op("for", first.operands[:3] + first.operands[3:] + second.operands[3:], types,
-               {"result_types": types}, [body], first.loc)
+    fused = for_op(*first.bounds, first.inits + second.inits, body, types, first.loc)
     fused.results = first.results + second.results
     for r in fused.results:
         r.owner = fused

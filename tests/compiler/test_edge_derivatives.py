@@ -270,6 +270,18 @@ def test_reductions_share_ties_and_are_exact_at_zeros(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_max_of_an_array_holding_nan_has_nan_gradient(backend):
+    """No element equals a NaN maximum: the shares are 0/0, NaN everywhere, as torch.amax (the
+    llvm backend gave zeros before the gradient was built from eq, sum and division)."""
+    x = np.array([1.0, math.nan, 3.0, -2.0])
+    t = torch.tensor(x, requires_grad=True)
+    expected = torch.autograd.grad(torch.amax(t), t)[0].numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        np.testing.assert_array_equal(srcgrad.grad(f_reduce_max, backend=backend)(x), expected)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_elementwise_maximum_ties_on_arrays(backend):
     x, y = np.array([1.0, 2.0, 3.0]), np.array([1.0, 5.0, 0.0])
     tx, ty = (torch.tensor(v, requires_grad=True) for v in (x, y))
