@@ -269,11 +269,17 @@ def allocations(draw, names, pad, ctx, loop_var):
         reads.append(f"{name}[{k}]")
         if maker != "np.empty(3)" and draw(st.booleans()):
             reads.append(f"{name}[{draw(st.integers(0, 2))}]")
+    lines.append(_read_into_variable(draw, names, pad, reads))
+    return lines
+
+
+def _read_into_variable(draw, names, pad, reads):
+    """``target = math.tanh(r1 + r2 ...)`` into one of the program's variables (a new one of
+    a, b, c joins ``names``)."""
     target = draw(st.sampled_from(["a", "b", "c"] + names[:2]))
-    lines.append(f"{pad}{target} = math.tanh({' + '.join(reads)})")
     if target not in names:
         names.append(target)
-    return lines
+    return f"{pad}{target} = math.tanh({' + '.join(reads)})"
 
 
 @st.composite
@@ -295,10 +301,7 @@ def views(draw, names, pad, ctx):
         else:
             reads.append(f"{t}[{draw(st.integers(0, size - 1))}]")
         if reads and draw(st.booleans()):
-            target = draw(st.sampled_from(["a", "b", "c"] + names[:2]))
-            lines.append(f"{pad}{target} = math.tanh({' + '.join(reads)})")
-            if target not in names:
-                names.append(target)
+            lines.append(_read_into_variable(draw, names, pad, reads))
             reads = []
     return lines
 
@@ -314,10 +317,7 @@ def widening(draw, names, pad, ctx):
     for k in range(n - 1, 0, -1):
         lines.append(f"{pad}    {ws[k]} = {ws[k - 1]}")
     lines.append(f"{pad}    {ws[0]} = {draw(expression(names, 1, ctx))}")
-    target = draw(st.sampled_from(["a", "b", "c"] + names[:2]))
-    lines.append(f"{pad}{target} = math.tanh({' + '.join(ws)})")
-    if target not in names:
-        names.append(target)
+    lines.append(_read_into_variable(draw, names, pad, ws))
     return lines
 
 
