@@ -14,8 +14,8 @@ Example:
     >>> frees_each_iteration(loop_op)
     True
 """
-from ..ir.passes import _walk
-from ..ir.primitives import PRIMITIVES
+from ...ir.passes import _walk
+from ...ir.primitives import PRIMITIVES
 
 
 def frees_each_iteration(loop_op):

@@ -32,7 +32,7 @@ class DiskCache:
 
     @classmethod
     def for_code(cls, code, options=""):
-        from .. import __version__
+        from ... import __version__
         h = hashlib.sha256()
         for part in (code, options, __version__, llvmlite.__version__, str(llvm.llvm_version_info),
                      llvm.get_host_cpu_name(), llvm.get_process_triple()):

@@ -12,8 +12,8 @@ Example:
 """
 from dataclasses import dataclass
 
-from ..ir.core import Value
-from ..ir.primitives import PRIMITIVES
+from ...ir.core import Value
+from ...ir.primitives import PRIMITIVES
 
 
 @dataclass

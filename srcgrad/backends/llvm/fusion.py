@@ -22,9 +22,9 @@ loops, branches, custom calls), so reading the operands later gives the same num
 Example:
     >>> lazy = lazy_ops(fn)          # a set of Ops
 """
-from ..ir.passes import _walk
-from ..ir.primitives import PRIMITIVES
-from ..ir.types import F32, F64
+from ...ir.passes import _walk
+from ...ir.primitives import PRIMITIVES
+from ...ir.types import F32, F64
 
 
 

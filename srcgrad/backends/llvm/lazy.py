@@ -13,7 +13,7 @@ Example (inside _Lowering):
 """
 from llvmlite import ir
 
-from ..ir.types import F32, F64, ArrayType
+from ...ir.types import F32, F64, ArrayType
 
 _I1, _I64, _F64 = ir.IntType(1), ir.IntType(64), ir.DoubleType()
 

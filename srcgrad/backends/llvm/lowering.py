@@ -29,16 +29,16 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from ..errors import NEGATIVE_INT_POWER
-from ..ir.memory import Buffers
-from ..ir.primitives import PRIMITIVES
-from ..ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
-from .callbacks import CallState, make_bridge
+from ...errors import NEGATIVE_INT_POWER
+from ...ir.memory import Buffers
+from ...ir.primitives import PRIMITIVES
+from ...ir.types import BOOL, F32, F64, I64, ArrayType, TapeType
+from ..callbacks import CallState, make_bridge
 from .fusion import lazy_ops, lazy_positions
-from .hoisted_checks import checkable_accesses
-from .llvm_lazy import Lazy, LazyArrays
+from .checks import checkable_accesses
+from .lazy import Lazy, LazyArrays
 from .loop_memory import frees_each_iteration
-from .marshal import (
+from ..marshal import (
     arena_slots,
     array_struct,
     ctype_of,
@@ -1590,7 +1590,7 @@ def compile_function(fn, boundscheck=True, cache=False):
             # numpy raises where a read-only argument is written, if that write is reached:
             # the python backend does exactly that (compiled code would write into it)
             if not checked:
-                from . import python as python_backend
+                from .. import python as python_backend
                 checked.append(python_backend.compile_function(fn))
             return checked[0](*given)
         args = [element_strided(a) if t.is_array else a for a, t in zip(given, param_types)]
