@@ -245,8 +245,8 @@ class Arrays:
         b = self.b
         shape = self.shape_values(arr, t.ndim)
         st = b.extract_value(arr, 2)
-        strides = [b.select(b.icmp_signed("==", n, ir.Constant(INT64, 1)), ir.Constant(INT64, 0), b.extract_value(st, k))
-                   for k, n in enumerate(shape)]
+        strides = [b.select(b.icmp_signed("==", n, ir.Constant(INT64, 1)), ir.Constant(INT64, 0),
+                            b.extract_value(st, k)) for k, n in enumerate(shape)]
         return self.view(arr, b.extract_value(arr, 0), shape, strides, t.ndim)
 
     def load_broadcast(self, t, view, idx):

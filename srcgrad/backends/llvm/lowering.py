@@ -91,7 +91,7 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
                                                                           else BYTE) for p in fn.params]
         outs = [ir.PointerType(ltype(t) if t is not BOOL else BYTE) for t in fn.result_types]
         # the arena (a growing array of every allocation, for Python to free), its count and
-        # capacity, error details, and the table of callbacks into Python (callbacks.py)
+        # capacity, error details, and the table of callbacks into Python (backends/callbacks.py)
         extra = [ir.PointerType(PTR), ir.PointerType(INT64), ir.PointerType(INT64), ir.PointerType(PTR)]
         self.func = ir.Function(self.module, ir.FunctionType(INT32, params + outs + extra), name=name)
         entry = self.func.append_basic_block("entry")
@@ -191,7 +191,8 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
         self.b.cbranch(cond, bad, good)
         self.b.position_at_end(bad)
         for k, n in enumerate(numbers):
-            self.b.store(self.b.zext(n, INT64) if n.type is BIT else n, self.b.gep(self.errinfo, [ir.Constant(INT64, k)]))
+            n = self.b.zext(n, INT64) if n.type is BIT else n
+            self.b.store(n, self.b.gep(self.errinfo, [ir.Constant(INT64, k)]))
         self.fail(code)
         self.b.position_at_end(good)
 

@@ -91,7 +91,8 @@ def _min_max(p):
 
 
 def _rounding(name):
-    # round: Python rounds halves to even (round(2.5) is 2), as llvm.roundeven
+    """math.floor, math.ceil, round (Python rounds halves to even, round(2.5) is 2, as
+    llvm.roundeven): an int, raising where Python's int() of the float would."""
     def lower(ctx, in_types, out_type, ins, elementwise):
         return float_to_int(ctx, ctx.call_intrinsic(name, ins))
     return lower
