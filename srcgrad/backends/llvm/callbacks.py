@@ -30,9 +30,8 @@ def _call_python(ctx, op, ins):
     ctx.callbacks.append(op)
 
     def cells(types):
-        with b.goto_entry_block():
-            vector = b.alloca(ir.ArrayType(PTR, max(len(types), 1)))
-            out = [b.alloca(BYTE if t is BOOL else ltype(t)) for t in types]
+        vector = ctx.stack_slot(ir.ArrayType(PTR, max(len(types), 1)))
+        out = [ctx.stack_slot(BYTE if t is BOOL else ltype(t)) for t in types]
         for k, cell in enumerate(out):
             b.store(b.bitcast(cell, PTR), b.gep(vector, [ir.Constant(INT32, 0), ir.Constant(INT32, k)]))
         return b.bitcast(vector, ir.PointerType(PTR)), out

@@ -12,6 +12,7 @@ from llvmlite import ir
 from ...ir.types import F64, ArrayType
 from .error_codes import EMPTY_MAX, EMPTY_MIN, MATMUL_MESSAGE
 from .registry import lower
+from .scalar_math import numpy_min_max
 from .types import DOUBLE, INT64
 
 KERNELS = {}
@@ -80,8 +81,7 @@ class Kernels:
         shape = self.shape_values(arr, t.ndim)
         axis = op.attrs.get("axis")
         if axis is None or t.ndim == 1:
-            with b.goto_entry_block():
-                acc = b.alloca(DOUBLE)
+            acc = self.stack_slot(DOUBLE)
             b.store(ir.Constant(DOUBLE, 0.0), acc)
             self.evaluating([arr], lambda: self.each_element(shape, lambda idx: b.store(self.sum_step(
                 b.load(acc), self.as_f64(t, self.element(t, arr, idx))), acc)))
@@ -100,15 +100,13 @@ class Kernels:
             if kind == "prod":
                 return b.fmul(acc, x)
             # numpy's maximum(acc, x): a NaN stays; of equal values (-0.0, 0.0) the later one
-            keep = b.or_(b.fcmp_ordered(">" if kind == "amax" else "<", acc, x), b.fcmp_unordered("uno", acc, acc))
-            return b.select(keep, acc, x)
+            return numpy_min_max(b, "max" if kind == "amax" else "min", acc, x)
 
         if kind != "prod":       # numpy: an error where the reduced axis (or the whole array) is empty
             reduced = self.product(shape) if axis is None else shape[axis]
             self.guard(b.icmp_signed("==", reduced, ir.Constant(INT64, 0)), EMPTY_MAX if kind == "amax" else EMPTY_MIN)
         if axis is None or t.ndim == 1:
-            with b.goto_entry_block():
-                acc = b.alloca(DOUBLE)
+            acc = self.stack_slot(DOUBLE)
             b.store(ir.Constant(DOUBLE, start), acc)
             self.each_index(shape, lambda idx: b.store(combine(b.load(acc), self.as_f64(
                 t, self.load_element(t, arr, idx))), acc))
@@ -153,9 +151,7 @@ class Kernels:
             count = self.new_array(aux_t, red_shape, 0.0)
             nonzero = self.new_array(aux_t, red_shape, 1.0)
         else:
-            with b.goto_entry_block():
-                cslot = b.alloca(DOUBLE)
-                pslot = b.alloca(DOUBLE)
+            cslot, pslot = self.stack_slot(DOUBLE), self.stack_slot(DOUBLE)
             b.store(ir.Constant(DOUBLE, 0.0), cslot)
             b.store(ir.Constant(DOUBLE, 1.0), pslot)
 
@@ -219,8 +215,7 @@ class Kernels:
         self.core_mismatch(k_a, k_b)
         out_t = op.results[0].type
         out_shape = sa[:-1] + sb[1:]
-        with b.goto_entry_block():
-            acc = b.alloca(DOUBLE)
+        acc = self.stack_slot(DOUBLE)
 
         def dot(idx, a, c):
             ia, ib = idx[:ta.ndim - 1], idx[ta.ndim - 1:]

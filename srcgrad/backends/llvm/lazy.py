@@ -108,8 +108,7 @@ class LazyArrays:
         # a row's dot product (a size-1 result broadcasts: row 0)
         (n,) = value.shape
         i = b.select(b.icmp_signed("==", n, ir.Constant(INT64, 1)), ir.Constant(INT64, 0), idx[0])
-        with b.goto_entry_block():
-            acc = b.alloca(DOUBLE)
+        acc = self.stack_slot(DOUBLE)
         b.store(ir.Constant(DOUBLE, 0.0), acc)
         k_len = self.shape_values(value.w, 1)[0]
         self.each_index([k_len], lambda kk: b.store(self.sum_step(b.load(acc), b.fmul(

@@ -120,6 +120,12 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
             f = ir.Function(self.module, ir.FunctionType(ret, args), name=name)
         return f
 
+    def stack_slot(self, t):
+        """A stack slot of LLVM type ``t``, made in the entry block (where LLVM promotes it to a
+        register)."""
+        with self.b.goto_entry_block():
+            return self.b.alloca(t)
+
     def call_intrinsic(self, name, args):
         f = self.module.declare_intrinsic(name, [a.type for a in args[:1]])
         return self.b.call(f, args)

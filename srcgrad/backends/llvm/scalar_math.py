@@ -74,14 +74,19 @@ def _pow(ctx, in_types, out_type, ins, elementwise):
     return ctx.call_intrinsic("llvm.pow", ins)
 
 
+def numpy_min_max(b, p, a, c):
+    """np.minimum(a, c) or np.maximum(a, c) of doubles (``p``: "min" or "max"): a NaN on
+    either side wins; of equal values (-0.0, 0.0) the second."""
+    keep = b.or_(b.fcmp_ordered("<" if p == "min" else ">", a, c), b.fcmp_unordered("uno", a, a))
+    return b.select(keep, a, c)
+
+
 def _min_max(p):
     def lower(ctx, in_types, out_type, ins, elementwise):
         b = ctx.b
         a, c = ins
         if out_type is F64 and elementwise:
-            # np.minimum/np.maximum: a NaN on either side wins; ties (-0.0, 0.0) give the second
-            keep = b.or_(b.fcmp_ordered("<" if p == "min" else ">", a, c), b.fcmp_unordered("uno", a, a))
-            return b.select(keep, a, c)
+            return numpy_min_max(b, p, a, c)
         if out_type is F64:
             better = b.fcmp_ordered("<" if p == "min" else ">", c, a)
         else:
