@@ -11,7 +11,8 @@ habit; registry.py says what a rule is):
 - ``CORE`` (here): constants, asserts, ``range_len`` and control flow;
 - ``ARRAY`` (arrays.py): element access, views, slicing, broadcasting, new arrays;
 - ``KERNELS`` (kernels.py): matmul, reductions and their gradients;
-- ``MEMORY`` (memory.py): the tapes of reverse mode (and the arena, per-iteration freeing);
+- ``TAPES`` (memory.py): the tapes of reverse mode (memory.py also keeps the arena and
+  frees per iteration);
 - ``CALLS`` (callbacks.py): calls back into Python.
 
 Errors leave the function through its exit block with a status (error_codes.py); bounds
@@ -32,7 +33,7 @@ from .fusion import lazy_ops, lazy_positions
 from .kernels import KERNELS, Kernels
 from .lazy import Lazy, LazyArrays
 from .loop_memory import frees_each_iteration
-from .memory import MEMORY, Memory
+from .memory import TAPES, Memory
 from .registry import lower
 from .scalar_math import INT_CHECKED, SCALAR, checked_int
 from .types import BIT, BYTE, INT32, INT64, PTR, ltype
@@ -49,7 +50,7 @@ def tables(target):
     """The lowering's tables for ``target``: (scalar tables, whose entries lower numbers and
     array elements; op tables, whose entries lower whole ops). Each lowered primitive is a
     key of exactly one of them."""
-    return [target.math, SCALAR], [CORE, ARRAY, KERNELS, MEMORY, CALLS]
+    return [target.math, SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS]
 
 
 def _scalar_op(ctx, op, ins):

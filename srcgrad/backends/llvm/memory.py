@@ -6,31 +6,31 @@ path, except the arrays it hands to numpy. A tape lives until the region that ma
 (``free_all``); a loop that allocates frees what an iteration does not pass on at the end of
 the iteration (``release_since``, when loop_memory.py says that is sound).
 
-``MEMORY`` holds the rules of the tape primitives; ``Memory`` the lowering's helpers.
+``TAPES`` holds the rules of the tape primitives; ``Memory`` the lowering's helpers.
 
 Example (inside the lowering):
     >>> data, slot = self.allocate(count, 8, zeroed=True)
 """
 from llvmlite import ir
 
-from .error_codes import MEMORY as OUT_OF_MEMORY
+from .error_codes import MEMORY
 from .registry import lower
 from .types import BIT, INT64, PTR, ltype
 
-MEMORY = {}
+TAPES = {}
 
 
-@lower(MEMORY, "tape_new")
+@lower(TAPES, "tape_new")
 def _tape_new(ctx, op, ins):
     return ctx.tape_new(op, ins)
 
 
-@lower(MEMORY, "tape_put")
+@lower(TAPES, "tape_put")
 def _tape_put(ctx, op, ins):
     ctx.tape_put(op, ins)
 
 
-@lower(MEMORY, "tape_get")
+@lower(TAPES, "tape_get")
 def _tape_get(ctx, op, ins):
     b = ctx.b
     tape, k = ins
@@ -75,7 +75,7 @@ class Memory:
         self.b.position_at_end(bad)
         self.b.store(count, self.errinfo)
         self.b.store(size, self.b.gep(self.errinfo, [ir.Constant(INT64, 1)]))
-        self.fail(OUT_OF_MEMORY)
+        self.fail(MEMORY)
         self.b.position_at_end(good)
 
     def arena_pointers(self):
