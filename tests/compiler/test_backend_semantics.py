@@ -220,7 +220,7 @@ def lambda_free_sum(x):
 
 
 def test_each_error_code_has_one_condition():
-    from srcgrad.backends import llvm
+    from srcgrad.backends.llvm import error_codes as llvm
     codes = [llvm.ZERO_DIVISION, llvm.INT_MODULO, llvm.INT_OVERFLOW, llvm.RANGE_STEP, llvm.ARANGE_STEP,
              llvm.FLOAT_ARANGE_STEP, llvm.SLICE_STEP, llvm.EMPTY_MAX, llvm.EMPTY_MIN, llvm.NEGATIVE_SIZE, llvm.MEMORY]
     assert len(set(codes)) == len(codes) and set(codes) == set(llvm._ERRORS)

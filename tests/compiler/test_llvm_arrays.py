@@ -114,7 +114,7 @@ def chain_with_write(y, z):
 
 
 def test_fused_elementwise_chains_give_numpys_numbers():
-    from srcgrad.backends.fusion import lazy_ops
+    from srcgrad.backends.llvm.fusion import lazy_ops
     rng = np.random.default_rng(2)
     y, z, b = rng.standard_normal((5, 4)), rng.standard_normal((5, 4)), rng.standard_normal(4)
     f = srcgrad.jit(chain, backend="llvm")
@@ -164,7 +164,7 @@ def test_lazy_row_dots_and_sums_agree_with_the_python_backend(rows_of_y):
         np.testing.assert_allclose(native[1], python[1], rtol=1e-12)
     g = srcgrad.grad(logistic, wrt=2, backend="llvm")
     g(X, y, w)
-    from srcgrad.backends.fusion import lazy_ops
+    from srcgrad.backends.llvm.fusion import lazy_ops
     lazy = {op.prim for op in lazy_ops(g._spec().code_ir)}
     assert {"matmul", "exp", "sum_to"} <= lazy
 

@@ -1,4 +1,4 @@
-"""Which bounds checks of an innermost ``for`` loop can be made once, before the loop.
+"""Bounds checks of an innermost ``for`` loop made once, before the loop.
 
 An element access ``x[i + c, j]`` in a loop over ``i`` touches indices that move linearly
 with ``i``, so they are all in bounds exactly when they are at the first and the last
@@ -9,11 +9,15 @@ inside, LLVM can vectorise the loop.
 
 Example:
     >>> accesses = checkable_accesses(for_op)      # [(op, array, [IndexForm, ...]), ...]
+    >>> outs = versioned_loop(ctx, accesses, start, stop, step, inits, iteration)
 """
 from dataclasses import dataclass
 
-from ..ir.core import Value
-from ..ir.primitives import PRIMITIVES
+from llvmlite import ir
+
+from ...ir.core import Value
+from ...ir.primitives import PRIMITIVES
+from .types import BIT, INT64
 
 
 @dataclass
@@ -28,12 +32,12 @@ def checkable_accesses(for_op):
     """[(access op, the array value outside the loop, [IndexForm per axis])] for the element
     accesses of ``for_op``'s body that can be checked before the loop; [] when the body has
     nested regions (only innermost loops are versioned, so code grows at most twofold)."""
-    body = for_op.regions[0]
+    body = for_op.body
     if any(op.regions for op in body.ops):
         return []
     inside = set(body.args) | {r for op in body.ops for r in op.results}
     outer = _arrays_seen_from_outside(for_op, body)
-    i = body.args[0]
+    i = for_op.index
     found = []
     for op in body.ops:
         first = PRIMITIVES[op.prim].index_start
@@ -51,7 +55,7 @@ def _arrays_seen_from_outside(for_op, body):
     """Carried arrays whose every version in the body comes from element writes to the
     previous one (so their shape is the initial value's): {value in the body: initial value}."""
     outer = {}
-    for j, (arg, y) in enumerate(zip(body.args[1:], body.ops[-1].operands)):
+    for arg, y, init in zip(for_op.carried, body.yielded, for_op.inits):
         if not arg.type.is_array:
             continue
         chain, v = [y], y
@@ -61,7 +65,7 @@ def _arrays_seen_from_outside(for_op, body):
             v = v.owner.operands[0]
             chain.append(v)
         if v is arg:
-            outer.update((c, for_op.operands[3 + j]) for c in chain)
+            outer.update((c, init) for c in chain)
     return outer
 
 
@@ -79,3 +83,49 @@ def _form(v, i, inside):
     if op.prim == "add" and c is i and a not in inside:
         return IndexForm(offset=a)
     return None
+
+
+def versioned_loop(ctx, accesses, start, stop, step, inits, iteration):
+    """``for i in range(start, stop, step)`` (ctx.counted_loop) emitted twice: unchecked where
+    every access of ``accesses`` is in bounds throughout, else checked; returns the carried
+    values after the loop."""
+    b = ctx.b
+    fast, slow, join = (ctx.func.append_basic_block(f"for.{k}") for k in ("unchecked", "checked", "join"))
+    b.cbranch(_in_bounds_throughout(ctx, accesses, start, stop, step), fast, slow)
+    versions = []
+    for bb, trusted in ((fast, {a[0] for a in accesses}), (slow, set())):
+        b.position_at_end(bb)
+        ctx.trusted = trusted
+        versions.append((ctx.counted_loop(start, stop, step, inits, iteration), b.block))
+        b.branch(join)
+    ctx.trusted = set()
+    b.position_at_end(join)
+    outs = []
+    for k, v in enumerate(inits):
+        phi = b.phi(v.type)
+        for values, end in versions:
+            phi.add_incoming(values[k], end)
+        outs.append(phi)
+    return outs
+
+
+def _in_bounds_throughout(ctx, accesses, start, stop, step):
+    """Whether every access of ``accesses`` stays inside its array, with no negative index,
+    from the first iteration to the last."""
+    b = ctx.b
+    zero = ir.Constant(INT64, 0)
+    first = start
+    last = b.add(start, b.mul(b.sub(ctx.range_len(start, stop, step), ir.Constant(INT64, 1)), step))
+    ok = ir.Constant(BIT, 1)
+    for _, arr, forms in accesses:
+        shape = ctx.shape_values(ctx.v(arr), arr.type.ndim)
+        for form, n in zip(forms, shape):
+            if form.invariant is not None:
+                v = ctx.v(form.invariant)
+                ends = [b.zext(v, INT64) if v.type is BIT else v]
+            else:
+                off = ctx.v(form.offset) if form.offset is not None else zero
+                ends = [b.add(e, off) if form.sign > 0 else b.sub(e, off) for e in (first, last)]
+            for e in ends:
+                ok = b.and_(ok, b.and_(b.icmp_signed(">=", e, zero), b.icmp_signed("<", e, n)))
+    return ok

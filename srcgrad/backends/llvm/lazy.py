@@ -8,14 +8,13 @@ A lazy ``sum_to`` is the identity only when its shapes are equal: the consumer c
 at run time and otherwise runs a strict copy of its loop, where each such ``sum_to`` is
 first computed into an array.
 
-Example (inside _Lowering):
+Example (inside the lowering):
     >>> self.evaluating([v], lambda: self.each_index(shape, step))
 """
 from llvmlite import ir
 
-from ..ir.types import F32, F64, ArrayType
-
-_I1, _I64, _F64 = ir.IntType(1), ir.IntType(64), ir.DoubleType()
+from ...ir.types import F32, F64, ArrayType
+from .types import BIT, DOUBLE, INT64
 
 
 class Lazy:
@@ -83,7 +82,7 @@ def _post_order(values):
 
 
 class LazyArrays:
-    """The _Lowering methods for lazy values (a mixin: uses its builder and helpers)."""
+    """The lowering's methods for lazy values (a mixin of lowering.Lowering: uses its builder and helpers)."""
 
     def element(self, t, value, idx):
         """Element ``idx`` (right-aligned) of an array value, a broadcast view or a lazy value."""
@@ -108,10 +107,9 @@ class LazyArrays:
             return self.element(value.gt, value.g, idx)
         # a row's dot product (a size-1 result broadcasts: row 0)
         (n,) = value.shape
-        i = b.select(b.icmp_signed("==", n, ir.Constant(_I64, 1)), ir.Constant(_I64, 0), idx[0])
-        with b.goto_entry_block():
-            acc = b.alloca(_F64)
-        b.store(ir.Constant(_F64, 0.0), acc)
+        i = b.select(b.icmp_signed("==", n, ir.Constant(INT64, 1)), ir.Constant(INT64, 0), idx[0])
+        acc = self.stack_slot(DOUBLE)
+        b.store(ir.Constant(DOUBLE, 0.0), acc)
         k_len = self.shape_values(value.w, 1)[0]
         self.each_index([k_len], lambda kk: b.store(self.sum_step(b.load(acc), b.fmul(
             self.as_f64(value.ta, self.load_element(value.ta, value.a, [i] + kk)),
@@ -185,7 +183,7 @@ class LazyArrays:
         b = self.b
         (gt, lt), (g, like) = [x.type for x in op.operands], ins
         shape, g_shape = self.shape_values(like, lt.ndim), self.shape_values(g, gt.ndim)
-        equal = ir.Constant(_I1, 1)
+        equal = ir.Constant(BIT, 1)
         for m, n in zip(shape, g_shape):
             equal = b.and_(equal, b.icmp_signed("==", m, n))
         return SumTo(lt, shape, g, gt, equal)
@@ -193,5 +191,5 @@ class LazyArrays:
     def lazy_fill(self, op, ins):
         g, like = ins
         gt, lt = (x.type for x in op.operands)
-        value = g if gt is F64 else (self.b.uitofp(g, _F64) if g.type == _I1 else self.b.sitofp(g, _F64))
+        value = g if gt is F64 else (self.b.uitofp(g, DOUBLE) if g.type == BIT else self.b.sitofp(g, DOUBLE))
         return Fill(ArrayType(F64, lt.ndim), self.shape_values(like, lt.ndim), value)

@@ -1,11 +1,12 @@
 """``cache=True``: compiled object code on disk, keyed by what determines it.
 
 The key hashes the IR being compiled (which holds the source and the argument signature),
-the compile options, the srcgrad and LLVM versions and the host CPU. An entry is the object
-code behind its SHA-256; a truncated, tampered or unreadable entry fails the check and is
-compiled again — never loaded. Writes go to a temporary file renamed into place, so two
-processes compiling the same function at once both end with a whole entry. No code is
-pickled: the entry is LLVM's object file.
+the compile options, the srcgrad and LLVM versions, the host CPU and the llvm backend's own
+source files (so code from a changed backend is never loaded, even where the version number
+stayed the same). An entry is the object code behind its SHA-256; a truncated, tampered or
+unreadable entry fails the check and is compiled again — never loaded. Writes go to a
+temporary file renamed into place, so two processes compiling the same function at once
+both end with a whole entry. No code is pickled: the entry is LLVM's object file.
 
 Example:
     >>> cache = DiskCache.for_code(str(ir_function), options="boundscheck=True")
@@ -19,11 +20,25 @@ import llvmlite
 import llvmlite.binding as llvm
 
 _DIGEST = 32
+_BACKEND = []
 
 
 def cache_dir():
     """$SRCGRAD_CACHE_DIR, else ~/.cache/srcgrad."""
     return os.environ.get("SRCGRAD_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "srcgrad")
+
+
+def _backend_digest():
+    """A hash of the source files of the llvm backend (this package), once per process."""
+    if not _BACKEND:
+        h = hashlib.sha256()
+        folder = os.path.dirname(os.path.abspath(__file__))
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), "rb") as f:
+                    h.update(name.encode() + b"\0" + f.read())
+        _BACKEND.append(h.hexdigest())
+    return _BACKEND[0]
 
 
 class DiskCache:
@@ -32,10 +47,10 @@ class DiskCache:
 
     @classmethod
     def for_code(cls, code, options=""):
-        from .. import __version__
+        from ... import __version__
         h = hashlib.sha256()
         for part in (code, options, __version__, llvmlite.__version__, str(llvm.llvm_version_info),
-                     llvm.get_host_cpu_name(), llvm.get_process_triple()):
+                     llvm.get_host_cpu_name(), llvm.get_process_triple(), _backend_digest()):
             h.update(part.encode())
             h.update(b"\0")
         return cls(os.path.join(cache_dir(), h.hexdigest()[:40]))

@@ -14,20 +14,20 @@ Example:
     >>> frees_each_iteration(loop_op)
     True
 """
-from ..ir.passes import _walk
-from ..ir.primitives import PRIMITIVES
+from ...ir.core import walk_ops
+from ...ir.primitives import PRIMITIVES
 
 
 def frees_each_iteration(loop_op):
     """Whether ``loop_op`` (for or while) allocates and may free per iteration (module doc)."""
-    body = loop_op.regions[-1]
-    ops = list(_walk(body))
+    body = loop_op.body
+    ops = list(walk_ops(body))
     if not any(PRIMITIVES[op.prim].makes_new_array(op) for op in ops):
         return False
     if any(op.prim == "tape_put" and any(v.type.is_array for v in op.operands[2:]) for op in ops):
         return False
     inside = {r for op in ops for r in op.results}
-    return all(_own_or_outside(y, inside) for y in body.ops[-1].operands if y.type.is_array)
+    return all(_own_or_outside(y, inside) for y in body.yielded if y.type.is_array)
 
 
 def _own_or_outside(v, inside):
@@ -42,8 +42,7 @@ def _own_or_outside(v, inside):
         return False
     j = op.results.index(v)
     if op.prim == "if":
-        return all(_own_or_outside(r.ops[-1].operands[j], inside) for r in op.regions)
+        return all(_own_or_outside(r.yielded[j], inside) for r in (op.then, op.orelse))
     if op.prim in ("for", "while"):
-        init = op.operands[3 + j] if op.prim == "for" else op.operands[j]
-        return _own_or_outside(init, inside) and _own_or_outside(op.regions[-1].ops[-1].operands[j], inside)
+        return _own_or_outside(op.inits[j], inside) and _own_or_outside(op.body.yielded[j], inside)
     return True

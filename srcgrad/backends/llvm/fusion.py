@@ -22,9 +22,9 @@ loops, branches, custom calls), so reading the operands later gives the same num
 Example:
     >>> lazy = lazy_ops(fn)          # a set of Ops
 """
-from ..ir.passes import _walk
-from ..ir.primitives import PRIMITIVES
-from ..ir.types import F32, F64
+from ...ir.core import walk_ops
+from ...ir.primitives import PRIMITIVES
+from ...ir.types import F32, F64
 
 
 
@@ -76,13 +76,13 @@ def lazy_positions(op):
 def lazy_ops(fn):
     """The ops of ``fn`` left lazy (see the module doc)."""
     uses = {}
-    for op in _walk(fn.body):
+    for op in walk_ops(fn.body):
         shape_only = PRIMITIVES[op.prim].shape_operand
         for k, v in enumerate(op.operands):
             if k != shape_only:
                 uses.setdefault(v, []).append((op, k))
     lazy = set()
-    for block in [fn.body] + [r for op in _walk(fn.body) for r in op.regions]:
+    for block in [fn.body] + [r for op in walk_ops(fn.body) for r in op.regions]:
         position = {op: at for at, op in enumerate(block.ops)}
         roots = {}                     # lazy op -> the one op that evaluates it
         for at in reversed(range(len(block.ops))):

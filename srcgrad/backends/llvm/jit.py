@@ -1,0 +1,145 @@
+"""The llvm backend's JIT driver: an IR function lowered for a target (lowering.py),
+optimised with LLVM's O3 pipeline, compiled by MCJIT (or its object code loaded from the
+disk cache, disk_cache.py), and wrapped in the Python entry stub.
+
+The compiled function is ``i32 f(args..., T* out0, T* out1, ..., arena, count, error, callbacks)``:
+it writes its results through the pointers and returns 0, or an error code that the entry
+stub turns into the exception the python backend would raise (error_codes.py).
+
+Example:
+    >>> run, llvm_ir = compile_function(ir_function)
+    >>> run(1.0, 2.0)
+"""
+import ctypes
+import hashlib
+
+import llvmlite.binding as llvm
+import numpy as np
+from llvmlite import ir
+
+from ...ir.memory import Buffers
+from ..callbacks import CallState, make_bridge
+from ..marshal import arena_slots, array_struct, ctype_of, element_strided, libc_free, result_value
+from .disk_cache import DiskCache
+from .error_codes import CALLBACK, ERR_SLOTS, exception_for
+from .lowering import Lowering
+from .target import CPU
+
+
+def symbol_name(fn):
+    """The compiled function's symbol: ``srcgrad.fn.<name>.<hash of its IR>``. The dots keep it
+    apart from every C symbol (libm's ``exp``, which LLVM calls for ``llvm.exp``; ``malloc``;
+    ``main``), the prefix from srcgrad's own helpers (``srcgrad.rt.*``), and the hash from
+    another function of the same name (the hash is deterministic, so cached object code
+    still defines the symbol that is looked up)."""
+    digest = hashlib.sha256(str(fn).encode()).hexdigest()[:16]
+    readable = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in fn.name)    # résumé: r_sum_
+    return f"srcgrad.fn.{readable}.{digest}"
+
+
+def compile_function(fn, boundscheck=True, cache=False, target=CPU):
+    """(a Python callable running ``fn`` natively, the optimised LLVM IR text). Without
+    ``boundscheck``, array indices are trusted (faster; an index out of range is undefined).
+    With ``cache``, object code is kept on disk (disk_cache.py) and reused."""
+    machine = target.machine()
+    low, mod = _lower(fn, target, machine, boundscheck)
+    entry = DiskCache.for_code(str(fn), options=f"boundscheck={boundscheck}") if cache else None
+    hit = entry.load() if entry is not None else None
+    text = _optimise(mod, machine) if hit is None else hit[1]
+    engine = llvm.create_mcjit_compiler(mod, target.machine())
+    if entry is not None:
+        if hit is not None:
+            engine.set_object_cache(getbuffer_func=lambda m: hit[0])       # no code generation
+        else:
+            engine.set_object_cache(notify_func=lambda m, data: entry.store(bytes(data), text))
+    engine.finalize_object()
+    run = _entry_stub(fn, engine.get_function_address(symbol_name(fn)), low)
+    run._engine = engine          # keeps the machine code alive as long as the callable
+    run.from_cache = hit is not None
+    return run, text
+
+
+def _lower(fn, target, machine, boundscheck):
+    """(the lowering, with what the entry stub needs from it; the verified LLVM module)."""
+    module = ir.Module(name=symbol_name(fn))
+    module.triple = target.triple()
+    module.data_layout = str(machine.target_data)
+    low = Lowering(fn, module, target, boundscheck)
+    low.build(symbol_name(fn))
+    mod = llvm.parse_assembly(str(module))
+    mod.verify()
+    return low, mod
+
+
+def _optimise(mod, machine):
+    """Run LLVM's O3 pipeline with both vectorisers on ``mod``; returns its text."""
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pb = llvm.create_pass_builder(machine, pto)
+    pm = pb.getModulePassManager()
+    pm.run(mod, pb)
+    return str(mod)
+
+
+def _entry_stub(fn, address, low):
+    """The Python callable running the compiled ``fn`` at ``address``: it passes numbers and
+    arrays (as structs over numpy's memory, no copy), the arena, the error slots and the
+    callback table; raises the exception of a failing status; and frees what the call
+    allocated except the arrays it returns to numpy."""
+    in_types = [ctype_of(p.type) for p in fn.params]
+    out_types = [ctype_of(t) for t in fn.result_types]
+    cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.POINTER(t) if issubclass(t, ctypes.Structure) else t
+                                               for t in in_types],
+                             *[ctypes.POINTER(t) for t in out_types],
+                             ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64),
+                             ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_void_p))(address)
+    errors = list(low.errors)
+    bridges = [make_bridge(op) for op in low.callbacks]
+    table = (ctypes.c_void_p * max(len(bridges), 1))(*[ctypes.cast(f, ctypes.c_void_p) for f in bridges])
+    param_types = [p.type for p in fn.params]
+    kinds = list(fn.result_types)
+    written = [k for k, p in enumerate(fn.params) if p in Buffers(fn).written]
+    checked = []
+
+    def run(*given):
+        if any(not given[k].flags.writeable for k in written):
+            # numpy raises where a read-only argument is written, if that write is reached:
+            # the python backend does exactly that (compiled code would write into it)
+            if not checked:
+                from .. import python as python_backend
+                checked.append(python_backend.compile_function(fn))
+            return checked[0](*given)
+        args = [element_strided(a) if t.is_array else a for a, t in zip(given, param_types)]
+        call_args = []
+        for a, t, ct in zip(args, param_types, in_types):
+            if t.is_array:
+                call_args.append(ctypes.byref(array_struct(ct, a)))
+            else:
+                call_args.append(a)
+        outs = [t() for t in out_types]
+        owned = None
+        arena = ctypes.c_void_p(None)            # allocated and grown by the compiled code
+        count = (ctypes.c_int64 * 2)()           # slots used, capacity
+        err = (ctypes.c_int64 * ERR_SLOTS)()
+        try:
+            with CallState() as state:
+                status = cfunc(*call_args, *[ctypes.byref(o) for o in outs], ctypes.byref(arena), count, err, table)
+                if status == CALLBACK:
+                    raise state.error
+                if status:
+                    raise exception_for(status, errors, err)
+                owned = {p: None for p in arena_slots(arena, count[0]) if p}
+                vals = [result_value(o, k, args, param_types, owned) for o, k in zip(outs, kinds)]
+        finally:
+            for p in arena_slots(arena, count[0]):
+                if owned is None or owned.get(p) is None:
+                    libc_free(p)
+            libc_free(arena.value)
+            for a, copy in zip(given, args):
+                if copy is not a and getattr(a, "flags", None) is not None and a.flags.writeable:
+                    np.copyto(a, copy)         # writes into a copied argument reach the caller's array
+        return vals[0] if len(vals) == 1 else tuple(vals)
+
+    run._bridges = bridges
+    return run

@@ -1,0 +1,395 @@
+"""The llvm backend's lowering: an IR function to an LLVM function (llvmlite), for a target.
+
+It keeps the value map (IR value -> LLVM value), lowers blocks and regions, and lowers
+``if``/``for``/``while`` to basic blocks here; every other op it dispatches by its primitive's
+name to the rule of the one table that implements it (Numba's lowering.py + mathimpl.py
+habit; registry.py says what a rule is):
+
+- the target's math table (``CPU_MATH``) and ``SCALAR`` (scalar_math.py): numbers, and
+  element-wise over arrays with numpy's broadcasting (arrays.py; fusion.py and lazy.py
+  compute element-wise chains inside their consumer's loop);
+- ``CORE`` (here): constants, asserts, ``range_len`` and control flow;
+- ``ARRAY`` (arrays.py): element access, views, slicing, broadcasting, new arrays;
+- ``KERNELS`` (kernels.py): matmul, reductions and their gradients;
+- ``TAPES`` (memory.py): the tapes of reverse mode (memory.py also keeps the arena and
+  frees per iteration);
+- ``CALLS`` (callbacks.py): calls back into Python.
+
+Errors leave the function through its exit block with a status (error_codes.py); bounds
+checks a loop can make before it are made there (checks.py). jit.py compiles the result.
+
+Example:
+    >>> Lowering(fn, module, CPU).build("srcgrad.fn.f.0123")       # the ir.Function
+"""
+from llvmlite import ir
+
+from ...ir.primitives import PRIMITIVES
+from ...ir.types import BOOL, F64, I64
+from .arrays import ARRAY, Arrays
+from .callbacks import CALLS
+from .checks import checkable_accesses, versioned_loop
+from .error_codes import OK, RANGE_STEP, SITE
+from .fusion import lazy_ops, lazy_positions
+from .kernels import KERNELS, Kernels
+from .lazy import Lazy, LazyArrays
+from .loop_memory import frees_each_iteration
+from .memory import TAPES, Memory
+from .registry import lower
+from .scalar_math import INT_CHECKED, SCALAR, checked_int
+from .types import BIT, BYTE, INT32, INT64, PTR, ltype
+
+# the terminators of blocks, lowered by Lowering.block (they are no op of their own)
+STRUCTURAL = ("yield", "return")
+# ops lowered for scalar operands only: with an array operand or result they are not handled
+_SCALAR_ONLY = {"assert", "range_len", "tape_new"}
+
+CORE = {}
+
+
+def tables(target):
+    """The lowering's tables for ``target``: (scalar tables, whose entries lower numbers and
+    array elements; op tables, whose entries lower whole ops). Each lowered primitive is a
+    key of exactly one of them."""
+    return [target.math, SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS]
+
+
+def _scalar_op(ctx, op, ins):
+    """An op of a scalar table: element-wise over arrays, a checked int op, or on numbers."""
+    if op.results and op.results[0].type.is_array:
+        return ctx.elementwise(op, ins)
+    if op.prim in INT_CHECKED and op.results[0].type is I64:
+        return checked_int(ctx, op, ins)
+    return ctx.scalar(op.prim, [x.type for x in op.operands], op.results[0].type, ins)
+
+
+class Lowering(LazyArrays, Arrays, Kernels, Memory):
+    """The lowering context of one function: the builder ``b``, the value map, and what the
+    entry stub needs afterwards (``errors``: the sites' exceptions; ``callbacks``: the ops
+    calling Python, in the order of the callback table)."""
+
+    def __init__(self, fn, module, target, boundscheck=True):
+        self.fn, self.module, self.target = fn, module, target
+        self.boundscheck = boundscheck
+        self.values = {}
+        self.trusted = set()         # accesses whose bounds were checked before their loop
+        self.lazy = lazy_ops(fn)      # array ops computed inside their consumer's loop (fusion.py)
+        self.memo = {}                # lazy elements computed in the current loop iteration
+        self.strict = None            # lazy sum_to parts stored as arrays (lazy.py)
+        self.errors = []             # per site: numbers -> the exception to raise (status SITE + k)
+        self.callbacks = []          # call_custom(_vjp) ops, in the order of the callback table
+        self.growing = {}      # growing tape value -> (capacity slot, pointer slot)
+        self.frees = []        # (pointer, arena slot) of the tapes of the region being lowered
+        scalar_tables, op_tables = tables(target)
+        self.rules = {name: _scalar_op for table in scalar_tables for name in table}
+        for table in op_tables:
+            self.rules.update(table)
+
+    # ------------------------------------------------------------------ the function
+    def build(self, name):
+        """Lower the function as the LLVM function ``name`` of the module; returns it."""
+        fn = self.fn
+        params = [ir.PointerType(ltype(p.type)) if p.type.is_array else (ltype(p.type) if p.type is not BOOL
+                                                                          else BYTE) for p in fn.params]
+        outs = [ir.PointerType(ltype(t) if t is not BOOL else BYTE) for t in fn.result_types]
+        # the arena (a growing array of every allocation, for Python to free), its count and
+        # capacity, error details, and the table of callbacks into Python (backends/callbacks.py)
+        extra = [ir.PointerType(PTR), ir.PointerType(INT64), ir.PointerType(INT64), ir.PointerType(PTR)]
+        self.func = ir.Function(self.module, ir.FunctionType(INT32, params + outs + extra), name=name)
+        entry = self.func.append_basic_block("entry")
+        self.b = ir.IRBuilder(entry)
+        self.exit_block = self.func.append_basic_block("exit")
+        self.allocas_block = entry
+        self.status = self.b.alloca(INT32, name="status")
+        self.b.store(ir.Constant(INT32, OK), self.status)
+        for p, arg in zip(fn.params, self.func.args[:len(fn.params)]):
+            if p.type.is_array:
+                self.values[p] = self.b.load(arg)
+            else:
+                self.values[p] = self.b.trunc(arg, BIT) if p.type is BOOL else arg
+        n_out = len(fn.result_types)
+        self.outs = self.func.args[len(fn.params):len(fn.params) + n_out]
+        self.arena, self.arena_count, self.errinfo, self.callback_table = self.func.args[len(fn.params) + n_out:]
+        self.block(fn.body)
+        eb = ir.IRBuilder(self.exit_block)
+        eb.ret(eb.load(self.status))
+        return self.func
+
+    def declare(self, name, ret, args):
+        """The module's function ``name`` (declared on first use: libm, malloc, ...)."""
+        f = self.module.globals.get(name)
+        if f is None:
+            f = ir.Function(self.module, ir.FunctionType(ret, args), name=name)
+        return f
+
+    def stack_slot(self, t):
+        """A stack slot of LLVM type ``t``, made in the entry block (where LLVM promotes it to a
+        register)."""
+        with self.b.goto_entry_block():
+            return self.b.alloca(t)
+
+    def call_intrinsic(self, name, args):
+        f = self.module.declare_intrinsic(name, [a.type for a in args[:1]])
+        return self.b.call(f, args)
+
+    # ------------------------------------------------------------------ blocks and ops
+    def block(self, block):
+        """Lower a block's ops; returns the values it yields (None where it returns)."""
+        for op in block.ops:
+            if op.prim == "yield":
+                return [self.v(x) for x in op.operands]
+            if op.prim == "return":
+                for v, ptr in zip(op.operands, self.outs):
+                    val = self.v(v)
+                    self.b.store(self.b.zext(val, BYTE) if v.type is BOOL else val, ptr)
+                self.free_all()
+                self.b.branch(self.exit_block)
+                return None
+            self.op(op)
+        return None
+
+    def region(self, blk):
+        """Lower a region's ops; returns its yielded values. Tapes made in it are freed at its end."""
+        saved, self.frees = self.frees, []
+        ys = self.block(blk)
+        self.free_all()
+        self.frees = saved
+        return ys
+
+    def v(self, value):
+        return self.values[value]
+
+    def op(self, op):
+        """Lower one op: its operands' values (lazy ones stored where the op cannot read them
+        element by element), then the rule of its primitive, which gives its result."""
+        p = op.prim
+        ins = [self.v(x) for x in op.operands] if p not in ("for", "while", "if") else None
+        if ins and any(isinstance(v, Lazy) for v in ins):
+            keep = lazy_positions(op) | ({PRIMITIVES[p].shape_operand} - {None})
+            ins = [v if k in keep else self.stored(x.type, v) for k, (x, v) in enumerate(zip(op.operands, ins))]
+        rule = self.rules.get(p)
+        if (rule is None or p in _SCALAR_ONLY) and (any(x.type.is_array for x in op.operands) or
+                                                   any(r.type.is_array for r in op.results)):
+            raise NotImplementedError(f"srcgrad: the llvm backend does not handle the whole-array operation "
+                                      f"'{p}' yet; use backend='python' (element-wise array code works)")
+        if rule is None:
+            raise NotImplementedError(f"srcgrad: the llvm backend has no rule for primitive '{p}' yet; "
+                                      "use backend='python'")
+        out = rule(self, op, ins)
+        if out is not None:
+            self.values[op.results[0]] = out
+
+    def scalar(self, p, in_types, out_type, ins, elementwise=False):
+        """One scalar primitive on LLVM values, or with ``elementwise`` the element step of a
+        whole-array operation (scalar_math.py)."""
+        rule = self.target.math[p] if p in self.target.math else SCALAR[p]
+        return rule(self, in_types, out_type, ins, elementwise)
+
+    # ------------------------------------------------------------------ errors
+    def fail(self, code):
+        """Branch to the exit with an error code (the caller has set up the condition)."""
+        self.b.store(ir.Constant(INT32, code), self.status)
+        self.b.branch(self.exit_block)
+
+    def guard(self, cond, code, numbers=()):
+        """Leave with status ``code`` where ``cond`` holds at run time, the i64 ``numbers``
+        first stored in the error slots."""
+        bad = self.func.append_basic_block("error")
+        good = self.func.append_basic_block("ok")
+        self.b.cbranch(cond, bad, good)
+        self.b.position_at_end(bad)
+        for k, n in enumerate(numbers):
+            n = self.b.zext(n, INT64) if n.type is BIT else n
+            self.b.store(n, self.b.gep(self.errinfo, [ir.Constant(INT64, k)]))
+        self.fail(code)
+        self.b.position_at_end(good)
+
+    def raise_at(self, cond, make, numbers=()):
+        """Leave with the exception ``make(numbers)`` where ``cond`` holds at run time; the i64
+        ``numbers`` (an index, shapes) are kept for its message."""
+        self.errors.append((make, len(numbers)))
+        self.guard(cond, SITE + len(self.errors) - 1, numbers)
+
+    def array_label(self, op, arr_value):
+        """How an IndexError names the array: the user's array, also for the adjoint array of
+        gradient code (reverse.py records it), and the source line."""
+        name = op.attrs.get("array") or arr_value.name or "array"
+        return f"'{name}'", f" ({op.loc})" if op.loc is not None else ""
+
+    # ------------------------------------------------------------------ loops
+    def range_len(self, start, stop, step):
+        """len(range(start, stop, step)) (step != 0)."""
+        b = self.b
+        self.guard(b.icmp_signed("==", step, ir.Constant(INT64, 0)), RANGE_STEP)
+        up = b.icmp_signed(">", step, ir.Constant(INT64, 0))
+        empty = b.select(up, b.icmp_signed(">=", start, stop), b.icmp_signed("<=", start, stop))
+        # the distance and the step's size as unsigned numbers: exact even across the whole i64 range
+        span = b.select(up, b.sub(stop, start), b.sub(start, stop))
+        mag = b.select(up, step, b.neg(step))
+        partial = b.icmp_unsigned("!=", b.urem(span, mag), ir.Constant(INT64, 0))
+        n = b.add(b.udiv(span, mag), b.zext(partial, INT64))
+        return b.select(empty, ir.Constant(INT64, 0), n)
+
+    def counted_loop(self, start, stop, step, inits, body, name="for"):
+        """Emit ``for i in range(start, stop, step)`` carrying ``inits``; ``body(i, carried)``
+        emits one iteration and returns the new carried values. Returns the values after the loop.
+        A step other than ±1 counts iterations instead (i = start + k * step), so that ``i + step``
+        cannot overflow past ``stop`` near the ends of the 64-bit range."""
+        b = self.b
+        if not (isinstance(step, ir.Constant) and step.constant in (1, -1)):
+            one = ir.Constant(INT64, 1)
+            return self.counted_loop(ir.Constant(INT64, 0), self.range_len(start, stop, step), one, inits,
+                                     lambda k, carried: body(b.add(start, b.mul(k, step)), carried), name)
+        pre = b.block
+        head = self.func.append_basic_block(f"{name}.head")
+        loop = self.func.append_basic_block(f"{name}.body")
+        done = self.func.append_basic_block(f"{name}.end")
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(INT64)
+        i.add_incoming(start, pre)
+        phis = []
+        for v in inits:
+            phi = b.phi(v.type)
+            phi.add_incoming(v, pre)
+            phis.append(phi)
+        b.cbranch(b.icmp_signed("<" if step.constant > 0 else ">", i, stop), loop, done)
+        b.position_at_end(loop)
+        ys = body(i, phis)
+        latch = b.block
+        i.add_incoming(b.add(i, step), latch)
+        for phi, y in zip(phis, ys):
+            phi.add_incoming(y, latch)
+        b.branch(head)
+        b.position_at_end(done)
+        return phis
+
+    def each_index(self, shape, body):
+        """Emit nested loops over all indices of ``shape`` calling ``body(indices)``."""
+        if not shape:
+            body([])
+            return
+        zero, one = ir.Constant(INT64, 0), ir.Constant(INT64, 1)
+
+        def iteration(i, carried):
+            self.each_index(shape[1:], lambda rest: body([i] + rest))
+            return []
+        self.counted_loop(zero, shape[0], one, [], iteration, name="each")
+
+    def choose(self, cond, then, otherwise):
+        """Emit ``then()`` where ``cond`` holds at run time, ``otherwise()`` where it does not."""
+        with self.b.if_else(cond) as (yes, no):
+            with yes:
+                then()
+            with no:
+                otherwise()
+
+    def mark_reductions(self, for_op, ys):
+        """A carried float updated as ``s = s + x`` is a sum: let LLVM reassociate it, so the loop
+        can be vectorised (results move at rounding level only; DESIGN.md allows it)."""
+        for a, y, inst in zip(for_op.carried, for_op.body.yielded, ys):
+            op = y.owner
+            if a.type is F64 and op is not None and op.prim == "add" and a in op.operands and \
+                    isinstance(inst, ir.Instruction) and inst.opname == "fadd":
+                inst.flags.append("reassoc")
+
+
+# ---------------------------------------------------------------------- CORE
+@lower(CORE, "const")
+def _const(ctx, op, ins):
+    t = op.results[0].type
+    value = op.attrs["value"]
+    if hasattr(value, "shape"):
+        return ctx.global_array(t, value)
+    return ir.Constant(ltype(t), int(value) if t is not F64 else float(value))
+
+
+@lower(CORE, "assert")
+def _assert(ctx, op, ins):
+    message = op.attrs["message"]
+    ctx.raise_at(ctx.b.not_(ins[0]), lambda err: AssertionError(message))
+
+
+@lower(CORE, "range_len")
+def _range_len(ctx, op, ins):
+    return ctx.range_len(*ins)
+
+
+@lower(CORE, "if")
+def _if(ctx, op, ins):
+    b = ctx.b
+    cond = ctx.v(op.cond)
+    then_bb = ctx.func.append_basic_block("then")
+    else_bb = ctx.func.append_basic_block("else")
+    merge = ctx.func.append_basic_block("endif")
+    b.cbranch(cond, then_bb, else_bb)
+    incoming = []
+    for blk, bb in ((op.then, then_bb), (op.orelse, else_bb)):
+        b.position_at_end(bb)
+        ys = ctx.region(blk)
+        incoming.append((ys, b.block))
+        b.branch(merge)
+    b.position_at_end(merge)
+    for j, r in enumerate(op.results):
+        phi = b.phi(ltype(r.type))
+        for ys, bb in incoming:
+            phi.add_incoming(ys[j], bb)
+        ctx.values[r] = phi
+
+
+@lower(CORE, "for")
+def _for(ctx, op, ins):
+    """A counted loop; an innermost one whose accesses can be checked before it is emitted
+    twice (checks.py), and one that allocates frees per iteration (loop_memory.py)."""
+    b = ctx.b
+    start, stop, step = (ctx.v(x) for x in op.bounds)
+    inits = [ctx.v(x) for x in op.inits]
+    if not isinstance(step, ir.Constant):
+        ctx.guard(b.icmp_signed("==", step, ir.Constant(INT64, 0)), RANGE_STEP)
+    mark = b.load(ctx.arena_count) if frees_each_iteration(op) else None
+
+    def iteration(i, carried):
+        ctx.values[op.index] = i
+        ctx.values.update(zip(op.carried, carried))
+        ys = ctx.region(op.body)
+        ctx.mark_reductions(op, ys)
+        ctx.release_iteration(mark, op.body, ys)
+        return ys
+
+    accesses = checkable_accesses(op) if ctx.boundscheck else []
+    if accesses:
+        outs = versioned_loop(ctx, accesses, start, stop, step, inits, iteration)
+    else:
+        outs = ctx.counted_loop(start, stop, step, inits, iteration)
+    ctx.values.update(zip(op.results, outs))
+
+
+@lower(CORE, "while")
+def _while(ctx, op, ins):
+    b = ctx.b
+    test, body = op.test, op.body
+    inits = [ctx.v(x) for x in op.inits]
+    mark = b.load(ctx.arena_count) if frees_each_iteration(op) else None
+    pre = b.block
+    head = ctx.func.append_basic_block("while.head")
+    loop = ctx.func.append_basic_block("while.body")
+    done = ctx.func.append_basic_block("while.end")
+    b.branch(head)
+    b.position_at_end(head)
+    phis = []
+    for v, a in zip(inits, test.args):
+        phi = b.phi(ltype(a.type))
+        phi.add_incoming(v, pre)
+        phis.append(phi)
+    ctx.values.update(zip(test.args, phis))
+    (go,) = ctx.region(test)
+    b.cbranch(go, loop, done)
+    b.position_at_end(loop)
+    ctx.values.update(zip(op.carried, phis))
+    ys = ctx.region(body)
+    ctx.release_iteration(mark, body, ys)
+    latch = b.block
+    for phi, y in zip(phis, ys):
+        phi.add_incoming(y, latch)
+    b.branch(head)
+    b.position_at_end(done)
+    ctx.values.update(zip(op.results, phis))

@@ -1,0 +1,20 @@
+"""How the lowering's tables are filled: ``@lower(TABLE, "name", ...)`` over a function
+``rule(ctx, op, ins)`` that emits ``op`` through the lowering context ``ctx`` (lowering.py)
+from its operands' LLVM values ``ins`` (None for region ops, which lower their own regions).
+The rule returns the value of the op's one result, or None when it has no result or binds
+its results itself (``ctx.values[r] = ...``).
+
+Example:
+    >>> @lower(ARRAY, "transpose")
+    ... def _transpose(ctx, op, ins): ...
+"""
+
+
+def lower(table, *names):
+    """Register the decorated rule in ``table`` under each of ``names`` (each once)."""
+    def register(rule):
+        for name in names:
+            assert name not in table, f"two lowerings of {name}"
+            table[name] = rule
+        return rule
+    return register

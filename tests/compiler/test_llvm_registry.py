@@ -1,0 +1,48 @@
+"""The llvm backend's tables (backends/llvm/lowering.py): every primitive of the IR has
+exactly one lowering there, so a new primitive without one fails here, not in a user's
+program; and the lowering finds each by its name."""
+import math
+
+import pytest
+
+import srcgrad
+from srcgrad.backends.llvm.lowering import STRUCTURAL, tables
+from srcgrad.backends.llvm.target import CPU
+from srcgrad.ir.primitives import PRIMITIVES, UNARY_MATH
+
+
+def _all_tables():
+    scalar, ops = tables(CPU)
+    return scalar + ops
+
+
+def test_every_primitive_has_a_lowering():
+    lowered = set().union(*_all_tables())
+    missing = sorted(set(PRIMITIVES) - lowered - set(STRUCTURAL))
+    assert not missing, f"no llvm lowering for {missing}: add a rule to a table of srcgrad/backends/llvm/"
+
+
+def test_each_primitive_is_in_exactly_one_table():
+    for name in PRIMITIVES:
+        found = [k for k, table in enumerate(_all_tables()) if name in table]
+        assert len(found) == (0 if name in STRUCTURAL else 1), (name, found)
+
+
+def test_tables_hold_only_primitives():
+    for table in _all_tables():
+        assert not sorted(set(table) - set(PRIMITIVES))
+    assert set(STRUCTURAL) <= set(PRIMITIVES)
+
+
+def test_the_target_math_table_holds_the_math_functions():
+    assert set(CPU.math) == set(UNARY_MATH) | {"atan2", "hypot"}
+
+
+def _sine(x):
+    return math.sin(x)
+
+
+def test_a_primitive_without_a_rule_is_reported(monkeypatch):
+    monkeypatch.delitem(CPU.math, "sin")
+    with pytest.raises(NotImplementedError, match="no rule for primitive 'sin'"):
+        srcgrad.jit(_sine, backend="llvm")(0.5)
