@@ -231,26 +231,21 @@ def _broadcast_like(it, op, ins):
 
 
 def _reduce_grad(it, op, ins):
-    """d(prod/max/min)(x) times g: for prod, each element's share is the product of the others
-    (exact where elements are zero); max and min share g evenly among the tied elements."""
+    """d prod(x) times g: each element's share is the product of the others (exact where
+    elements are zero)."""
     g, x, out = ins
-    of, axis = op.attrs["of"], op.attrs.get("axis")
+    axis = op.attrs.get("axis")
     x = np.asarray(x, dtype=np.float64)
     if axis is None:
-        x1, g1, out1 = x.reshape(1, -1), np.reshape(g, (1,)), np.reshape(out, (1,))
+        x1, g1 = x.reshape(1, -1), np.reshape(g, (1,))
     else:
         x1 = np.moveaxis(x, axis, -1).reshape(-1, x.shape[axis])
         g1 = np.broadcast_to(np.asarray(g, dtype=np.float64), np.shape(out)).reshape(-1)
-        out1 = np.asarray(out).reshape(-1)
     res = np.zeros_like(x1)
     for r in range(x1.shape[0]):
         row = x1[r]
-        if of == "prod":
-            for k in range(row.size):
-                res[r, k] = g1[r] * np.prod(np.delete(row, k))
-        else:
-            ties = row == out1[r]
-            res[r] = g1[r] * np.where(ties, 1.0 / ties.sum(), 0.0)     # a NaN g stays NaN, as numpy's masks
+        for k in range(row.size):
+            res[r, k] = g1[r] * np.prod(np.delete(row, k))
     if axis is None:
         return res.reshape(x.shape)
     moved = list(np.moveaxis(x, axis, -1).shape)

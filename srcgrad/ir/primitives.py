@@ -302,7 +302,8 @@ _def("sum", _reduce_rule, "np.sum(x) or np.sum(x, axis=k); attrs: axis")
 _def("prod", _reduce_rule, "np.prod(x[, axis=k])")
 _def("amax", _reduce_rule, "np.max(x[, axis=k])", may_raise=True)       # of an empty array
 _def("amin", _reduce_rule, "np.min(x[, axis=k])", may_raise=True)
-_def("reduce_grad", _like_second, "the gradient of prod/max/min: attrs: of, axis; operands: g, x, out")
+_def("reduce_grad", _like_second, "the gradient of np.prod, exact at zeros: attrs: of ('prod'), axis; "
+     "operands: g, x, out (max/min's gradient is built from eq, select, sum and div)")
 _def("arange", lambda ts, a: ArrayType(F64 if any(t is F64 for t in ts) else I64, 1), "np.arange(start, stop, step)",
      allocates=True, may_raise=True)
 _def("size", lambda ts, a: I64, "x.size")

@@ -128,11 +128,12 @@ class Kernels:
         return result
 
     def reduce_grad(self, op, ins):
-        """The gradient of prod (exact at zeros) or max/min (ties share it) — runtime.reduce_grad natively."""
+        """The gradient of prod, exact at zeros — runtime.reduce_grad natively: per reduced
+        position, count the zeros and multiply the other elements; then each element's share."""
         b = self.b
-        g, x, out = ins
-        gt, xt, ot = (v.type for v in op.operands)
-        kind, axis = op.attrs["of"], op.attrs.get("axis")
+        g, x, _ = ins
+        gt, xt, _ = (v.type for v in op.operands)
+        axis = op.attrs.get("axis")
         shape = self.shape_values(x, xt.ndim)
         rt = ArrayType(F64, xt.ndim)
         result = self.new_array(rt, shape, 0.0)
@@ -143,8 +144,6 @@ class Kernels:
         def at(value_t, value, idx):
             return self.load_element(value_t, value, reduced(idx)) if value_t.is_array else value
 
-        # per reduced position: how many elements tie with the result (max/min), or are zero and the
-        # product of the non-zero ones (prod)
         aux_t = ArrayType(F64, max(xt.ndim - 1, 0)) if axis is not None and xt.ndim > 1 else None
         red_shape = [n for k, n in enumerate(shape) if k != axis] if aux_t is not None else []
         if aux_t is not None:
@@ -164,31 +163,20 @@ class Kernels:
         def first(idx):
             xv = self.as_f64(xt, self.load_element(xt, x, idx))
             c, pz = slots(idx)
-            if kind == "prod":
-                zero = b.fcmp_ordered("==", xv, ir.Constant(DOUBLE, 0.0))
-                b.store(b.fadd(b.load(c), b.uitofp(zero, DOUBLE)), c)
-                b.store(b.fmul(b.load(pz), b.select(zero, ir.Constant(DOUBLE, 1.0), xv)), pz)
-            else:
-                tie = b.fcmp_ordered("==", xv, at(ot, out, idx))
-                b.store(b.fadd(b.load(c), b.uitofp(tie, DOUBLE)), c)
+            zero = b.fcmp_ordered("==", xv, ir.Constant(DOUBLE, 0.0))
+            b.store(b.fadd(b.load(c), b.uitofp(zero, DOUBLE)), c)
+            b.store(b.fmul(b.load(pz), b.select(zero, ir.Constant(DOUBLE, 1.0), xv)), pz)
 
         def second(idx):
             xv = self.as_f64(xt, self.load_element(xt, x, idx))
             c, pz = slots(idx)
-            gv = at(gt, g, idx)
-            if kind == "prod":
-                zeros = b.load(c)
-                is_zero = b.fcmp_ordered("==", xv, ir.Constant(DOUBLE, 0.0))
-                none = b.fcmp_ordered("==", zeros, ir.Constant(DOUBLE, 0.0))
-                one = b.fcmp_ordered("==", zeros, ir.Constant(DOUBLE, 1.0))
-                others = b.select(none, b.fdiv(b.load(pz), xv),
-                                  b.select(b.and_(one, is_zero), b.load(pz), ir.Constant(DOUBLE, 0.0)))
-                val = b.fmul(gv, others)
-            else:
-                tie = b.fcmp_ordered("==", xv, at(ot, out, idx))
-                # g times the tie's share, as numpy's and PyTorch's masks: a NaN g stays NaN
-                val = b.fmul(gv, b.select(tie, b.fdiv(ir.Constant(DOUBLE, 1.0), b.load(c)), ir.Constant(DOUBLE, 0.0)))
-            self.store_element(rt, result, idx, val)
+            zeros = b.load(c)
+            is_zero = b.fcmp_ordered("==", xv, ir.Constant(DOUBLE, 0.0))
+            none = b.fcmp_ordered("==", zeros, ir.Constant(DOUBLE, 0.0))
+            one = b.fcmp_ordered("==", zeros, ir.Constant(DOUBLE, 1.0))
+            others = b.select(none, b.fdiv(b.load(pz), xv),
+                              b.select(b.and_(one, is_zero), b.load(pz), ir.Constant(DOUBLE, 0.0)))
+            self.store_element(rt, result, idx, b.fmul(at(gt, g, idx), others))
 
         self.each_index(shape, first)
         self.each_index(shape, second)
