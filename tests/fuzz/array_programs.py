@@ -1,6 +1,6 @@
 """A hypothesis strategy for random whole-array numpy programs: element-wise chains with
 broadcasting, ``@`` both ways round, ``.T``, sums and dot products, values used more than
-once. They exercise what the llvm backend computes lazily (backends/fusion.py).
+once. They exercise what the llvm backend computes lazily (backends/llvm/fusion.py).
 
 The constructs of issue 9 sit behind the names of programs.FEATURES (SRCGRAD_FUZZ_SKIP
 switches them off): ``floor_mod`` (``y % 1.5``, ``w // -0.7``), ``allocations`` (arrays of one
