@@ -16,9 +16,6 @@ import ast
 import builtins
 import inspect
 import itertools
-import math
-import os
-import sysconfig
 
 import numpy as np
 
@@ -27,30 +24,9 @@ from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Function, Loc, Op, Value
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, Type, type_of, unify, user_name
+from .calls import KEYWORD_SPELLINGS, callee, check_callee
 from .source import source_of     # re-exported: api.py imports it from here
 
-# math / numpy functions by identity -> primitive
-_UNARY = {}
-for _name in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p",
-              "log2", "log10", "sqrt", "erf"):
-    _UNARY[getattr(math, _name)] = _name
-for _np_name, _name in (("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("arcsin", "asin"), ("arccos", "acos"),
-                        ("arctan", "atan"), ("sinh", "sinh"), ("cosh", "cosh"), ("tanh", "tanh"), ("exp", "exp"),
-                        ("expm1", "expm1"), ("log", "log"), ("log1p", "log1p"), ("log2", "log2"),
-                        ("log10", "log10"), ("sqrt", "sqrt")):
-    _UNARY[getattr(np, _np_name)] = _name
-_UNARY[math.fabs] = "fabs"
-_UNARY[np.abs] = "abs"
-_UNARY[np.fabs] = "fabs"
-_UNARY[math.floor] = "floor"
-_UNARY[math.ceil] = "ceil"
-_ARRAY_FUNCS = {np.sum: "sum", np.mean: "mean", np.prod: "prod", np.max: "amax", np.min: "amin",
-                np.amax: "amax", np.amin: "amin", np.outer: "outer", np.arange: "arange",
-                np.dot: "dot", np.where: "where", np.zeros: "zeros",
-                np.ones: "ones", np.empty: "zeros", np.full: "full", np.zeros_like: "zeros_like",
-                np.ones_like: "ones_like"}
-_BINARY = {math.atan2: "atan2", np.arctan2: "atan2", math.hypot: "hypot", np.hypot: "hypot", math.pow: "fpow",
-           np.power: "fpow", np.maximum: "max", np.minimum: "min"}
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
@@ -290,7 +266,7 @@ class _Lowerer:
             if isinstance(s.value, ast.Call):
                 fobj = self.global_object(s.value.func)
                 if fobj is not None:
-                    self.check_callee(s.value, fobj, ast.unparse(s.value.func))
+                    check_callee(self, s.value, fobj, ast.unparse(s.value.func))
             self.unsupported(s, "an expression statement (its value would be thrown away)",
                              "assign the value to a variable, or remove the line")
         if isinstance(s, ast.Assert):
@@ -923,7 +899,7 @@ class _Lowerer:
         plain_function = inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
         if node.keywords and not plain_function and not (
                 isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("sum", "mean", "prod", "max", "min", "amax", "amin")):
+                and node.func.attr in KEYWORD_SPELLINGS):
             self.unsupported(node, "keyword arguments in calls (yet)")
         if fobj is None and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and not node.args:
             arr = self.expr(node.func.value, env)
@@ -935,66 +911,12 @@ class _Lowerer:
             self.unsupported(node, f"calling {called}", "call math/numpy functions, plain module-level functions "
                                                          "or x.copy(); for an array method write the numpy function: "
                                                          "np.sum(x), not x.sum()")
-        self.check_callee(node, fobj, called)
-        if fobj in (np.zeros, np.ones, np.empty, np.full):
-            args = [self.expr(a, env) for a in node.args[1:]]
-            return self.array_call(node, _ARRAY_FUNCS[fobj], [None] + args, env)
+        check_callee(self, node, fobj, called)
+        entry = callee(fobj)
+        if entry is not None:
+            args = [self.expr(a, env) for a in node.args[1 if entry.shape_first else 0:]]
+            return entry.lower(self, node, [None] + args if entry.shape_first else args, env)
         args = [self.expr(a, env) for a in node.args]
-        if fobj in _UNARY and len(args) == 1 and args[0].type.is_array:
-            prim = _UNARY[fobj]
-            if prim in ("floor", "ceil") or fobj in (math.fabs,) or getattr(fobj, "__module__", "") == "math":
-                self.unsupported(node, f"math.{fobj.__name__} on an array", f"use np.{fobj.__name__}")
-            return self.emit(node, "abs" if prim == "fabs" else prim, self.to_float_array_operands(node, *args))
-        if fobj in _UNARY and len(args) == 1:
-            prim = _UNARY[fobj]
-            if prim in ("abs", "fabs"):
-                v = args[0] if prim == "abs" else self.b.convert(args[0], F64)
-                return self.emit(node, "abs", [self.b.convert(v, I64) if v.type is BOOL else v])
-            if prim in ("floor", "ceil"):
-                return self.emit(node, prim, [self.b.convert(args[0], F64)])
-            return self.emit(node, prim, [self.b.convert(args[0], F64)])
-        if fobj in _BINARY and len(args) == 2 and (args[0].type.is_array or args[1].type.is_array):
-            prim = _BINARY[fobj]
-            return self.emit(node, "pow" if prim == "fpow" else prim, self.to_float_array_operands(node, *args))
-        if fobj in _ARRAY_FUNCS:
-            return self.array_call(node, _ARRAY_FUNCS[fobj], args, env)
-        if fobj in _BINARY and len(args) == 2:
-            prim = _BINARY[fobj]
-            if prim == "fpow":
-                return self.emit(node, "pow", [self.b.convert(a, F64) for a in args])
-            if prim in ("min", "max"):
-                # np.maximum/np.minimum of scalars: of equal values the second (-0.0, 0.0), a NaN
-                # on either side wins; Python's max(b, a) keeps b unless a is larger
-                a, c = self.arithmetic_operands(node, *args)
-                out = self.emit(node, prim, [c, a])
-                return out if a.type is not F64 else self.emit(node, "select", [self.emit(node, "ne", [a, a]), a, out])
-            return self.emit(node, prim, [self.b.convert(a, F64) for a in args])
-        if fobj is builtins.abs and len(args) == 1:
-            return self.emit(node, "abs", [self.b.convert(args[0], I64) if args[0].type is BOOL else args[0]])
-        if fobj in (builtins.min, builtins.max) and len(args) >= 2:
-            out = args[0]
-            for a in args[1:]:
-                out = self.emit(node, "min" if fobj is builtins.min else "max", self.arithmetic_operands(node, out, a))
-            return out
-        if fobj is builtins.float and len(args) == 1:
-            return self.b.convert(args[0], F64)
-        if fobj is builtins.int and len(args) == 1:
-            return self.emit(node, "to_i64", args) if args[0].type is not I64 else args[0]
-        if fobj is builtins.bool and len(args) == 1:
-            return self.b.convert(args[0], BOOL)
-        if fobj is builtins.round:
-            if len(args) != 1:
-                self.unsupported(node, "round(x, ndigits) (yet)", "round(x) gives an int; keep the "
-                                 "rounding to digits outside the compiled function")
-            if args[0].type.is_array:
-                self.unsupported(node, "round() of an array", "round the elements one by one in a loop")
-            if args[0].type is I64:
-                return args[0]
-            return self.emit(node, "round", [self.b.convert(args[0], F64)])
-        if fobj is builtins.len and len(args) == 1:
-            if not args[0].type.is_array:
-                self.typing_error(node, f"len() needs an array, got {args[0].type}")
-            return self.emit(node, "shape", args, {"axis": 0})
         if isinstance(fobj, custom_vjp):
             return self.custom_call(node, fobj, args)
         if inspect.isfunction(fobj):
@@ -1012,113 +934,6 @@ class _Lowerer:
             base = self.global_object(node.value)
             return None if base is None else getattr(base, node.attr, None)
         return None
-
-    def check_callee(self, node, fobj, called):
-        """Refuse a call the frontend cannot compile, before its arguments are lowered, so that
-        the message names the call (eval("x * x"), not its string)."""
-        if fobj in (builtins.eval, builtins.exec):
-            self.unsupported(node, f"calling {called}", "write the code itself in the function")
-        if fobj is builtins.sum:
-            self.unsupported(node, "the builtin sum", "for an array write np.sum(x); for a generator or a list, "
-                                                      "write the loop out: s = 0.0, then for i in range(n): s += ...")
-        if not _known_callable(fobj):
-            self.unsupported(node, f"calling {called} (yet)", "math/numpy elementary functions, abs, min, max, float, "
-                                                              "int, bool, len and plain Python functions work")
-        self.check_arity(node, fobj, called)
-
-    def check_arity(self, node, fobj, called):
-        """A known function called with the wrong number of arguments says how many it takes."""
-        n = len(node.args)
-        if fobj in (builtins.min, builtins.max):
-            if n < 2:
-                self.typing_error(node, f"{called}() takes two or more numbers here ({n} given); for the "
-                                        f"{'smallest' if fobj is builtins.min else 'largest'} element of an array "
-                                        f"write np.{fobj.__name__}(x)")
-            return
-        arity = _ARITY.get(fobj) if _hashable(fobj) else None
-        if arity is None or n == arity:
-            return
-        message = f"{called} takes {('one argument', 'two arguments')[arity - 1]} ({n} given)"
-        if _UNARY.get(fobj) == "atan" and n == 2:
-            two = called[:called.rfind(".") + 1] + ("arctan2" if fobj is np.arctan else "atan2")
-            message += f"; for the angle of the point (x, y) write {two}(y, x)"
-        self.typing_error(node, message)
-
-    def array_call(self, node, what, args, env):
-        """np.sum / np.mean (optionally along one axis), np.dot, np.where, len-like queries."""
-        if what in ("prod", "amax", "amin"):
-            if len(args) != 1 or not args[0].type.is_array:
-                self.typing_error(node, f"np.{what} takes one array here")
-            (x,) = self.to_float_array_operands(node, *args)
-            return self.emit(node, what, [x], {"axis": self.axis_keyword(node, x)})
-        if what == "outer":
-            a, b = self.to_float_array_operands(node, *args)
-            if a.type.ndim != 1 or b.type.ndim != 1:
-                self.typing_error(node, f"np.outer takes two vectors here, got {a.type} and {b.type}")
-            return self.emit(node, "outer", [a, b])
-        if what == "arange":
-            if not 1 <= len(args) <= 3 or any(a.type.is_array for a in args):
-                self.typing_error(node, "np.arange takes 1 to 3 numbers")
-            if len(args) == 1:
-                args = [self.b.const(0), args[0]]
-            if len(args) == 2:
-                args = args + [self.b.const(1)]
-            return self.emit(node, "arange", args)
-        if what in ("sum", "mean"):
-            if len(args) != 1 or not args[0].type.is_array:
-                self.typing_error(node, f"np.{what} takes one array here")
-            (x,) = self.to_float_array_operands(node, *args)
-            axis = self.axis_keyword(node, x)
-            total = self.emit(node, "sum", [x], {"axis": axis})
-            if what == "sum":
-                return total
-            if axis is None:
-                count = self.emit(node, "size", [x])
-            else:
-                count = self.emit(node, "shape", [x], {"axis": axis})
-            return self.emit(node, "div", [total, self.b.convert(count, F64)])
-        if what in ("zeros", "ones", "full"):
-            if not args or len(args) > (2 if what == "full" else 1) or node.keywords:
-                self.unsupported(node, f"np.{what} with these arguments", f"np.{what}(n) or np.{what}((n, m))")
-            value = {"zeros": 0.0, "ones": 1.0}.get(what)
-            if what == "full":
-                c = args[1].owner
-                if c is None or c.prim != "const":
-                    self.unsupported(node, "np.full with a value that is not a constant", "np.zeros then a loop")
-                value = float(c.attrs["value"])
-            sizes = self.shape_values(node, node.args[0], env)
-            return self.emit(node, "full", sizes, {"value": value, "dtype": F64})
-        if what in ("zeros_like", "ones_like"):
-            (x,) = args
-            if not x.type.is_array:
-                self.typing_error(node, f"np.{what} needs an array, got {x.type}")
-            sizes = [self.emit(node, "shape", [x], {"axis": k}) for k in range(x.type.ndim)]
-            return self.emit(node, "full", sizes, {"value": 0.0 if what == "zeros_like" else 1.0,
-                                                   "dtype": x.type.dtype})
-        if what == "dot":
-            if len(args) != 2:
-                self.typing_error(node, "np.dot takes two arrays")
-            return self.emit(node, "matmul", self.to_float_array_operands(node, *args))
-        if what == "where":
-            if len(args) != 3:
-                self.typing_error(node, "np.where takes (condition, a, b)")
-            c, a, b = args
-            a, b = self.to_float_array_operands(node, a, b)
-            return self.emit(node, "select", [c, a, b])
-        raise AssertionError(what)
-
-    def shape_values(self, node, shape_node, env):
-        if isinstance(shape_node, ast.Tuple):
-            return [self.expr(e, env) for e in shape_node.elts]
-        return [self.expr(shape_node, env)]
-
-    def axis_keyword(self, node, x):
-        axis = None
-        for kw in node.keywords:
-            if kw.arg != "axis" or not isinstance(kw.value, ast.Constant) or not isinstance(kw.value.value, int):
-                self.unsupported(node, f"the keyword {kw.arg}= here", "np.sum(x) and np.sum(x, axis=k) work")
-            axis = kw.value.value + x.type.ndim if kw.value.value < 0 else kw.value.value
-        return axis
 
     def custom_call(self, node, fobj, args):
         """A call to a ``custom_vjp`` function: kept as a call; its vjp gives the gradient."""
@@ -1186,10 +1001,6 @@ class _Lowerer:
         return self.emit(node, "index", [arr] + indices, {"wrap": True})
 
 
-_ARITY = {**{f: 1 for f in _UNARY}, **{f: 2 for f in _BINARY},
-          **{f: 1 for f in (builtins.abs, builtins.float, builtins.int, builtins.bool, builtins.len)}}
-
-
 def _inexact_mix(a, b):
     """An int and a float scalar whose comparison as doubles could round the int (|int| > 2**53)."""
     if {a.type, b.type} != {I64, F64}:
@@ -1197,33 +1008,6 @@ def _inexact_mix(a, b):
     i = a if a.type is I64 else b
     c = i.owner.attrs.get("value") if i.owner is not None and i.owner.prim == "const" else None
     return c is None or abs(c) > 2 ** 53
-
-
-def _hashable(obj):
-    try:
-        hash(obj)
-    except TypeError:
-        return False
-    return True
-
-
-def _known_callable(fobj):
-    """Whether the frontend compiles calls to ``fobj``: the tables' math/numpy functions, the
-    builtins it knows, custom_vjp functions, and plain Python functions (not numpy's own or
-    the standard library's, whose source it cannot compile)."""
-    if isinstance(fobj, custom_vjp):
-        return True
-    if _hashable(fobj) and (fobj in _ARITY or fobj in _ARRAY_FUNCS
-                                 or fobj in (builtins.min, builtins.max, builtins.round)):
-        return True
-    if not inspect.isfunction(fobj):
-        return False
-    file = fobj.__code__.co_filename
-    in_stdlib = file.startswith(_STDLIB) and "site-packages" not in file
-    return (getattr(fobj, "__module__", None) or "").split(".")[0] != "numpy" and not in_stdlib
-
-
-_STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
 
 
 def _cheap(block):
