@@ -15,7 +15,6 @@ Example:
 import ast
 import builtins
 import inspect
-import itertools
 
 import numpy as np
 
@@ -25,6 +24,8 @@ from ..ir.core import Block, Builder, Function, Loc, Op, Value
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, Type, type_of, unify, user_name
 from .calls import KEYWORD_SPELLINGS, callee, check_callee
+from .desugar import break_guard, check_returns, desugar
+from .names import FreshNames
 from .source import source_of     # re-exported: api.py imports it from here
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -56,15 +57,26 @@ _WORDS = {
 }
 
 
-BROKEN = "<broken>"     # the flag a loop with `break` carries (not a valid Python name: no clash)
-
-
 class _ContinueMarker:
     def __repr__(self):
         return "CONTINUE"
 
 
 CONTINUE = _ContinueMarker()
+
+
+class _Range:
+    """``range(...)`` bound to a name desugar made up (``range0``): not an IR value; its start,
+    step and trip count are."""
+
+    def __init__(self, start, step, n):
+        self.start, self.step, self.n = start, step, n
+
+
+def _range_of(node, env):
+    """The _Range ``node`` names, if it is the name of one."""
+    v = env.get(node.id) if isinstance(node, ast.Name) else None
+    return v if isinstance(v, _Range) else None
 
 
 class _Unbound:
@@ -124,7 +136,6 @@ def _assigned_names(stmts):
 class _Lowerer:
     def __init__(self, fn, fdef, file, first):
         self.fn, self.fdef, self.file, self.first = fn, fdef, file, first
-        self._hidden = itertools.count()        # numbers the names the frontend makes up (`<k0>`)
         self.globals = fn.__globals__
         self.closure = {}
         if fn.__closure__:
@@ -133,9 +144,10 @@ class _Lowerer:
                     self.closure[n] = cell.cell_contents
                 except ValueError:
                     pass
+        self.names = FreshNames(fdef)
+        desugar(fdef, self.names, self.calls_range)
         a = fdef.args
-        self.locals = set(p.arg for p in a.posonlyargs + a.args + a.kwonlyargs) | set(_assigned_names(fdef.body)) \
-            | {BROKEN}
+        self.locals = set(p.arg for p in a.posonlyargs + a.args + a.kwonlyargs) | set(_assigned_names(fdef.body))
         self.b = None
         self.stack = (fn,)     # functions being compiled, to refuse recursion
 
@@ -197,13 +209,8 @@ class _Lowerer:
         k = 0
         while k < len(stmts):
             s = stmts[k]
-            if isinstance(s, (ast.For, ast.While)) and _contains_return(s.body):
-                flagged = _loop_with_return_flag(s)
-                self.locals.update(_assigned_names(flagged))     # the made-up flag and value names
-                for j in range(_return_arity(s.body)):     # typed by the returns they hold
-                    env[_retval(j)] = Value(UNSET, _retval(j))
-                stmts = stmts[:k] + flagged + stmts[k + 1:]
-                s = stmts[k]
+            if isinstance(s, (ast.For, ast.While)):
+                check_returns(s)        # desugar left a `return` in a loop only where it is malformed
             k += 1
             if isinstance(s, ast.Return):
                 if s.value is None:
@@ -230,6 +237,8 @@ class _Lowerer:
         return value if isinstance(value, list) else [value]
 
     def stmt(self, s, env):
+        if self.made_up(s, env):
+            return env, None
         if isinstance(s, ast.Assign):
             value = self.expr_any(s.value, env)
             for t in s.targets:
@@ -280,6 +289,30 @@ class _Lowerer:
             self.unsupported(s, f"`{type(s).__name__.lower()}` outside a loop")
         hint = _WHAT_INSTEAD.get(type(s))
         self.unsupported(s, f"the statement `{type(s).__name__}`", hint)
+
+    def made_up(self, s, env):
+        """Bind a name desugar made up to what is not one plain value: a return slot before its
+        loop (None: UNSET, typed by what the returns store), the sequence of ``for row in x`` (an
+        array), the range of a ``for`` with ``break`` (its start, step and trip count). False for
+        any other statement."""
+        if not (isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)):
+            return False
+        name = s.targets[0].id
+        kind = self.names.kind(name)
+        if kind == "retval" and isinstance(s.value, ast.Constant) and s.value.value is None:
+            env[name] = Value(UNSET, name)
+        elif kind == "iter":
+            arr = self.expr(s.value, env)
+            if not arr.type.is_array:
+                self.unsupported(s.value, "a `for` loop over anything but range(...) or an array",
+                                 "loop over indices: for i in range(n): ...")
+            env[name] = arr
+        elif kind == "range":
+            start, stop, step = self.range_bounds(s.value, env)
+            env[name] = _Range(start, step, self.b.emit("range_len", [start, stop, step], name="n"))
+        else:
+            return False
+        return True
 
     def assign(self, target, value, env, node):
         if isinstance(target, ast.Name):
@@ -384,7 +417,8 @@ class _Lowerer:
     # ------------------------------------------------------------------ if
     def if_stmt(self, s, env):
         cond = self.truth(s.test, env)
-        assigned = _assigned_names(s.body + s.orelse)
+        # names made up for a loop inside a branch (its flags, counters) stay in that branch
+        assigned = [n for n in _assigned_names(s.body + s.orelse) if n in env or self.names.kind(n) is None]
         outer_b = self.b
         branch_out = []
         blocks = []
@@ -452,31 +486,14 @@ class _Lowerer:
         return names
 
     def for_stmt(self, s, env):
+        """A `for` over a range without `break` (desugar rewrote the others)."""
         if s.orelse:
             self.unsupported(s, "`for ... else`")
-        if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name)
-                and self.resolve_global(s.iter.func.id, s.iter.func) is builtins.range):
-            return self.for_over_array(s, env)
         if not isinstance(s.target, ast.Name):
             self.unsupported(s.target, "a loop variable that is not a plain name")
-        args = [self.expr(a, env) for a in s.iter.args]
-        for a, node in zip(args, s.iter.args):
-            if a.type not in (I64, BOOL):
-                self.typing_error(node, f"range() takes integers, got {a.type}")
-        args = [self.b.convert(a, I64) for a in args]
-        if len(args) == 1:
-            start, stop, step = self.b.const(0), args[0], self.b.const(1)
-        elif len(args) == 2:
-            (start, stop), step = args, self.b.const(1)
-        elif len(args) == 3:
-            start, stop, step = args
-        else:
-            self.unsupported(s.iter, "range() with more than 3 arguments")
+        start, stop, step = self.range_bounds(s.iter, env)
         var = s.target.id
-        if _has_break(s.body):
-            return self.for_as_while(s, env, start, stop, step)
-        outer_flag = env.get(BROKEN)           # an enclosing loop's break flag, shadowed here
-        body_stmts, env = self._with_break_flag(s.body, env)
+        body_stmts = s.body
         carried = self._carried(body_stmts, env, exclude=(var,))
         types = [env[n].type for n in carried]
         # widen carried types until the body agrees (s = 0 then s += 0.5), to a fixpoint: one
@@ -501,61 +518,29 @@ class _Lowerer:
         inits = [_convert(self.b, env[n], t) for n, t in zip(carried, types)]
         op = Op("for", [start, stop, step] + inits, types, {"result_types": types}, [block], self.loc(s),
                 names=carried)
-        env = self.after_loop(op, s, env, carried, outer_flag)
+        env = self.after_loop(op, s, env, carried)
         env[var] = _Unbound(var)
         return env
 
-    def for_over_array(self, s, env):
-        """``for row in x``: a loop over the first axis, as ``for i in range(len(x)): row = x[i]``."""
-        arr = self.expr(s.iter, env)
-        if not arr.type.is_array:
-            self.unsupported(s.iter, "a `for` loop over anything but range(...) or an array",
-                             "loop over indices: for i in range(n): ...")
-        k = len([n for n in self.locals if n.startswith("<iter")])
-        seq, i = f"<iter{k}>", f"<index{k}>"
-        self.locals.update((seq, i))
-        env = dict(env)
-        env[seq] = arr
-        count = ast.Call(func=ast.Name(id="len", ctx=ast.Load()), args=[ast.Name(id=seq, ctx=ast.Load())],
-                         keywords=[])
-        first = ast.Assign(targets=[s.target], value=ast.Subscript(value=ast.Name(id=seq, ctx=ast.Load()),
-                                                                   slice=ast.Name(id=i, ctx=ast.Load()),
-                                                                   ctx=ast.Load()))
-        loop = ast.For(target=ast.Name(id=i, ctx=ast.Store()),
-                       iter=ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[count], keywords=[]),
-                       body=[_at(first, s)] + s.body, orelse=s.orelse)
-        env = self.for_stmt(_at_shallow(loop, s), env)
-        env.pop(seq, None)
-        return env
-
-    def for_as_while(self, s, env, start, stop, step):
-        """A `for` over a range with `break` runs as a `while` over its trip count, so that
-        `break` ends the loop (the IR's `for` runs every trip: a flag would only skip bodies,
-        and `for i in range(2**62): ... break` must stop)."""
-        tag = next(self._hidden)
-        k, n, first, stride = (f"<{what}{tag}>" for what in ("k", "n", "start", "step"))
-        self.locals.update((k, n, first, stride))
-        env = dict(env)
-        env[first], env[stride] = start, step
-        env[n] = self.b.emit("range_len", [start, stop, step], name="n")
-        env[k] = self.b.const(0)
-
-        def name(v, store=False):
-            return ast.Name(id=v, ctx=ast.Store() if store else ast.Load())
-        body = [ast.Assign(targets=[name(s.target.id, True)], value=ast.BinOp(
-                    left=name(first), op=ast.Add(), right=ast.BinOp(left=name(k), op=ast.Mult(), right=name(stride)))),
-                ast.Assign(targets=[name(k, True)], value=ast.BinOp(left=name(k), op=ast.Add(), right=ast.Constant(1)))]
-        loop = ast.While(test=ast.Compare(left=name(k), ops=[ast.Lt()], comparators=[name(n)]), body=body, orelse=[])
-        for node in ast.walk(loop):         # the made-up parts point at the `for`; the user's body keeps its lines
-            ast.copy_location(node, s)
-        loop.body += s.body
-        return self.while_stmt(loop, env)
+    def range_bounds(self, call, env):
+        """(start, stop, step) of a call ``range(...)``, as ints."""
+        args = [self.expr(a, env) for a in call.args]
+        for a, node in zip(args, call.args):
+            if a.type not in (I64, BOOL):
+                self.typing_error(node, f"range() takes integers, got {a.type}")
+        args = [self.b.convert(a, I64) for a in args]
+        if len(args) == 1:
+            return self.b.const(0), args[0], self.b.const(1)
+        if len(args) == 2:
+            return args[0], args[1], self.b.const(1)
+        if len(args) != 3:
+            self.unsupported(call, "range() with more than 3 arguments")
+        return tuple(args)
 
     def while_stmt(self, s, env):
         if s.orelse:
             self.unsupported(s, "`while ... else`")
-        outer_flag = env.get(BROKEN)
-        body_stmts, env = self._with_break_flag(s.body, env)
+        body_stmts = s.body
         carried = self._carried(body_stmts, env)
         types = [env[n].type for n in carried]
         while True:         # widen to a fixpoint, as in for_stmt
@@ -580,7 +565,7 @@ class _Lowerer:
             types = new_types
         inits = [_convert(self.b, env[n], t) for n, t in zip(carried, types)]
         op = Op("while", inits, types, {"result_types": types}, [cond_block, body_block], self.loc(s), names=carried)
-        return self.after_loop(op, s, env, carried, outer_flag)
+        return self.after_loop(op, s, env, carried)
 
     def loop_body(self, s, body_stmts, benv, carried, types):
         """Lower one pass over a loop body whose carried variables have ``types``; it yields
@@ -599,46 +584,31 @@ class _Lowerer:
                 self.typing_error(s, f"'{carried[k]}' changes type in the loop from {types[k]} to {outs[k].type}")
         return new_types
 
-    def after_loop(self, op, s, env, carried, outer_flag):
+    def after_loop(self, op, s, env, carried):
         """Append the loop op; its results become the carried names' values. Names first bound in
-        the body are unbound after it (zero trips), and the enclosing loop's break flag returns."""
+        the body are unbound after it (zero trips)."""
         self.b.block.ops.append(op)
         env = dict(env)
         env.update(zip(carried, op.results))
         for n in _assigned_names(s.body):
             if n not in carried and n not in env:
                 env[n] = _Unbound(n)
-        env.pop(BROKEN, None)
-        if outer_flag is not None:
-            env[BROKEN] = outer_flag
         return env
 
-    def _with_break_flag(self, stmts, env):
-        """`break` becomes a flag: set it and end the iteration; a `for` loop skips the rest of
-        its iterations while the flag is set, a `while` loop stops."""
-        if not _has_break(stmts):
-            return stmts, env
-        env = dict(env)
-        env[BROKEN] = self.b.const(False)
-        guard = ast.If(test=ast.Name(id=BROKEN, ctx=ast.Load()), body=[ast.Continue()], orelse=[])
-        ast.copy_location(guard, stmts[0])
-        for node in ast.walk(guard):
-            ast.copy_location(node, stmts[0])
-        return [guard] + _replace_breaks(stmts), env
-
     def loop_test(self, s, env):
-        """A while loop's condition; with a break flag, the condition is not evaluated once set."""
-        if BROKEN not in env:
-            return self.truth(s.test, env)
+        """A while loop's condition; under a break flag, the condition is not evaluated once set."""
+        flag, test = break_guard(s.test, self.names)
+        if flag is None:
+            return self.truth(test, env)
         then, other = Block(), Block()
         with Builder(then, self.loc(s)) as bb:
             bb.yield_([bb.const(False)])
         outer = self.b
         self.b = Builder(other, self.loc(s))
         with self.b:
-            self.b.yield_([self.truth(s.test, env)])
+            self.b.yield_([self.truth(test, env)])
         self.b = outer
-        op = Op("if", [self.read(BROKEN, env, s)], [BOOL], {"result_types": [BOOL]}, [then, other], self.loc(s))
+        op = Op("if", [self.read(flag.id, env, s)], [BOOL], {"result_types": [BOOL]}, [then, other], self.loc(s))
         self.b.block.ops.append(op)
         return op.results[0]
 
@@ -871,6 +841,13 @@ class _Lowerer:
             return [self.b.convert(a, I64), self.b.convert(b, I64)]
         return [a, b]
 
+    def calls_range(self, name):
+        """Whether ``name`` (an ast.Name, called) is the builtin range, as desugar asks."""
+        try:
+            return self.resolve_global(name.id, name) is builtins.range
+        except UnsupportedSyntaxError:
+            return False        # said when the call is lowered
+
     def resolve_global(self, name, node):
         if name in self.closure:
             return self.closure[name]
@@ -895,6 +872,8 @@ class _Lowerer:
                          "numbers and arrays can be used as values; functions can be called")
 
     def call(self, node, env):
+        if len(node.args) == 1 and _range_of(node.args[0], env) is not None:
+            return _range_of(node.args[0], env).n          # len(range0)
         fobj = self.global_object(node.func)
         plain_function = inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
         if node.keywords and not plain_function and not (
@@ -974,6 +953,9 @@ class _Lowerer:
         return ret[0] if len(ret) == 1 else list(ret)
 
     def subscript(self, node, env):
+        r = _range_of(node.value, env)
+        if r is not None:       # range0[k0]: start + k0 * step
+            return self.binop(node, "add", r.start, self.binop(node, "mul", self.expr(node.slice, env), r.step))
         # x.shape[k]
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             arr = self.expr(node.value.value, env)
@@ -1043,8 +1025,6 @@ def _ends(stmts):
     return False
 
 
-RETURNED = "<returned>"
-
 # The type of the values a `return` inside a loop stores before any is stored: they take
 # the type of what is returned (an int, an array), as if the first assignment were before
 # the loop; where one is read unset, it reads a zero of that type (the flag says it is unused).
@@ -1065,10 +1045,6 @@ def _convert(b, v, t):
     return b.const(0, t)
 
 
-def _retval(k):
-    return f"<retval{k}>"
-
-
 def _may_end(stmts):
     """True when some path through ``stmts`` ends in a return, continue or break of this
     level (one inside a nested loop belongs to that loop)."""
@@ -1078,102 +1054,3 @@ def _may_end(stmts):
         if isinstance(s, ast.If) and (_may_end(s.body) or _may_end(s.orelse)):
             return True
     return False
-
-
-def _contains_return(stmts):
-    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
-
-
-def _return_arity(stmts):
-    for s in stmts:
-        for n in ast.walk(s):
-            if isinstance(n, ast.Return):
-                return len(n.value.elts) if isinstance(n.value, ast.Tuple) else 1
-    return 1
-
-
-def _at(node, like):
-    for n in ast.walk(node):
-        ast.copy_location(n, like)
-    return node
-
-
-def _at_shallow(node, like):
-    """Give ``node`` and its new parts ``like``'s location, keeping the user's nodes' own."""
-    for n in ast.walk(node):
-        if not hasattr(n, "lineno"):
-            ast.copy_location(n, like)
-    return ast.copy_location(node, like)
-
-
-def _name(id, store=False):
-    return ast.Name(id=id, ctx=ast.Store() if store else ast.Load())
-
-
-def _loop_with_return_flag(loop):
-    """A loop containing `return`: the return stores its values and breaks out; after the loop,
-    `if <returned>: return <values>`. Statements after the loop then fold into the `else`.
-    The values are not assigned before the loop: the caller binds them to UNSET values."""
-    n = _return_arity(loop.body)
-    inits = [_at(ast.Assign(targets=[_name(RETURNED, True)], value=ast.Constant(False)), loop)]
-    body = _replace_returns(loop.body, n)
-    new = [ast.copy_location(ast.For(target=loop.target, iter=loop.iter, body=body, orelse=loop.orelse)
-                             if isinstance(loop, ast.For) else ast.While(test=loop.test, body=body, orelse=loop.orelse),
-                             loop)]
-    values = [_name(_retval(k)) for k in range(n)]
-    ret = ast.Return(value=values[0] if n == 1 else ast.Tuple(elts=values, ctx=ast.Load()))
-    after = _at(ast.If(test=_name(RETURNED), body=[ret], orelse=[]), loop)
-    return inits + new + [after]
-
-
-def _replace_returns(stmts, n):
-    out = []
-    for s in stmts:
-        if isinstance(s, ast.Return):
-            if s.value is None:
-                raise UnsupportedSyntaxError("srcgrad does not support `return` without a value")
-            vals = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
-            if len(vals) != n:
-                raise UnsupportedSyntaxError("srcgrad needs every `return` to give the same number of values")
-            out += [_at(ast.Assign(targets=[_name(_retval(k), True)], value=v), s) for k, v in enumerate(vals)]
-            out += [_at(ast.Assign(targets=[_name(RETURNED, True)], value=ast.Constant(True)), s),
-                    _at(ast.Break(), s)]
-        elif isinstance(s, ast.If):
-            out.append(ast.copy_location(ast.If(test=s.test, body=_replace_returns(s.body, n),
-                                                 orelse=_replace_returns(s.orelse, n)), s))
-        elif isinstance(s, (ast.For, ast.While)) and _contains_return(s.body):
-            loop = ast.For(target=s.target, iter=s.iter, body=_replace_returns(s.body, n), orelse=s.orelse) \
-                if isinstance(s, ast.For) else ast.While(test=s.test, body=_replace_returns(s.body, n),
-                                                         orelse=s.orelse)
-            out.append(ast.copy_location(loop, s))
-            out.append(_at(ast.If(test=_name(RETURNED), body=[ast.Break()], orelse=[]), s))
-        else:
-            out.append(s)
-    return out
-
-
-def _has_break(stmts):
-    """A `break` that belongs to this loop (not to a loop nested in it)."""
-    for s in stmts:
-        if isinstance(s, ast.Break):
-            return True
-        if isinstance(s, ast.If) and (_has_break(s.body) or _has_break(s.orelse)):
-            return True
-    return False
-
-
-def _replace_breaks(stmts):
-    out = []
-    for s in stmts:
-        if isinstance(s, ast.Break):
-            flag = ast.Assign(targets=[ast.Name(id=BROKEN, ctx=ast.Store())], value=ast.Constant(True))
-            cont = ast.Continue()
-            for node in (flag, flag.targets[0], flag.value, cont):
-                ast.copy_location(node, s)
-            out += [flag, cont]
-        elif isinstance(s, ast.If):
-            new = ast.If(test=s.test, body=_replace_breaks(s.body), orelse=_replace_breaks(s.orelse))
-            out.append(ast.copy_location(new, s))
-        else:
-            out.append(s)
-    return out
