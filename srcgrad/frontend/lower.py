@@ -20,7 +20,7 @@ import numpy as np
 
 from ..custom import custom_vjp
 from ..errors import TypingError, UnsupportedSyntaxError
-from ..ir.core import Block, Builder, Function, Loc, Op, Value
+from ..ir.core import Block, Builder, Function, Loc, Value, for_op, if_op, while_op
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, Type, type_of, unify, user_name
 from .calls import KEYWORD_SPELLINGS, callee, check_callee
@@ -419,19 +419,8 @@ class _Lowerer:
         cond = self.truth(s.test, env)
         # names made up for a loop inside a branch (its flags, counters) stay in that branch
         assigned = [n for n in _assigned_names(s.body + s.orelse) if n in env or self.names.kind(n) is None]
-        outer_b = self.b
-        branch_out = []
-        blocks = []
-        for stmts in (s.body, s.orelse):
-            block = Block()
-            benv = dict(env)
-            self.b = Builder(block, outer_b.loc)
-            with self.b:
-                benv, ret = self.body(stmts, benv)
-            blocks.append(block)
-            branch_out.append((benv, ret))
-        self.b = outer_b
-        (tenv, tret), (eenv, eret) = branch_out
+        (then, (tenv, tret)), (other, (eenv, eret)) = (self.lowered_apart(lambda: self.body(stmts, dict(env)))
+                                                       for stmts in (s.body, s.orelse))
         ending = None
         if tret is CONTINUE and eret is CONTINUE:
             ending = CONTINUE
@@ -458,14 +447,13 @@ class _Lowerer:
             if t is None:
                 self.typing_error(s, f"'{names[k]}' is {a.type} in one branch and {c.type} in the other")
             types.append(t)
-        for block, ys in zip(blocks, yields):
+        for block, ys in ((then, yields[0]), (other, yields[1])):
             with Builder(block, self.loc(s)) as bb:
                 bb.yield_([_convert(bb, v, t) for v, t in zip(ys, types)])
-        op = Op("if", [cond], types, {"result_types": types}, blocks, self.loc(s), names=names)
-        self.b.block.ops.append(op)
+        results = self.b.append(if_op(cond, then, other, types, self.loc(s), names))
         if tret is not None:
-            return env, op.results
-        for n, r in zip(names, op.results):
+            return env, results
+        for n, r in zip(names, results):
             env[n] = r
         for n in assigned:     # bound on one path only
             if n not in names and (n in tenv or n in eenv):
@@ -485,6 +473,20 @@ class _Lowerer:
                  and n not in exclude]
         return names
 
+    def widened(self, carried, env, lower_regions):
+        """Lower a loop's regions until its carried types are a fixpoint: ``lower_regions(types)``
+        lowers them once with the carried variables at ``types`` and returns (regions, the types
+        the body leaves them at). A body may widen a type (s = 0 then s += 0.5: an int that
+        becomes a float is a float throughout), and one widening may feed the next (e = d;
+        d = c; ...); each round widens at least one type up bool < int < float, so this ends
+        after at most two rounds per carried name. Returns (types, init values, regions)."""
+        types = [env[n].type for n in carried]
+        while True:
+            regions, new_types = lower_regions(types)
+            if new_types == types:
+                return types, [_convert(self.b, env[n], t) for n, t in zip(carried, types)], regions
+            types = new_types
+
     def for_stmt(self, s, env):
         """A `for` over a range without `break` (desugar rewrote the others)."""
         if s.orelse:
@@ -493,32 +495,15 @@ class _Lowerer:
             self.unsupported(s.target, "a loop variable that is not a plain name")
         start, stop, step = self.range_bounds(s.iter, env)
         var = s.target.id
-        body_stmts = s.body
-        carried = self._carried(body_stmts, env, exclude=(var,))
-        types = [env[n].type for n in carried]
-        # widen carried types until the body agrees (s = 0 then s += 0.5), to a fixpoint: one
-        # widening may feed the next (e = d; d = c; ...), and each round widens at least one type
-        # up bool < int < float, so it ends after at most two rounds per carried name
-        while True:
-            block = Block()
-            ivar = Value(I64, var)
-            args_v = [Value(t, n) for n, t in zip(carried, types)]
-            block.args = [ivar] + args_v
-            benv = dict(env)
-            benv[var] = ivar
-            benv.update(zip(carried, args_v))
-            outer_b = self.b
-            self.b = Builder(block, outer_b.loc)
-            with self.b:
-                new_types = self.loop_body(s, body_stmts, benv, carried, types)
-            self.b = outer_b
-            if new_types == types:
-                break
-            types = new_types
-        inits = [_convert(self.b, env[n], t) for n, t in zip(carried, types)]
-        op = Op("for", [start, stop, step] + inits, types, {"result_types": types}, [block], self.loc(s),
-                names=carried)
-        env = self.after_loop(op, s, env, carried)
+        carried = self._carried(s.body, env, exclude=(var,))
+
+        def lower_regions(types):
+            index, args = Value(I64, var), [Value(t, n) for n, t in zip(carried, types)]
+            benv = {**env, var: index, **dict(zip(carried, args))}
+            body, new_types = self.lowered_apart(lambda: self.loop_body(s, benv, carried, types), Block([index] + args))
+            return [body], new_types
+        types, inits, (body,) = self.widened(carried, env, lower_regions)
+        env = self.after_loop(for_op(start, stop, step, inits, body, types, self.loc(s), carried), s, env, carried)
         env[var] = _Unbound(var)
         return env
 
@@ -540,38 +525,21 @@ class _Lowerer:
     def while_stmt(self, s, env):
         if s.orelse:
             self.unsupported(s, "`while ... else`")
-        body_stmts = s.body
-        carried = self._carried(body_stmts, env)
-        types = [env[n].type for n in carried]
-        while True:         # widen to a fixpoint, as in for_stmt
-            cond_block, body_block = Block(), Block()
-            cargs = [Value(t, n) for n, t in zip(carried, types)]
-            bargs = [Value(t, n) for n, t in zip(carried, types)]
-            cond_block.args, body_block.args = cargs, bargs
-            outer_b = self.b
-            self.b = Builder(cond_block, outer_b.loc)
-            with self.b:
-                cenv = dict(env)
-                cenv.update(zip(carried, cargs))
-                self.b.yield_([self.loop_test(s, cenv)])
-            self.b = Builder(body_block, outer_b.loc)
-            with self.b:
-                benv = dict(env)
-                benv.update(zip(carried, bargs))
-                new_types = self.loop_body(s, body_stmts, benv, carried, types)
-            self.b = outer_b
-            if new_types == types:
-                break
-            types = new_types
-        inits = [_convert(self.b, env[n], t) for n, t in zip(carried, types)]
-        op = Op("while", inits, types, {"result_types": types}, [cond_block, body_block], self.loc(s), names=carried)
-        return self.after_loop(op, s, env, carried)
+        carried = self._carried(s.body, env)
 
-    def loop_body(self, s, body_stmts, benv, carried, types):
+        def lower_regions(types):
+            targs, bargs = ([Value(t, n) for n, t in zip(carried, types)] for _ in range(2))
+            tenv, benv = {**env, **dict(zip(carried, targs))}, {**env, **dict(zip(carried, bargs))}
+            test, _ = self.lowered_apart(lambda: self.b.yield_([self.loop_test(s, tenv)]), Block(targs))
+            body, new_types = self.lowered_apart(lambda: self.loop_body(s, benv, carried, types), Block(bargs))
+            return [test, body], new_types
+        types, inits, (test, body) = self.widened(carried, env, lower_regions)
+        return self.after_loop(while_op(inits, test, body, types, self.loc(s), carried), s, env, carried)
+
+    def loop_body(self, s, benv, carried, types):
         """Lower one pass over a loop body whose carried variables have ``types``; it yields
-        them when the body keeps their types. Returns the types widened by the body (an int
-        that becomes a float is a float throughout: the caller lowers the loop again)."""
-        benv, ret = self.body(body_stmts, benv)
+        them when the body keeps their types. Returns the types widened by the body."""
+        benv, ret = self.body(s.body, benv)
         if isinstance(ret, list):
             self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
         outs = [self.read(n, benv, s) for n in carried]
@@ -587,9 +555,8 @@ class _Lowerer:
     def after_loop(self, op, s, env, carried):
         """Append the loop op; its results become the carried names' values. Names first bound in
         the body are unbound after it (zero trips)."""
-        self.b.block.ops.append(op)
         env = dict(env)
-        env.update(zip(carried, op.results))
+        env.update(zip(carried, self.b.append(op)))
         for n in _assigned_names(s.body):
             if n not in carried and n not in env:
                 env[n] = _Unbound(n)
@@ -600,17 +567,11 @@ class _Lowerer:
         flag, test = break_guard(s.test, self.names)
         if flag is None:
             return self.truth(test, env)
-        then, other = Block(), Block()
+        then = Block()
         with Builder(then, self.loc(s)) as bb:
             bb.yield_([bb.const(False)])
-        outer = self.b
-        self.b = Builder(other, self.loc(s))
-        with self.b:
-            self.b.yield_([self.truth(test, env)])
-        self.b = outer
-        op = Op("if", [self.read(flag.id, env, s)], [BOOL], {"result_types": [BOOL]}, [then, other], self.loc(s))
-        self.b.block.ops.append(op)
-        return op.results[0]
+        other, _ = self.lowered_apart(lambda: self.b.yield_([self.truth(test, env)]), loc=self.loc(s))
+        return self.b.append(if_op(self.read(flag.id, env, s), then, other, [BOOL], self.loc(s)))[0]
 
     # ------------------------------------------------------------------ expressions
     def expr_any(self, node, env):
@@ -686,11 +647,12 @@ class _Lowerer:
     # raise (`i < len(x) and x[i] > 0`). Each such operand is lowered into a region of its own,
     # and becomes an `if` op, unless all it computes is cheap (no effect, cannot raise, no
     # loop): then it is computed on every path, as the `and`/`or`/`select` ops do.
-    def lowered_apart(self, lower_it):
-        """(block, value): ``lower_it()``'s ops in a block of their own (its value not yielded)."""
-        block = Block()
+    def lowered_apart(self, lower_it, block=None, loc=None):
+        """(block, value): ``lower_it()``'s ops in a block of their own (its value not yielded);
+        a region's ``block`` comes with its arguments."""
+        block = Block() if block is None else block
         outer = self.b
-        self.b = Builder(block, outer.loc)
+        self.b = Builder(block, outer.loc if loc is None else loc)
         try:
             with self.b:
                 value = lower_it()
@@ -724,9 +686,7 @@ class _Lowerer:
         return self.if_value(node, cond, [block, other] if is_and else [other, block], t)
 
     def if_value(self, node, cond, blocks, t):
-        op = Op("if", [cond], [t], {"result_types": [t]}, blocks, self.loc(node))
-        self.b.block.ops.append(op)
-        return op.results[0]
+        return self.b.append(if_op(cond, *blocks, [t], self.loc(node)))[0]
 
     def bool_op(self, node, values, env):
         """``a and b and c`` as ``a and (b and c)``: the rest runs only when ``a`` does not decide."""
