@@ -208,12 +208,15 @@ def _len(lw, node, args, env):
     return lw.emit(node, "shape", args, {"axis": 0})
 
 
+# by their numpy names: these are also the spellings under which keywords are accepted
+_REDUCTIONS = {"sum": _sum("sum"), "mean": _sum("mean"), "prod": _reduce("prod"), "max": _reduce("amax"),
+               "min": _reduce("amin"), "amax": _reduce("amax"), "amin": _reduce("amin")}
+
 CALLS = {
     **{getattr(math, n): _unary(getattr(math, n), n) for n in _MATH_UNARY},
     **{getattr(np, n): _unary(getattr(np, n), prim) for n, prim in _NUMPY_UNARY.items()},
     **{f: _binary(prim) for f, prim in _BINARY.items()},
-    np.sum: _sum("sum"), np.mean: _sum("mean"), np.prod: _reduce("prod"), np.max: _reduce("amax"),
-    np.min: _reduce("amin"), np.amax: _reduce("amax"), np.amin: _reduce("amin"),
+    **{getattr(np, n): c for n, c in _REDUCTIONS.items()},
     np.outer: Callee(_outer), np.arange: Callee(_arange), np.dot: Callee(_dot), np.where: Callee(_where),
     np.zeros: _filled("zeros"), np.ones: _filled("ones"), np.empty: _filled("zeros"), np.full: _filled("full"),
     np.zeros_like: _like("zeros_like", 0.0), np.ones_like: _like("ones_like", 1.0),
@@ -226,7 +229,7 @@ CALLS = {
 
 # Keywords are accepted where the call is spelt as a numpy reduction is (np.sum(x, axis=0)),
 # checked by spelling before the callee is looked up
-KEYWORD_SPELLINGS = frozenset(f.__name__ for f, c in CALLS.items() if c.keywords)
+KEYWORD_SPELLINGS = frozenset(_REDUCTIONS)
 
 
 def callee(fobj):

@@ -130,3 +130,26 @@ def test_a_loop_with_return_in_a_branch_that_falls_through_compiles(x):
     early return of the branch, and the statements after the `if` fold into it."""
     import srcgrad
     assert srcgrad.jit(_return_in_loop_in_branch, backend="python")(x) == _return_in_loop_in_branch(x)
+
+
+def _users_names_like_made_up_ones(x, broken0, k0):
+    retval0 = 0.0
+    returned0 = x
+    for range0 in range(6):
+        if range0 * x > broken0:
+            break
+        retval0 += returned0 * range0
+        k0 = k0 + range0
+    for iter0 in range(4):
+        if retval0 > 10.0:
+            return retval0 * k0
+        retval0 = retval0 * 1.5
+    return retval0 + k0
+
+
+@pytest.mark.parametrize("x, broken0, k0", [(0.5, 1.0, 2), (0.2, 5.0, 0), (3.0, 2.0, 1), (-1.0, 0.5, 3)])
+def test_made_up_names_do_not_clash_when_compiled(x, broken0, k0):
+    import srcgrad
+    for backend in ("python", "llvm"):
+        assert srcgrad.jit(_users_names_like_made_up_ones, backend=backend)(x, broken0, k0) == \
+            _users_names_like_made_up_ones(x, broken0, k0)
