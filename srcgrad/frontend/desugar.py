@@ -58,7 +58,7 @@ def desugar(tree, names=None, is_range=None):
     ``names`` makes up the new names (a ``FreshNames`` of the function); ``is_range(name_node)``
     says whether a call ``name(...)`` calls the builtin ``range`` (default: by its spelling)."""
     fdefs = [tree] if isinstance(tree, (ast.FunctionDef, ast.AsyncFunctionDef)) else \
-        [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        [n for n in getattr(tree, "body", []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for fdef in fdefs:
         rewrite = _Desugarer(names if names is not None else FreshNames(fdef),
                              is_range or (lambda name: name.id == "range"))
