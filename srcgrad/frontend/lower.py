@@ -1,8 +1,11 @@
-"""Python source → SSA IR with structured control flow, specialised on argument types.
+"""Python source → SSA IR with structured control flow, specialised on argument types: the
+statements (expressions.py lowers the expressions in them).
 
-Names resolve as Python resolves them: parameters and assigned names are locals; everything
-else is read once, at compile time, from the closure or the module globals. ``math`` and
-``numpy`` are recognised by identity, not by name.
+The source is read (source.py) and desugared (desugar.py: loop exits as flags) first; then
+each statement lowers into ops, SSA-style: names map to values in an ``env``, an ``if`` or a
+loop yields the names it rebinds. Names resolve as Python resolves them: parameters and
+assigned names are locals; everything else is read once, at compile time, from the closure
+or the module globals. ``math`` and ``numpy`` are recognised by identity, not by name.
 
 Example:
     >>> def f(x):
@@ -14,144 +17,17 @@ Example:
 """
 import ast
 import builtins
-import dis
 import inspect
-import itertools
-import math
-import os
-import sys
-import sysconfig
-import textwrap
-import types
-import weakref
-
-import numpy as np
 
 from ..custom import custom_vjp
-from ..errors import TypingError, UnsupportedSyntaxError
-from ..ir.core import Block, Builder, Function, Loc, Op, Value
-from ..ir.primitives import PRIMITIVES
-from ..ir.types import BOOL, F32, F64, I64, Type, type_of, unify, user_name
-
-# math / numpy functions by identity -> primitive
-_UNARY = {}
-for _name in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p",
-              "log2", "log10", "sqrt", "erf"):
-    _UNARY[getattr(math, _name)] = _name
-for _np_name, _name in (("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("arcsin", "asin"), ("arccos", "acos"),
-                        ("arctan", "atan"), ("sinh", "sinh"), ("cosh", "cosh"), ("tanh", "tanh"), ("exp", "exp"),
-                        ("expm1", "expm1"), ("log", "log"), ("log1p", "log1p"), ("log2", "log2"),
-                        ("log10", "log10"), ("sqrt", "sqrt")):
-    _UNARY[getattr(np, _np_name)] = _name
-_UNARY[math.fabs] = "fabs"
-_UNARY[np.abs] = "abs"
-_UNARY[np.fabs] = "fabs"
-_UNARY[math.floor] = "floor"
-_UNARY[math.ceil] = "ceil"
-_ARRAY_FUNCS = {np.sum: "sum", np.mean: "mean", np.prod: "prod", np.max: "amax", np.min: "amin",
-                np.amax: "amax", np.amin: "amin", np.outer: "outer", np.arange: "arange",
-                np.dot: "dot", np.where: "where", np.zeros: "zeros",
-                np.ones: "ones", np.empty: "zeros", np.full: "full", np.zeros_like: "zeros_like",
-                np.ones_like: "ones_like"}
-_BINARY = {math.atan2: "atan2", np.arctan2: "atan2", math.hypot: "hypot", np.hypot: "hypot", math.pow: "fpow",
-           np.power: "fpow", np.maximum: "max", np.minimum: "min"}
-_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
-           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
-_CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-
-_WHAT_INSTEAD = {
-    ast.ClassDef: "define the class outside and pass plain numbers or arrays in",
-    ast.Try: "check inputs before calling the compiled function",
-    ast.With: "move the `with` block outside the compiled function",
-    ast.Global: "pass the value in as an argument and return the new one",
-    ast.Nonlocal: "pass the value in as an argument and return the new one",
-    ast.Lambda: "define a named function at module level and call it",
-    ast.Yield: "return the values (a tuple) instead of yielding them",
-    ast.YieldFrom: "return the values (a tuple) instead of yielding them",
-    ast.ListComp: "write the loop out with an array: x = np.zeros(n); for i in range(n): x[i] = ...",
-    ast.Delete: "leave the variable; it goes out of scope on return",
-    ast.Raise: "check inputs before calling the compiled function",
-    ast.Import: "import at module level; the compiled function reads module globals",
-    ast.ImportFrom: "import at module level; the compiled function reads module globals",
-}
-
-# expressions by the words a user knows them by
-_WORDS = {
-    ast.Lambda: "`lambda`", ast.Yield: "`yield`", ast.YieldFrom: "`yield from`", ast.Await: "`await`",
-    ast.NamedExpr: "the assignment expression `:=`", ast.ListComp: "list comprehensions",
-    ast.SetComp: "set comprehensions", ast.DictComp: "dict comprehensions", ast.GeneratorExp: "generator expressions",
-    ast.List: "lists", ast.Dict: "dicts", ast.Set: "sets", ast.JoinedStr: "f-strings", ast.Starred: "`*` unpacking",
-}
-
-
-_SOURCES = weakref.WeakKeyDictionary()      # function -> its source, read once (at decoration)
-
-
-def source_of(fn):
-    """(dedented source, file name, first line number) of a plain Python function, read once:
-    editing the file later changes nothing, and a file edited since the function was
-    imported (its source no longer compiles to the function's code) is a clear error."""
-    try:
-        return _SOURCES[fn]
-    except (KeyError, TypeError):
-        pass
-    try:
-        src = textwrap.dedent(inspect.getsource(fn))
-    except (OSError, TypeError) as e:
-        raise UnsupportedSyntaxError(
-            f"srcgrad cannot read the source of {getattr(fn, '__qualname__', fn)!r}: inspect.getsource failed "
-            f"({e}). Functions typed into the REPL or made with exec() have no source file; put the function in "
-            "a .py file (or a notebook cell) and import it.") from None
-    file = inspect.getsourcefile(fn) or "<unknown>"
-    if _plainly_compiled(fn) and not _compiles_to(src, fn.__code__):
-        raise UnsupportedSyntaxError(
-            f"the source of {fn.__qualname__} in {file} has changed since it was imported: srcgrad compiles the "
-            "source file, which no longer matches the running function. Reload the module (importlib.reload) "
-            "or restart, then decorate again.")
-    out = (src, file, fn.__code__.co_firstlineno)
-    try:
-        _SOURCES[fn] = out
-    except TypeError:
-        pass
-    return out
-
-
-def _plainly_compiled(fn):
-    """Whether Python's own loader compiled ``fn``'s module from its file, so that the file's
-    source compiles to the same code (an import hook, pytest's assert rewriting say, does not)."""
-    import importlib.machinery
-    module = sys.modules.get(getattr(fn, "__module__", None))
-    return isinstance(getattr(module, "__loader__", None), importlib.machinery.SourceFileLoader)
-
-
-def _compiles_to(src, code):
-    """Whether ``src`` defines a function with ``code``'s bytecode (closures: its arguments)."""
-    try:
-        module = compile(src, "<source check>", "exec")
-    except SyntaxError:
-        return True             # not a def the frontend can read: it says so itself
-    found = [c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == code.co_name]
-    if not found:
-        return code.co_name == "<lambda>"
-    if code.co_freevars:        # compiled as a closure, its bytecode reads cells: compare the signature
-        return found[0].co_varnames[:found[0].co_argcount] == code.co_varnames[:code.co_argcount]
-    return _gist(found[0]) == _gist(code)
-
-
-_GIST = ("BINARY_OP", "COMPARE_OP", "UNARY_", "LOAD_CONST", "LOAD_FAST", "STORE_FAST", "RETURN", "CALL", "JUMP")
-
-
-def _gist(code):
-    """What a code object computes, without what differs between compilations of the same
-    source (how globals and methods are loaded, caches): arithmetic, constants, locals."""
-    def arg(i):
-        return i.argval.co_name if isinstance(i.argval, types.CodeType) else i.argrepr
-    instructions = list(dis.get_instructions(code))
-    return [(i.opname[:9], arg(i)) for i in instructions if i.opname.startswith(_GIST) and "JUMP" not in i.opname] + \
-        [sum(1 for i in instructions if "JUMP" in i.opname)]
-
-
-BROKEN = "<broken>"     # the flag a loop with `break` carries (not a valid Python name: no clash)
+from ..errors import UnsupportedSyntaxError
+from ..ir.core import Block, Builder, Function, Value, for_op, if_op, while_op
+from ..ir.types import BOOL, I64, Type, unify
+from .calls import check_callee
+from .desugar import break_guard, check_returns, desugar
+from .expressions import BINOPS, WHAT_INSTEAD, Expressions, Range, Unbound
+from .names import FreshNames
+from .source import source_of     # re-exported: api.py imports it from here
 
 
 class _ContinueMarker:
@@ -160,13 +36,6 @@ class _ContinueMarker:
 
 
 CONTINUE = _ContinueMarker()
-
-
-class _Unbound:
-    """A name assigned on some paths only: reading it is an error (Python's UnboundLocalError)."""
-
-    def __init__(self, name):
-        self.name = name
 
 
 def lower(fn, arg_types, name=None):
@@ -216,10 +85,11 @@ def _assigned_names(stmts):
     return out
 
 
-class _Lowerer:
+class _Lowerer(Expressions):
+    """Lowers one function's body (a callee's, inlined, has its own)."""
+
     def __init__(self, fn, fdef, file, first):
         self.fn, self.fdef, self.file, self.first = fn, fdef, file, first
-        self._hidden = itertools.count()        # numbers the names the frontend makes up (`<k0>`)
         self.globals = fn.__globals__
         self.closure = {}
         if fn.__closure__:
@@ -228,28 +98,12 @@ class _Lowerer:
                     self.closure[n] = cell.cell_contents
                 except ValueError:
                     pass
+        self.names = FreshNames(fdef)
+        desugar(fdef, self.names, self.calls_range)
         a = fdef.args
-        self.locals = set(p.arg for p in a.posonlyargs + a.args + a.kwonlyargs) | set(_assigned_names(fdef.body)) \
-            | {BROKEN}
+        self.locals = set(p.arg for p in a.posonlyargs + a.args + a.kwonlyargs) | set(_assigned_names(fdef.body))
         self.b = None
         self.stack = (fn,)     # functions being compiled, to refuse recursion
-
-    # ------------------------------------------------------------------ helpers
-    def loc(self, node):
-        return Loc(self.file, self.first + node.lineno - 1, node.col_offset, self.fdef.name)
-
-    def unsupported(self, node, what, hint=None):
-        raise UnsupportedSyntaxError(f"srcgrad does not support {what}", self.loc(node), hint)
-
-    def typing_error(self, node, message):
-        raise TypingError(message, self.loc(node))
-
-    def emit(self, node, prim, operands, attrs=None, name=None):
-        self.b.loc = self.loc(node)
-        try:
-            return self.b.emit(prim, operands, attrs, name=name)
-        except TypingError as e:
-            self.typing_error(node, e.plain)
 
     # ------------------------------------------------------------------ entry
     def check_def(self):
@@ -263,7 +117,7 @@ class _Lowerer:
             if isinstance(node, (ast.Yield, ast.YieldFrom)):
                 word = "yield from" if isinstance(node, ast.YieldFrom) else "yield"
                 self.unsupported(node, f"generators (`{word}` makes {self.fdef.name} a generator)",
-                                 _WHAT_INSTEAD[type(node)])
+                                 WHAT_INSTEAD[type(node)])
 
     def run(self, arg_types, name):
         self.check_def()
@@ -292,13 +146,8 @@ class _Lowerer:
         k = 0
         while k < len(stmts):
             s = stmts[k]
-            if isinstance(s, (ast.For, ast.While)) and _contains_return(s.body):
-                flagged = _loop_with_return_flag(s)
-                self.locals.update(_assigned_names(flagged))     # the made-up flag and value names
-                for j in range(_return_arity(s.body)):     # typed by the returns they hold
-                    env[_retval(j)] = Value(UNSET, _retval(j))
-                stmts = stmts[:k] + flagged + stmts[k + 1:]
-                s = stmts[k]
+            if isinstance(s, (ast.For, ast.While)):
+                check_returns(s)        # desugar left a `return` in a loop only where it is malformed
             k += 1
             if isinstance(s, ast.Return):
                 if s.value is None:
@@ -325,13 +174,15 @@ class _Lowerer:
         return value if isinstance(value, list) else [value]
 
     def stmt(self, s, env):
+        if self.made_up(s, env):
+            return env, None
         if isinstance(s, ast.Assign):
             value = self.expr_any(s.value, env)
             for t in s.targets:
                 self.assign(t, value, env, s)
             return env, None
         if isinstance(s, ast.AugAssign):
-            op = _BINOPS.get(type(s.op))
+            op = BINOPS.get(type(s.op))
             if isinstance(s.target, ast.Subscript):
                 if op is None:
                     self.unsupported(s, f"the operator {type(s.op).__name__}=")
@@ -361,7 +212,7 @@ class _Lowerer:
             if isinstance(s.value, ast.Call):
                 fobj = self.global_object(s.value.func)
                 if fobj is not None:
-                    self.check_callee(s.value, fobj, ast.unparse(s.value.func))
+                    check_callee(self, s.value, fobj, ast.unparse(s.value.func))
             self.unsupported(s, "an expression statement (its value would be thrown away)",
                              "assign the value to a variable, or remove the line")
         if isinstance(s, ast.Assert):
@@ -373,8 +224,32 @@ class _Lowerer:
             return env, None
         if isinstance(s, (ast.Break, ast.Continue)):
             self.unsupported(s, f"`{type(s).__name__.lower()}` outside a loop")
-        hint = _WHAT_INSTEAD.get(type(s))
+        hint = WHAT_INSTEAD.get(type(s))
         self.unsupported(s, f"the statement `{type(s).__name__}`", hint)
+
+    def made_up(self, s, env):
+        """Bind a name desugar made up to what is not one plain value: a return slot before its
+        loop (None: UNSET, typed by what the returns store), the sequence of ``for row in x`` (an
+        array), the range of a ``for`` with ``break`` (its start, step and trip count). False for
+        any other statement."""
+        if not (isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)):
+            return False
+        name = s.targets[0].id
+        kind = self.names.kind(name)
+        if kind == "retval" and isinstance(s.value, ast.Constant) and s.value.value is None:
+            env[name] = Value(UNSET, name)
+        elif kind == "iter":
+            arr = self.expr(s.value, env)
+            if not arr.type.is_array:
+                self.unsupported(s.value, "a `for` loop over anything but range(...) or an array",
+                                 "loop over indices: for i in range(n): ...")
+            env[name] = arr
+        elif kind == "range":
+            start, stop, step = self.range_bounds(s.value, env)
+            env[name] = Range(start, step, self.b.emit("range_len", [start, stop, step], name="n"))
+        else:
+            return False
+        return True
 
     def assign(self, target, value, env, node):
         if isinstance(target, ast.Name):
@@ -393,106 +268,13 @@ class _Lowerer:
         else:
             self.unsupported(node, f"assigning to {type(target).__name__}")
 
-    def setitem(self, target, value, env, node):
-        """x[i, j] = v: a new version of the array; every name bound to the old one sees it."""
-        if isinstance(value, list):
-            self.unsupported(node, "storing a tuple into an array element")
-        if isinstance(target.value, ast.Attribute) or not isinstance(target.value, ast.Name):
-            self.unsupported(node, "writing into this expression", "write into a named array: x[i] = v")
-        old = self.read(target.value.id, env, target.value)
-        if not old.type.is_array:
-            self.typing_error(node, f"only arrays can be written into, '{target.value.id}' is {old.type}")
-        idx = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
-        self.refuse_new_axis(idx)
-        if any(isinstance(i, ast.Slice) for i in idx) or len(idx) < old.type.ndim:
-            spec, bounds = self.slice_spec(idx, env)
-            if value.type.is_array:
-                (value,) = self.to_float_array_operands(node, value)
-            elif old.type.dtype in (F64, F32):
-                value = self.b.convert(value, F64)
-            new = self.emit(node, "setslice", [old, value] + bounds, {"spec": spec}, name=target.value.id)
-            for n, v in list(env.items()):
-                if v is old:
-                    env[n] = new
-            return
-        indices = []
-        for i in idx:
-            v = self.expr(i, env)
-            if v.type not in (I64, BOOL):
-                self.typing_error(i, f"array indices must be integers, got {v.type}")
-            indices.append(v)
-        if old.type.dtype in (F64, F32):
-            value = self.b.convert(value, F64)
-        new = self.emit(node, "setitem", [old, value] + indices, name=target.value.id)
-        for n, v in list(env.items()):
-            if v is old:
-                env[n] = new
-
-    def refuse_new_axis(self, idx):
-        for i in idx:
-            if self.is_none(i):
-                self.unsupported(i, f"a new axis in an index ({ast.unparse(i)}, as in x[:, np.newaxis]): srcgrad has "
-                                    "no reshape yet",
-                                 "write the broadcast out: np.outer(x, y) for x[:, None] * y, or a loop over the "
-                                 "elements into an array made with np.zeros((n, m))")
-
-    def is_none(self, node):
-        """Whether ``node`` is None or a global bound to it (np.newaxis)."""
-        if isinstance(node, ast.Constant):
-            return node.value is None
-        if isinstance(node, ast.Name) and node.id not in self.locals:
-            return self.resolve_global(node.id, node) is None
-        if isinstance(node, ast.Attribute):
-            base = self.global_object(node.value)
-            return base is not None and hasattr(base, node.attr) and getattr(base, node.attr) is None
-        return False
-
-    def slice_spec(self, idx, env):
-        """(spec, bound values) of a subscript with slices: see the 'slice' primitive."""
-        spec, bounds = [], []
-        for i in idx:
-            if isinstance(i, ast.Slice):
-                parts = (i.lower, i.upper, i.step)
-                spec.append(("s",) + tuple(p is not None for p in parts))
-                for p in parts:
-                    if p is not None:
-                        v = self.expr(p, env)
-                        if v.type not in (I64, BOOL):
-                            self.typing_error(p, f"slice bounds must be integers, got {v.type}")
-                        bounds.append(v)
-            else:
-                v = self.expr(i, env)
-                if v.type not in (I64, BOOL):
-                    self.typing_error(i, f"array indices must be integers, got {v.type}")
-                spec.append(("i",))
-                bounds.append(v)
-        return tuple(spec), bounds
-
-    def read(self, name, env, node):
-        v = env.get(name)
-        if isinstance(v, _Unbound) or (v is None and name in self.locals):
-            raise UnsupportedSyntaxError(
-                f"the variable '{name}' may be used before it has a value on some path through the code",
-                self.loc(node), f"give '{name}' a value before the `if` or loop that sets it")
-        return v
-
     # ------------------------------------------------------------------ if
     def if_stmt(self, s, env):
         cond = self.truth(s.test, env)
-        assigned = _assigned_names(s.body + s.orelse)
-        outer_b = self.b
-        branch_out = []
-        blocks = []
-        for stmts in (s.body, s.orelse):
-            block = Block()
-            benv = dict(env)
-            self.b = Builder(block, outer_b.loc)
-            with self.b:
-                benv, ret = self.body(stmts, benv)
-            blocks.append(block)
-            branch_out.append((benv, ret))
-        self.b = outer_b
-        (tenv, tret), (eenv, eret) = branch_out
+        # names made up for a loop inside a branch (its flags, counters) stay in that branch
+        assigned = [n for n in _assigned_names(s.body + s.orelse) if n in env or self.names.kind(n) is None]
+        (then, (tenv, tret)), (other, (eenv, eret)) = (self.lowered_apart(lambda: self.body(stmts, dict(env)))
+                                                       for stmts in (s.body, s.orelse))
         ending = None
         if tret is CONTINUE and eret is CONTINUE:
             ending = CONTINUE
@@ -510,8 +292,8 @@ class _Lowerer:
                 self.unsupported(s, "branches that return different numbers of values")
         else:
             names = [n for n in assigned if isinstance(tenv.get(n), object) and tenv.get(n) is not None
-                     and eenv.get(n) is not None and not isinstance(tenv[n], _Unbound)
-                     and not isinstance(eenv[n], _Unbound)]
+                     and eenv.get(n) is not None and not isinstance(tenv[n], Unbound)
+                     and not isinstance(eenv[n], Unbound)]
             yields = [[tenv[n] for n in names], [eenv[n] for n in names]]
         types = []
         for k, (a, c) in enumerate(zip(*yields)):
@@ -519,169 +301,92 @@ class _Lowerer:
             if t is None:
                 self.typing_error(s, f"'{names[k]}' is {a.type} in one branch and {c.type} in the other")
             types.append(t)
-        for block, ys in zip(blocks, yields):
+        for block, ys in ((then, yields[0]), (other, yields[1])):
             with Builder(block, self.loc(s)) as bb:
                 bb.yield_([_convert(bb, v, t) for v, t in zip(ys, types)])
-        op = Op("if", [cond], types, {"result_types": types}, blocks, self.loc(s), names=names)
-        self.b.block.ops.append(op)
+        results = self.b.append(if_op(cond, then, other, types, self.loc(s), names))
         if tret is not None:
-            return env, op.results
-        for n, r in zip(names, op.results):
+            return env, results
+        for n, r in zip(names, results):
             env[n] = r
         for n in assigned:     # bound on one path only
             if n not in names and (n in tenv or n in eenv):
-                env[n] = _Unbound(n)
+                env[n] = Unbound(n)
         return env, ending
-
-    def truth(self, node, env):
-        v = self.expr(node, env)
-        self.scalar_truth(node, v, "a condition")
-        if v.type is not BOOL:
-            v = self.emit(node, "to_bool", [v])
-        return v
 
     # ------------------------------------------------------------------ loops
     def _carried(self, body_stmts, env, exclude=()):
-        names = [n for n in _assigned_names(body_stmts) if n in env and not isinstance(env[n], _Unbound)
+        names = [n for n in _assigned_names(body_stmts) if n in env and not isinstance(env[n], Unbound)
                  and n not in exclude]
         return names
 
+    def widened(self, carried, env, lower_regions):
+        """Lower a loop's regions until its carried types are a fixpoint: ``lower_regions(types)``
+        lowers them once with the carried variables at ``types`` and returns (regions, the types
+        the body leaves them at). A body may widen a type (s = 0 then s += 0.5: an int that
+        becomes a float is a float throughout), and one widening may feed the next (e = d;
+        d = c; ...); each round widens at least one type up bool < int < float, so this ends
+        after at most two rounds per carried name. Returns (types, init values, regions)."""
+        types = [env[n].type for n in carried]
+        while True:
+            regions, new_types = lower_regions(types)
+            if new_types == types:
+                return types, [_convert(self.b, env[n], t) for n, t in zip(carried, types)], regions
+            types = new_types
+
     def for_stmt(self, s, env):
+        """A `for` over a range without `break` (desugar rewrote the others)."""
         if s.orelse:
             self.unsupported(s, "`for ... else`")
-        if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name)
-                and self.resolve_global(s.iter.func.id, s.iter.func) is builtins.range):
-            return self.for_over_array(s, env)
         if not isinstance(s.target, ast.Name):
             self.unsupported(s.target, "a loop variable that is not a plain name")
-        args = [self.expr(a, env) for a in s.iter.args]
-        for a, node in zip(args, s.iter.args):
+        start, stop, step = self.range_bounds(s.iter, env)
+        var = s.target.id
+        carried = self._carried(s.body, env, exclude=(var,))
+
+        def lower_regions(types):
+            index, args = Value(I64, var), [Value(t, n) for n, t in zip(carried, types)]
+            benv = {**env, var: index, **dict(zip(carried, args))}
+            body, new_types = self.lowered_apart(lambda: self.loop_body(s, benv, carried, types), Block([index] + args))
+            return [body], new_types
+        types, inits, (body,) = self.widened(carried, env, lower_regions)
+        env = self.after_loop(for_op(start, stop, step, inits, body, types, self.loc(s), carried), s, env, carried)
+        env[var] = Unbound(var)
+        return env
+
+    def range_bounds(self, call, env):
+        """(start, stop, step) of a call ``range(...)``, as ints."""
+        args = [self.expr(a, env) for a in call.args]
+        for a, node in zip(args, call.args):
             if a.type not in (I64, BOOL):
                 self.typing_error(node, f"range() takes integers, got {a.type}")
         args = [self.b.convert(a, I64) for a in args]
         if len(args) == 1:
-            start, stop, step = self.b.const(0), args[0], self.b.const(1)
-        elif len(args) == 2:
-            (start, stop), step = args, self.b.const(1)
-        elif len(args) == 3:
-            start, stop, step = args
-        else:
-            self.unsupported(s.iter, "range() with more than 3 arguments")
-        var = s.target.id
-        if _has_break(s.body):
-            return self.for_as_while(s, env, start, stop, step)
-        outer_flag = env.get(BROKEN)           # an enclosing loop's break flag, shadowed here
-        body_stmts, env = self._with_break_flag(s.body, env)
-        carried = self._carried(body_stmts, env, exclude=(var,))
-        types = [env[n].type for n in carried]
-        # widen carried types until the body agrees (s = 0 then s += 0.5), to a fixpoint: one
-        # widening may feed the next (e = d; d = c; ...), and each round widens at least one type
-        # up bool < int < float, so it ends after at most two rounds per carried name
-        while True:
-            block = Block()
-            ivar = Value(I64, var)
-            args_v = [Value(t, n) for n, t in zip(carried, types)]
-            block.args = [ivar] + args_v
-            benv = dict(env)
-            benv[var] = ivar
-            benv.update(zip(carried, args_v))
-            outer_b = self.b
-            self.b = Builder(block, outer_b.loc)
-            with self.b:
-                new_types = self.loop_body(s, body_stmts, benv, carried, types)
-            self.b = outer_b
-            if new_types == types:
-                break
-            types = new_types
-        inits = [_convert(self.b, env[n], t) for n, t in zip(carried, types)]
-        op = Op("for", [start, stop, step] + inits, types, {"result_types": types}, [block], self.loc(s),
-                names=carried)
-        env = self.after_loop(op, s, env, carried, outer_flag)
-        env[var] = _Unbound(var)
-        return env
-
-    def for_over_array(self, s, env):
-        """``for row in x``: a loop over the first axis, as ``for i in range(len(x)): row = x[i]``."""
-        arr = self.expr(s.iter, env)
-        if not arr.type.is_array:
-            self.unsupported(s.iter, "a `for` loop over anything but range(...) or an array",
-                             "loop over indices: for i in range(n): ...")
-        k = len([n for n in self.locals if n.startswith("<iter")])
-        seq, i = f"<iter{k}>", f"<index{k}>"
-        self.locals.update((seq, i))
-        env = dict(env)
-        env[seq] = arr
-        count = ast.Call(func=ast.Name(id="len", ctx=ast.Load()), args=[ast.Name(id=seq, ctx=ast.Load())],
-                         keywords=[])
-        first = ast.Assign(targets=[s.target], value=ast.Subscript(value=ast.Name(id=seq, ctx=ast.Load()),
-                                                                   slice=ast.Name(id=i, ctx=ast.Load()),
-                                                                   ctx=ast.Load()))
-        loop = ast.For(target=ast.Name(id=i, ctx=ast.Store()),
-                       iter=ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[count], keywords=[]),
-                       body=[_at(first, s)] + s.body, orelse=s.orelse)
-        env = self.for_stmt(_at_shallow(loop, s), env)
-        env.pop(seq, None)
-        return env
-
-    def for_as_while(self, s, env, start, stop, step):
-        """A `for` over a range with `break` runs as a `while` over its trip count, so that
-        `break` ends the loop (the IR's `for` runs every trip: a flag would only skip bodies,
-        and `for i in range(2**62): ... break` must stop)."""
-        tag = next(self._hidden)
-        k, n, first, stride = (f"<{what}{tag}>" for what in ("k", "n", "start", "step"))
-        self.locals.update((k, n, first, stride))
-        env = dict(env)
-        env[first], env[stride] = start, step
-        env[n] = self.b.emit("range_len", [start, stop, step], name="n")
-        env[k] = self.b.const(0)
-
-        def name(v, store=False):
-            return ast.Name(id=v, ctx=ast.Store() if store else ast.Load())
-        body = [ast.Assign(targets=[name(s.target.id, True)], value=ast.BinOp(
-                    left=name(first), op=ast.Add(), right=ast.BinOp(left=name(k), op=ast.Mult(), right=name(stride)))),
-                ast.Assign(targets=[name(k, True)], value=ast.BinOp(left=name(k), op=ast.Add(), right=ast.Constant(1)))]
-        loop = ast.While(test=ast.Compare(left=name(k), ops=[ast.Lt()], comparators=[name(n)]), body=body, orelse=[])
-        for node in ast.walk(loop):         # the made-up parts point at the `for`; the user's body keeps its lines
-            ast.copy_location(node, s)
-        loop.body += s.body
-        return self.while_stmt(loop, env)
+            return self.b.const(0), args[0], self.b.const(1)
+        if len(args) == 2:
+            return args[0], args[1], self.b.const(1)
+        if len(args) != 3:
+            self.unsupported(call, "range() with more than 3 arguments")
+        return tuple(args)
 
     def while_stmt(self, s, env):
         if s.orelse:
             self.unsupported(s, "`while ... else`")
-        outer_flag = env.get(BROKEN)
-        body_stmts, env = self._with_break_flag(s.body, env)
-        carried = self._carried(body_stmts, env)
-        types = [env[n].type for n in carried]
-        while True:         # widen to a fixpoint, as in for_stmt
-            cond_block, body_block = Block(), Block()
-            cargs = [Value(t, n) for n, t in zip(carried, types)]
-            bargs = [Value(t, n) for n, t in zip(carried, types)]
-            cond_block.args, body_block.args = cargs, bargs
-            outer_b = self.b
-            self.b = Builder(cond_block, outer_b.loc)
-            with self.b:
-                cenv = dict(env)
-                cenv.update(zip(carried, cargs))
-                self.b.yield_([self.loop_test(s, cenv)])
-            self.b = Builder(body_block, outer_b.loc)
-            with self.b:
-                benv = dict(env)
-                benv.update(zip(carried, bargs))
-                new_types = self.loop_body(s, body_stmts, benv, carried, types)
-            self.b = outer_b
-            if new_types == types:
-                break
-            types = new_types
-        inits = [_convert(self.b, env[n], t) for n, t in zip(carried, types)]
-        op = Op("while", inits, types, {"result_types": types}, [cond_block, body_block], self.loc(s), names=carried)
-        return self.after_loop(op, s, env, carried, outer_flag)
+        carried = self._carried(s.body, env)
 
-    def loop_body(self, s, body_stmts, benv, carried, types):
+        def lower_regions(types):
+            targs, bargs = ([Value(t, n) for n, t in zip(carried, types)] for _ in range(2))
+            tenv, benv = {**env, **dict(zip(carried, targs))}, {**env, **dict(zip(carried, bargs))}
+            test, _ = self.lowered_apart(lambda: self.b.yield_([self.loop_test(s, tenv)]), Block(targs))
+            body, new_types = self.lowered_apart(lambda: self.loop_body(s, benv, carried, types), Block(bargs))
+            return [test, body], new_types
+        types, inits, (test, body) = self.widened(carried, env, lower_regions)
+        return self.after_loop(while_op(inits, test, body, types, self.loc(s), carried), s, env, carried)
+
+    def loop_body(self, s, benv, carried, types):
         """Lower one pass over a loop body whose carried variables have ``types``; it yields
-        them when the body keeps their types. Returns the types widened by the body (an int
-        that becomes a float is a float throughout: the caller lowers the loop again)."""
-        benv, ret = self.body(body_stmts, benv)
+        them when the body keeps their types. Returns the types widened by the body."""
+        benv, ret = self.body(s.body, benv)
         if isinstance(ret, list):
             self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
         outs = [self.read(n, benv, s) for n in carried]
@@ -694,502 +399,26 @@ class _Lowerer:
                 self.typing_error(s, f"'{carried[k]}' changes type in the loop from {types[k]} to {outs[k].type}")
         return new_types
 
-    def after_loop(self, op, s, env, carried, outer_flag):
+    def after_loop(self, op, s, env, carried):
         """Append the loop op; its results become the carried names' values. Names first bound in
-        the body are unbound after it (zero trips), and the enclosing loop's break flag returns."""
-        self.b.block.ops.append(op)
+        the body are unbound after it (zero trips)."""
         env = dict(env)
-        env.update(zip(carried, op.results))
+        env.update(zip(carried, self.b.append(op)))
         for n in _assigned_names(s.body):
             if n not in carried and n not in env:
-                env[n] = _Unbound(n)
-        env.pop(BROKEN, None)
-        if outer_flag is not None:
-            env[BROKEN] = outer_flag
+                env[n] = Unbound(n)
         return env
 
-    def _with_break_flag(self, stmts, env):
-        """`break` becomes a flag: set it and end the iteration; a `for` loop skips the rest of
-        its iterations while the flag is set, a `while` loop stops."""
-        if not _has_break(stmts):
-            return stmts, env
-        env = dict(env)
-        env[BROKEN] = self.b.const(False)
-        guard = ast.If(test=ast.Name(id=BROKEN, ctx=ast.Load()), body=[ast.Continue()], orelse=[])
-        ast.copy_location(guard, stmts[0])
-        for node in ast.walk(guard):
-            ast.copy_location(node, stmts[0])
-        return [guard] + _replace_breaks(stmts), env
-
     def loop_test(self, s, env):
-        """A while loop's condition; with a break flag, the condition is not evaluated once set."""
-        if BROKEN not in env:
-            return self.truth(s.test, env)
-        then, other = Block(), Block()
+        """A while loop's condition; under a break flag, the condition is not evaluated once set."""
+        flag, test = break_guard(s.test, self.names)
+        if flag is None:
+            return self.truth(test, env)
+        then = Block()
         with Builder(then, self.loc(s)) as bb:
             bb.yield_([bb.const(False)])
-        outer = self.b
-        self.b = Builder(other, self.loc(s))
-        with self.b:
-            self.b.yield_([self.truth(s.test, env)])
-        self.b = outer
-        op = Op("if", [self.read(BROKEN, env, s)], [BOOL], {"result_types": [BOOL]}, [then, other], self.loc(s))
-        self.b.block.ops.append(op)
-        return op.results[0]
-
-    # ------------------------------------------------------------------ expressions
-    def expr_any(self, node, env):
-        """An expression that may be a tuple (for unpacking)."""
-        if isinstance(node, ast.Tuple):
-            return [self.expr(e, env) for e in node.elts]
-        if isinstance(node, ast.Call):
-            return self.call(node, env)
-        return self.expr(node, env)
-
-    def expr(self, node, env):
-        if isinstance(node, ast.Constant):
-            if isinstance(node.value, (bool, int, float)) and not isinstance(node.value, complex):
-                return self.b.const(node.value)
-            self.unsupported(node, f"the constant {node.value!r}", "use numbers only")
-        if isinstance(node, ast.Name):
-            if node.id in self.locals:
-                return self.read(node.id, env, node)
-            return self.constant(self.resolve_global(node.id, node), node)
-        if isinstance(node, ast.BinOp):
-            op = _BINOPS.get(type(node.op))
-            if op is None:
-                self.unsupported(node, f"the operator {type(node.op).__name__}")
-            return self.binop(node, op, self.expr(node.left, env), self.expr(node.right, env))
-        if isinstance(node, ast.UnaryOp):
-            v = self.expr(node.operand, env)
-            if isinstance(node.op, ast.USub):
-                if v.type.is_array:
-                    (v,) = self.to_float_array_operands(node, v)
-                return self.emit(node, "neg", [self.b.convert(v, I64) if v.type is BOOL else v])
-            if isinstance(node.op, ast.UAdd):
-                return self.b.convert(v, I64) if v.type is BOOL else v
-            if isinstance(node.op, ast.Not):
-                self.scalar_truth(node, v, "`not`")
-                return self.emit(node, "not", [self.b.convert(v, BOOL)])
-            self.unsupported(node, "the operator ~")
-        if isinstance(node, ast.Compare):
-            for op in node.ops:
-                if type(op) not in _CMPOPS:
-                    self.unsupported(node, f"the comparison {type(op).__name__}")
-            return self.compare_chain(node, 0, self.expr(node.left, env), env)
-        if isinstance(node, ast.BoolOp):
-            return self.bool_op(node, node.values, env)
-        if isinstance(node, ast.IfExp):
-            return self.if_expr(node, env)
-        if isinstance(node, ast.Call):
-            value = self.call(node, env)
-            if isinstance(value, list):
-                self.unsupported(node, f"using the {len(value)} values {ast.unparse(node.func)} returns as one value",
-                                 f"unpack them first (one name per value: a, b, ... = {ast.unparse(node)})")
-            return value
-        if isinstance(node, ast.Subscript):
-            return self.subscript(node, env)
-        if isinstance(node, ast.Attribute) and node.attr in ("T", "size") and not (
-                isinstance(node.value, ast.Name) and node.value.id not in self.locals):
-            arr = self.expr(node.value, env)
-            if not arr.type.is_array:
-                self.typing_error(node, f"only arrays have .{node.attr}, not {arr.type}")
-            return self.emit(node, "transpose" if node.attr == "T" else "size", [arr])
-        if isinstance(node, ast.Attribute):
-            base = node.value
-            if isinstance(base, ast.Name) and base.id not in self.locals:
-                obj = self.resolve_global(base.id, base)
-                if hasattr(obj, node.attr):
-                    return self.constant(getattr(obj, node.attr), node)
-            self.unsupported(node, f"the attribute `.{node.attr}` here", "x.shape[k] and module constants work")
-        hint = _WHAT_INSTEAD.get(type(node))
-        self.unsupported(node, _WORDS.get(type(node), f"the expression `{type(node).__name__}`"), hint)
-
-    # ------------------------------------------------------------------ short circuits
-    # Python evaluates the right operand of `and`/`or`, the later links of `a < b < c` and the
-    # branch of `a if c else b` only when needed: there, an index, a division or a call may
-    # raise (`i < len(x) and x[i] > 0`). Each such operand is lowered into a region of its own,
-    # and becomes an `if` op, unless all it computes is cheap (no effect, cannot raise, no
-    # loop): then it is computed on every path, as the `and`/`or`/`select` ops do.
-    def lowered_apart(self, lower_it):
-        """(block, value): ``lower_it()``'s ops in a block of their own (its value not yielded)."""
-        block = Block()
-        outer = self.b
-        self.b = Builder(block, outer.loc)
-        try:
-            with self.b:
-                value = lower_it()
-        finally:
-            self.b = outer
-        return block, value
-
-    def short_circuit(self, node, left, lower_right, is_and):
-        """``left and right`` / ``left or right`` with Python's values: the deciding operand,
-        int/bool/float unified as everywhere (``x > 0 and x * 2`` is 0.0 or x * 2)."""
-        word = "and" if is_and else "or"
-        self.scalar_truth(node, left, f"`{word}`")
-        block, right = self.lowered_apart(lower_right)
-        self.scalar_truth(node, right, f"`{word}`")
-        t = unify(left.type, right.type)
-        if t is None:
-            self.typing_error(node, f"the operands of `{word}` are {user_name(left.type)} and {user_name(right.type)}")
-        if _cheap(block):
-            self.b.block.ops += block.ops
-            if t is BOOL:
-                return self.emit(node, word, [left, right])
-            cond = self.b.convert(left, BOOL)
-            a, b = self.b.convert(left, t), self.b.convert(right, t)
-            return self.emit(node, "select", [cond, b, a] if is_and else [cond, a, b])
-        cond = self.b.convert(left, BOOL)
-        with Builder(block, self.loc(node)) as bb:
-            bb.yield_([bb.convert(right, t)])
-        other = Block()
-        with Builder(other, self.loc(node)) as bb:
-            bb.yield_([bb.convert(left, t)])
-        return self.if_value(node, cond, [block, other] if is_and else [other, block], t)
-
-    def if_value(self, node, cond, blocks, t):
-        op = Op("if", [cond], [t], {"result_types": [t]}, blocks, self.loc(node))
-        self.b.block.ops.append(op)
-        return op.results[0]
-
-    def bool_op(self, node, values, env):
-        """``a and b and c`` as ``a and (b and c)``: the rest runs only when ``a`` does not decide."""
-        left = self.expr(values[0], env)
-        if len(values) == 1:
-            return left
-        return self.short_circuit(node, left, lambda: self.bool_op(node, values[1:], env), isinstance(node.op, ast.And))
-
-    def compare_chain(self, node, k, left, env):
-        """``left op_k c_k op_k+1 c_k+1 ...``: each operand once, and the later links only while
-        the earlier ones hold (``0 <= i < len(x) and ...``)."""
-        right = self.expr(node.comparators[k], env)
-        if _inexact_mix(left, right):
-            r = self.exact_mixed_compare(node, _CMPOPS[type(node.ops[k])], left, right)
-        else:
-            a, c = self.coerce(node, left, right)
-            r = self.emit(node, _CMPOPS[type(node.ops[k])], [a, c])
-        if k + 1 == len(node.ops):
-            return r
-        return self.short_circuit(node, r, lambda: self.compare_chain(node, k + 1, right, env), True)
-
-    def exact_mixed_compare(self, node, prim, a, b):
-        """An int compared with a float exactly, as Python does (2**53 + 1 > 2.0**53 is True;
-        the int converted to a double would round to 2**53). Rounding is monotonic, so where
-        the int's double differs from the float, comparing the doubles is exact; where they are
-        equal the float is integral and the ints are compared (2**63 is above every int)."""
-        if a.type is F64:           # f op i as i op' f
-            a, b, prim = b, a, {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(prim, prim)
-        i, f = a, b
-        fi = self.b.convert(i, F64)
-        same = self.emit(node, "eq", [fi, f])
-        top = self.emit(node, "ge", [f, self.b.const(2.0 ** 63)])
-        usable = self.emit(node, "and", [same, self.emit(node, "not", [top])])
-        fint = self.emit(node, "to_i64", [self.emit(node, "select", [usable, f, self.b.const(0.0)])])
-        above = self.b.const(prim in ("lt", "le", "ne"))       # i op 2**63
-        exact = self.emit(node, "select", [top, above, self.emit(node, prim, [i, fint])])
-        return self.emit(node, "select", [same, exact, self.emit(node, prim, [fi, f])])
-
-    def if_expr(self, node, env):
-        """``a if c else b``: only the chosen branch runs."""
-        c = self.truth(node.test, env)
-        then, a = self.lowered_apart(lambda: self.expr(node.body, env))
-        other, b = self.lowered_apart(lambda: self.expr(node.orelse, env))
-        if a.type.is_array or b.type.is_array:
-            if a.type != b.type:        # numpy would not broadcast: the value is one branch, as it is
-                self.typing_error(node, f"the branches of `... if ... else ...` are {user_name(a.type)} and "
-                                        f"{user_name(b.type)}: give both the same type")
-            t = a.type
-        else:
-            t = unify(a.type, b.type)
-            if t is None:
-                self.typing_error(node, f"cannot combine {a.type} and {b.type}")
-            if _cheap(then) and _cheap(other):
-                self.b.block.ops += then.ops + other.ops
-                return self.emit(node, "select", [c, self.b.convert(a, t), self.b.convert(b, t)])
-        for block, v in ((then, a), (other, b)):
-            with Builder(block, self.loc(node)) as bb:
-                bb.yield_([bb.convert(v, t)])
-        return self.if_value(node, c, [then, other], t)
-
-    def scalar_truth(self, node, v, where):
-        if v.type.is_array:
-            self.typing_error(node, f"an array has no single truth value for {where} (numpy raises ValueError): "
-                                    "test one element, or a reduction such as np.max(x) > 0")
-
-    def coerce(self, node, a, b):
-        if a.type.is_array or b.type.is_array:
-            return self.to_float_array_operands(node, a, b)
-        t = unify(a.type, b.type)
-        if t is None:
-            self.typing_error(node, f"cannot combine {a.type} and {b.type}")
-        return self.b.convert(a, t), self.b.convert(b, t)
-
-    def to_float_array_operands(self, node, *vals):
-        """Whole-array arithmetic computes in float64 (scalars are converted, arrays must be float)."""
-        out = []
-        for v in vals:
-            if v.type.is_array:
-                if v.type.dtype is not F64:
-                    v = self.emit(node, "to_f64", [v])       # int and bool arrays compute as floats
-                out.append(v)
-            else:
-                out.append(self.b.convert(v, F64))
-        return out
-
-    def binop(self, node, op, a, b, name=None):
-        if a.type.is_array or b.type.is_array:
-            if op == "matmul":
-                return self.emit(node, "matmul", self.to_float_array_operands(node, a, b), name=name)
-            return self.emit(node, op, self.to_float_array_operands(node, a, b), name=name)
-        if op == "matmul":
-            self.typing_error(node, f"@ needs arrays, got {a.type} and {b.type}")
-        attrs = {}
-        if op == "pow":
-            c = b.owner.attrs.get("value") if b.owner is not None and b.owner.prim == "const" else None
-            # int ** int is an int in Python unless the exponent is negative (a float): a negative
-            # constant computes as floats, a variable exponent as ints (negative: a clear error)
-            if a.type in (I64, BOOL) and b.type in (I64, BOOL) and (c is None or c >= 0):
-                attrs["int_result"] = True
-            else:
-                a, b = self.b.convert(a, F64), self.b.convert(b, F64)
-                return self.emit(node, "pow", [a, b], attrs, name=name)
-        if op == "div":
-            a, b = self.b.convert(a, F64), self.b.convert(b, F64)
-        return self.emit(node, op, self.arithmetic_operands(node, a, b), attrs, name=name)
-
-    def arithmetic_operands(self, node, a, b):
-        """Scalar operands of arithmetic at their common type; bools compute as ints, as in Python
-        (True + True is 2), and as the type rules say."""
-        a, b = self.coerce(node, a, b)
-        if a.type is BOOL:
-            return [self.b.convert(a, I64), self.b.convert(b, I64)]
-        return [a, b]
-
-    def resolve_global(self, name, node):
-        if name in self.closure:
-            return self.closure[name]
-        if name in self.globals:
-            return self.globals[name]
-        if hasattr(builtins, name):
-            return getattr(builtins, name)
-        raise UnsupportedSyntaxError(f"the name '{name}' is not defined", self.loc(node))
-
-    def constant(self, obj, node):
-        if isinstance(obj, (bool, int, float, np.integer, np.floating, np.bool_)) and not isinstance(obj, complex):
-            return self.b.const(obj.item() if isinstance(obj, np.generic) else obj)
-        if isinstance(obj, np.ndarray):
-            t = type_of(obj)
-            if t is None:
-                self.unsupported(node, f"a global array of dtype {obj.dtype}", "use float64, int64 or bool arrays")
-            # read at compile time, like every global: a frozen copy, so later changes do not leak in
-            frozen = obj.copy()
-            frozen.flags.writeable = False
-            return self.b.emit("const", [], {"value": frozen, "type": t})
-        self.unsupported(node, f"using {type(obj).__name__} {getattr(obj, '__name__', '')!s} as a value",
-                         "numbers and arrays can be used as values; functions can be called")
-
-    def call(self, node, env):
-        fobj = self.global_object(node.func)
-        plain_function = inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
-        if node.keywords and not plain_function and not (
-                isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("sum", "mean", "prod", "max", "min", "amax", "amin")):
-            self.unsupported(node, "keyword arguments in calls (yet)")
-        if fobj is None and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and not node.args:
-            arr = self.expr(node.func.value, env)
-            if not arr.type.is_array:
-                self.typing_error(node, f".copy() needs an array, got {arr.type}")
-            return self.emit(node, "copy", [arr])
-        called = ast.unparse(node.func)         # the user's spelling: np.linalg.det, math.gamma
-        if fobj is None:
-            self.unsupported(node, f"calling {called}", "call math/numpy functions, plain module-level functions "
-                                                         "or x.copy(); for an array method write the numpy function: "
-                                                         "np.sum(x), not x.sum()")
-        self.check_callee(node, fobj, called)
-        if fobj in (np.zeros, np.ones, np.empty, np.full):
-            args = [self.expr(a, env) for a in node.args[1:]]
-            return self.array_call(node, _ARRAY_FUNCS[fobj], [None] + args, env)
-        args = [self.expr(a, env) for a in node.args]
-        if fobj in _UNARY and len(args) == 1 and args[0].type.is_array:
-            prim = _UNARY[fobj]
-            if prim in ("floor", "ceil") or fobj in (math.fabs,) or getattr(fobj, "__module__", "") == "math":
-                self.unsupported(node, f"math.{fobj.__name__} on an array", f"use np.{fobj.__name__}")
-            return self.emit(node, "abs" if prim == "fabs" else prim, self.to_float_array_operands(node, *args))
-        if fobj in _UNARY and len(args) == 1:
-            prim = _UNARY[fobj]
-            if prim in ("abs", "fabs"):
-                v = args[0] if prim == "abs" else self.b.convert(args[0], F64)
-                return self.emit(node, "abs", [self.b.convert(v, I64) if v.type is BOOL else v])
-            if prim in ("floor", "ceil"):
-                return self.emit(node, prim, [self.b.convert(args[0], F64)])
-            return self.emit(node, prim, [self.b.convert(args[0], F64)])
-        if fobj in _BINARY and len(args) == 2 and (args[0].type.is_array or args[1].type.is_array):
-            prim = _BINARY[fobj]
-            return self.emit(node, "pow" if prim == "fpow" else prim, self.to_float_array_operands(node, *args))
-        if fobj in _ARRAY_FUNCS:
-            return self.array_call(node, _ARRAY_FUNCS[fobj], args, env)
-        if fobj in _BINARY and len(args) == 2:
-            prim = _BINARY[fobj]
-            if prim == "fpow":
-                return self.emit(node, "pow", [self.b.convert(a, F64) for a in args])
-            if prim in ("min", "max"):
-                # np.maximum/np.minimum of scalars: of equal values the second (-0.0, 0.0), a NaN
-                # on either side wins; Python's max(b, a) keeps b unless a is larger
-                a, c = self.arithmetic_operands(node, *args)
-                out = self.emit(node, prim, [c, a])
-                return out if a.type is not F64 else self.emit(node, "select", [self.emit(node, "ne", [a, a]), a, out])
-            return self.emit(node, prim, [self.b.convert(a, F64) for a in args])
-        if fobj is builtins.abs and len(args) == 1:
-            return self.emit(node, "abs", [self.b.convert(args[0], I64) if args[0].type is BOOL else args[0]])
-        if fobj in (builtins.min, builtins.max) and len(args) >= 2:
-            out = args[0]
-            for a in args[1:]:
-                out = self.emit(node, "min" if fobj is builtins.min else "max", self.arithmetic_operands(node, out, a))
-            return out
-        if fobj is builtins.float and len(args) == 1:
-            return self.b.convert(args[0], F64)
-        if fobj is builtins.int and len(args) == 1:
-            return self.emit(node, "to_i64", args) if args[0].type is not I64 else args[0]
-        if fobj is builtins.bool and len(args) == 1:
-            return self.b.convert(args[0], BOOL)
-        if fobj is builtins.round:
-            if len(args) != 1:
-                self.unsupported(node, "round(x, ndigits) (yet)", "round(x) gives an int; keep the "
-                                 "rounding to digits outside the compiled function")
-            if args[0].type.is_array:
-                self.unsupported(node, "round() of an array", "round the elements one by one in a loop")
-            if args[0].type is I64:
-                return args[0]
-            return self.emit(node, "round", [self.b.convert(args[0], F64)])
-        if fobj is builtins.len and len(args) == 1:
-            if not args[0].type.is_array:
-                self.typing_error(node, f"len() needs an array, got {args[0].type}")
-            return self.emit(node, "shape", args, {"axis": 0})
-        if isinstance(fobj, custom_vjp):
-            return self.custom_call(node, fobj, args)
-        if inspect.isfunction(fobj):
-            return self.inline(node, fobj, args, {k.arg: self.expr(k.value, env) for k in node.keywords})
-        self.unsupported(node, f"calling {called} with these arguments (yet)",
-                         "math/numpy elementary functions, abs, min, max, float, int, bool, len and plain "
-                         "Python functions work")
-
-    def global_object(self, node):
-        """What a name or a dotted name (np.linalg.det) of module level is bound to at compile
-        time; None for anything that reads a local."""
-        if isinstance(node, ast.Name) and node.id not in self.locals:
-            return self.resolve_global(node.id, node)
-        if isinstance(node, ast.Attribute):
-            base = self.global_object(node.value)
-            return None if base is None else getattr(base, node.attr, None)
-        return None
-
-    def check_callee(self, node, fobj, called):
-        """Refuse a call the frontend cannot compile, before its arguments are lowered, so that
-        the message names the call (eval("x * x"), not its string)."""
-        if fobj in (builtins.eval, builtins.exec):
-            self.unsupported(node, f"calling {called}", "write the code itself in the function")
-        if fobj is builtins.sum:
-            self.unsupported(node, "the builtin sum", "for an array write np.sum(x); for a generator or a list, "
-                                                      "write the loop out: s = 0.0, then for i in range(n): s += ...")
-        if not _known_callable(fobj):
-            self.unsupported(node, f"calling {called} (yet)", "math/numpy elementary functions, abs, min, max, float, "
-                                                              "int, bool, len and plain Python functions work")
-        self.check_arity(node, fobj, called)
-
-    def check_arity(self, node, fobj, called):
-        """A known function called with the wrong number of arguments says how many it takes."""
-        n = len(node.args)
-        if fobj in (builtins.min, builtins.max):
-            if n < 2:
-                self.typing_error(node, f"{called}() takes two or more numbers here ({n} given); for the "
-                                        f"{'smallest' if fobj is builtins.min else 'largest'} element of an array "
-                                        f"write np.{fobj.__name__}(x)")
-            return
-        arity = _ARITY.get(fobj) if _hashable(fobj) else None
-        if arity is None or n == arity:
-            return
-        message = f"{called} takes {('one argument', 'two arguments')[arity - 1]} ({n} given)"
-        if _UNARY.get(fobj) == "atan" and n == 2:
-            two = called[:called.rfind(".") + 1] + ("arctan2" if fobj is np.arctan else "atan2")
-            message += f"; for the angle of the point (x, y) write {two}(y, x)"
-        self.typing_error(node, message)
-
-    def array_call(self, node, what, args, env):
-        """np.sum / np.mean (optionally along one axis), np.dot, np.where, len-like queries."""
-        if what in ("prod", "amax", "amin"):
-            if len(args) != 1 or not args[0].type.is_array:
-                self.typing_error(node, f"np.{what} takes one array here")
-            (x,) = self.to_float_array_operands(node, *args)
-            return self.emit(node, what, [x], {"axis": self.axis_keyword(node, x)})
-        if what == "outer":
-            a, b = self.to_float_array_operands(node, *args)
-            if a.type.ndim != 1 or b.type.ndim != 1:
-                self.typing_error(node, f"np.outer takes two vectors here, got {a.type} and {b.type}")
-            return self.emit(node, "outer", [a, b])
-        if what == "arange":
-            if not 1 <= len(args) <= 3 or any(a.type.is_array for a in args):
-                self.typing_error(node, "np.arange takes 1 to 3 numbers")
-            if len(args) == 1:
-                args = [self.b.const(0), args[0]]
-            if len(args) == 2:
-                args = args + [self.b.const(1)]
-            return self.emit(node, "arange", args)
-        if what in ("sum", "mean"):
-            if len(args) != 1 or not args[0].type.is_array:
-                self.typing_error(node, f"np.{what} takes one array here")
-            (x,) = self.to_float_array_operands(node, *args)
-            axis = self.axis_keyword(node, x)
-            total = self.emit(node, "sum", [x], {"axis": axis})
-            if what == "sum":
-                return total
-            if axis is None:
-                count = self.emit(node, "size", [x])
-            else:
-                count = self.emit(node, "shape", [x], {"axis": axis})
-            return self.emit(node, "div", [total, self.b.convert(count, F64)])
-        if what in ("zeros", "ones", "full"):
-            if not args or len(args) > (2 if what == "full" else 1) or node.keywords:
-                self.unsupported(node, f"np.{what} with these arguments", f"np.{what}(n) or np.{what}((n, m))")
-            value = {"zeros": 0.0, "ones": 1.0}.get(what)
-            if what == "full":
-                c = args[1].owner
-                if c is None or c.prim != "const":
-                    self.unsupported(node, "np.full with a value that is not a constant", "np.zeros then a loop")
-                value = float(c.attrs["value"])
-            sizes = self.shape_values(node, node.args[0], env)
-            return self.emit(node, "full", sizes, {"value": value, "dtype": F64})
-        if what in ("zeros_like", "ones_like"):
-            (x,) = args
-            if not x.type.is_array:
-                self.typing_error(node, f"np.{what} needs an array, got {x.type}")
-            sizes = [self.emit(node, "shape", [x], {"axis": k}) for k in range(x.type.ndim)]
-            return self.emit(node, "full", sizes, {"value": 0.0 if what == "zeros_like" else 1.0,
-                                                   "dtype": x.type.dtype})
-        if what == "dot":
-            if len(args) != 2:
-                self.typing_error(node, "np.dot takes two arrays")
-            return self.emit(node, "matmul", self.to_float_array_operands(node, *args))
-        if what == "where":
-            if len(args) != 3:
-                self.typing_error(node, "np.where takes (condition, a, b)")
-            c, a, b = args
-            a, b = self.to_float_array_operands(node, a, b)
-            return self.emit(node, "select", [c, a, b])
-        raise AssertionError(what)
-
-    def shape_values(self, node, shape_node, env):
-        if isinstance(shape_node, ast.Tuple):
-            return [self.expr(e, env) for e in shape_node.elts]
-        return [self.expr(shape_node, env)]
-
-    def axis_keyword(self, node, x):
-        axis = None
-        for kw in node.keywords:
-            if kw.arg != "axis" or not isinstance(kw.value, ast.Constant) or not isinstance(kw.value.value, int):
-                self.unsupported(node, f"the keyword {kw.arg}= here", "np.sum(x) and np.sum(x, axis=k) work")
-            axis = kw.value.value + x.type.ndim if kw.value.value < 0 else kw.value.value
-        return axis
+        other, _ = self.lowered_apart(lambda: self.b.yield_([self.truth(test, env)]), loc=self.loc(s))
+        return self.b.append(if_op(self.read(flag.id, env, s), then, other, [BOOL], self.loc(s)))[0]
 
     def custom_call(self, node, fobj, args):
         """A call to a ``custom_vjp`` function: kept as a call; its vjp gives the gradient."""
@@ -1229,83 +458,6 @@ class _Lowerer:
             sub.unsupported(fdef, "a called function that returns nothing", "return a value")
         return ret[0] if len(ret) == 1 else list(ret)
 
-    def subscript(self, node, env):
-        # x.shape[k]
-        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
-            arr = self.expr(node.value.value, env)
-            if not arr.type.is_array:
-                self.typing_error(node, f"only arrays have a shape, not {arr.type}")
-            k = node.slice
-            if not (isinstance(k, ast.Constant) and isinstance(k.value, int)):
-                self.unsupported(node, "x.shape[k] with a k that is not a literal integer")
-            axis = k.value + arr.type.ndim if k.value < 0 else k.value
-            return self.emit(node, "shape", [arr], {"axis": axis})
-        arr = self.expr(node.value, env)
-        if not arr.type.is_array:
-            self.typing_error(node, f"only arrays can be indexed, not {arr.type}")
-        idx = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        self.refuse_new_axis(idx)
-        if any(isinstance(i, ast.Slice) for i in idx) or len(idx) < arr.type.ndim:
-            spec, bounds = self.slice_spec(idx, env)
-            return self.emit(node, "slice", [arr] + bounds, {"spec": spec})
-        indices = []
-        for k, i in enumerate(idx):
-            v = self.expr(i, env)
-            if v.type not in (I64, BOOL):
-                self.typing_error(i, f"array indices must be integers, got {v.type}")
-            indices.append(v)
-        return self.emit(node, "index", [arr] + indices, {"wrap": True})
-
-
-_ARITY = {**{f: 1 for f in _UNARY}, **{f: 2 for f in _BINARY},
-          **{f: 1 for f in (builtins.abs, builtins.float, builtins.int, builtins.bool, builtins.len)}}
-
-
-def _inexact_mix(a, b):
-    """An int and a float scalar whose comparison as doubles could round the int (|int| > 2**53)."""
-    if {a.type, b.type} != {I64, F64}:
-        return False
-    i = a if a.type is I64 else b
-    c = i.owner.attrs.get("value") if i.owner is not None and i.owner.prim == "const" else None
-    return c is None or abs(c) > 2 ** 53
-
-
-def _hashable(obj):
-    try:
-        hash(obj)
-    except TypeError:
-        return False
-    return True
-
-
-def _known_callable(fobj):
-    """Whether the frontend compiles calls to ``fobj``: the tables' math/numpy functions, the
-    builtins it knows, custom_vjp functions, and plain Python functions (not numpy's own or
-    the standard library's, whose source it cannot compile)."""
-    if isinstance(fobj, custom_vjp):
-        return True
-    if _hashable(fobj) and (fobj in _ARITY or fobj in _ARRAY_FUNCS
-                                 or fobj in (builtins.min, builtins.max, builtins.round)):
-        return True
-    if not inspect.isfunction(fobj):
-        return False
-    file = fobj.__code__.co_filename
-    in_stdlib = file.startswith(_STDLIB) and "site-packages" not in file
-    return (getattr(fobj, "__module__", None) or "").split(".")[0] != "numpy" and not in_stdlib
-
-
-_STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
-
-
-def _cheap(block):
-    """Whether running ``block``'s ops on a path Python would skip changes nothing: no effect,
-    no possible raise, no loop or branch (their cost), no allocation."""
-    for op in block.ops:
-        p = PRIMITIVES[op.prim]
-        if p.effect or p.raises(op) or p.region_op or p.allocates or p.writes is not None:
-            return False
-    return True
-
 
 def _is_docstring_or_pass(s):
     return isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
@@ -1330,8 +482,6 @@ def _ends(stmts):
     return False
 
 
-RETURNED = "<returned>"
-
 # The type of the values a `return` inside a loop stores before any is stored: they take
 # the type of what is returned (an int, an array), as if the first assignment were before
 # the loop; where one is read unset, it reads a zero of that type (the flag says it is unused).
@@ -1352,10 +502,6 @@ def _convert(b, v, t):
     return b.const(0, t)
 
 
-def _retval(k):
-    return f"<retval{k}>"
-
-
 def _may_end(stmts):
     """True when some path through ``stmts`` ends in a return, continue or break of this
     level (one inside a nested loop belongs to that loop)."""
@@ -1365,102 +511,3 @@ def _may_end(stmts):
         if isinstance(s, ast.If) and (_may_end(s.body) or _may_end(s.orelse)):
             return True
     return False
-
-
-def _contains_return(stmts):
-    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
-
-
-def _return_arity(stmts):
-    for s in stmts:
-        for n in ast.walk(s):
-            if isinstance(n, ast.Return):
-                return len(n.value.elts) if isinstance(n.value, ast.Tuple) else 1
-    return 1
-
-
-def _at(node, like):
-    for n in ast.walk(node):
-        ast.copy_location(n, like)
-    return node
-
-
-def _at_shallow(node, like):
-    """Give ``node`` and its new parts ``like``'s location, keeping the user's nodes' own."""
-    for n in ast.walk(node):
-        if not hasattr(n, "lineno"):
-            ast.copy_location(n, like)
-    return ast.copy_location(node, like)
-
-
-def _name(id, store=False):
-    return ast.Name(id=id, ctx=ast.Store() if store else ast.Load())
-
-
-def _loop_with_return_flag(loop):
-    """A loop containing `return`: the return stores its values and breaks out; after the loop,
-    `if <returned>: return <values>`. Statements after the loop then fold into the `else`.
-    The values are not assigned before the loop: the caller binds them to UNSET values."""
-    n = _return_arity(loop.body)
-    inits = [_at(ast.Assign(targets=[_name(RETURNED, True)], value=ast.Constant(False)), loop)]
-    body = _replace_returns(loop.body, n)
-    new = [ast.copy_location(ast.For(target=loop.target, iter=loop.iter, body=body, orelse=loop.orelse)
-                             if isinstance(loop, ast.For) else ast.While(test=loop.test, body=body, orelse=loop.orelse),
-                             loop)]
-    values = [_name(_retval(k)) for k in range(n)]
-    ret = ast.Return(value=values[0] if n == 1 else ast.Tuple(elts=values, ctx=ast.Load()))
-    after = _at(ast.If(test=_name(RETURNED), body=[ret], orelse=[]), loop)
-    return inits + new + [after]
-
-
-def _replace_returns(stmts, n):
-    out = []
-    for s in stmts:
-        if isinstance(s, ast.Return):
-            if s.value is None:
-                raise UnsupportedSyntaxError("srcgrad does not support `return` without a value")
-            vals = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
-            if len(vals) != n:
-                raise UnsupportedSyntaxError("srcgrad needs every `return` to give the same number of values")
-            out += [_at(ast.Assign(targets=[_name(_retval(k), True)], value=v), s) for k, v in enumerate(vals)]
-            out += [_at(ast.Assign(targets=[_name(RETURNED, True)], value=ast.Constant(True)), s),
-                    _at(ast.Break(), s)]
-        elif isinstance(s, ast.If):
-            out.append(ast.copy_location(ast.If(test=s.test, body=_replace_returns(s.body, n),
-                                                 orelse=_replace_returns(s.orelse, n)), s))
-        elif isinstance(s, (ast.For, ast.While)) and _contains_return(s.body):
-            loop = ast.For(target=s.target, iter=s.iter, body=_replace_returns(s.body, n), orelse=s.orelse) \
-                if isinstance(s, ast.For) else ast.While(test=s.test, body=_replace_returns(s.body, n),
-                                                         orelse=s.orelse)
-            out.append(ast.copy_location(loop, s))
-            out.append(_at(ast.If(test=_name(RETURNED), body=[ast.Break()], orelse=[]), s))
-        else:
-            out.append(s)
-    return out
-
-
-def _has_break(stmts):
-    """A `break` that belongs to this loop (not to a loop nested in it)."""
-    for s in stmts:
-        if isinstance(s, ast.Break):
-            return True
-        if isinstance(s, ast.If) and (_has_break(s.body) or _has_break(s.orelse)):
-            return True
-    return False
-
-
-def _replace_breaks(stmts):
-    out = []
-    for s in stmts:
-        if isinstance(s, ast.Break):
-            flag = ast.Assign(targets=[ast.Name(id=BROKEN, ctx=ast.Store())], value=ast.Constant(True))
-            cont = ast.Continue()
-            for node in (flag, flag.targets[0], flag.value, cont):
-                ast.copy_location(node, s)
-            out += [flag, cont]
-        elif isinstance(s, ast.If):
-            new = ast.If(test=s.test, body=_replace_breaks(s.body), orelse=_replace_breaks(s.orelse))
-            out.append(ast.copy_location(new, s))
-        else:
-            out.append(s)
-    return out

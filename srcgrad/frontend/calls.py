@@ -1,0 +1,289 @@
+"""The math, numpy and builtin functions the frontend compiles, as one table: the function
+object (found by identity, so ``from math import sin`` works as ``math.sin`` does) -> how a
+call to it lowers, how many arguments it takes, which keywords it accepts.
+
+A lowering function takes ``(lw, node, args, env)``: the statement lowerer (for its builder
+and its error helpers), the ``ast.Call``, the argument values and the environment (for the
+few that lower an argument themselves: a shape).
+
+Example:
+    >>> CALLS[math.sin].prim, CALLS[math.sin].arity, CALLS[np.sum].keywords
+    ('sin', 1, ('axis',))
+"""
+import ast
+import builtins
+import inspect
+import math
+import os
+import sysconfig
+
+import numpy as np
+
+from ..custom import custom_vjp
+from ..ir.types import BOOL, F64, I64
+
+
+class Callee:
+    """One entry: ``lower(lw, node, args, env)``; ``arity`` when the number of arguments is
+    fixed (checked before they are lowered), ``keywords`` the ones it accepts, ``prim`` the
+    primitive an elementary function computes, ``shape_first`` when the first argument is a
+    shape (``n`` or ``(n, m)``) that ``lower`` reads from the node itself."""
+
+    __slots__ = ("lower", "arity", "keywords", "prim", "shape_first")
+
+    def __init__(self, lower, arity=None, keywords=(), prim=None, shape_first=False):
+        self.lower, self.arity, self.keywords, self.prim, self.shape_first = lower, arity, keywords, prim, shape_first
+
+
+# ---------------------------------------------------------------------- elementary functions
+def _unary(fobj, prim):
+    def lower(lw, node, args, env):
+        (x,) = args
+        if x.type.is_array:
+            if fobj.__module__ == "math":
+                lw.unsupported(node, f"math.{fobj.__name__} on an array", f"use np.{fobj.__name__}")
+            return lw.emit(node, "abs" if prim == "fabs" else prim, lw.to_float_array_operands(node, x))
+        if prim in ("abs", "fabs"):
+            v = x if prim == "abs" else lw.b.convert(x, F64)
+            return lw.emit(node, "abs", [lw.b.convert(v, I64) if v.type is BOOL else v])
+        return lw.emit(node, prim, [lw.b.convert(x, F64)])
+    return Callee(lower, arity=1, prim=prim)
+
+
+def _binary(prim):
+    def lower(lw, node, args, env):
+        if args[0].type.is_array or args[1].type.is_array:
+            return lw.emit(node, "pow" if prim == "fpow" else prim, lw.to_float_array_operands(node, *args))
+        if prim == "fpow":
+            return lw.emit(node, "pow", [lw.b.convert(a, F64) for a in args])
+        if prim in ("min", "max"):
+            # np.maximum/np.minimum of scalars: of equal values the second (-0.0, 0.0), a NaN
+            # on either side wins; Python's max(b, a) keeps b unless a is larger
+            a, c = lw.arithmetic_operands(node, *args)
+            out = lw.emit(node, prim, [c, a])
+            return out if a.type is not F64 else lw.emit(node, "select", [lw.emit(node, "ne", [a, a]), a, out])
+        return lw.emit(node, prim, [lw.b.convert(a, F64) for a in args])
+    return Callee(lower, arity=2, prim=prim)
+
+
+_MATH_UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p",
+               "log2", "log10", "sqrt", "erf", "fabs", "floor", "ceil")
+_NUMPY_UNARY = {"sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+                "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "exp": "exp", "expm1": "expm1", "log": "log",
+                "log1p": "log1p", "log2": "log2", "log10": "log10", "sqrt": "sqrt", "abs": "abs", "fabs": "fabs"}
+_BINARY = {math.atan2: "atan2", np.arctan2: "atan2", math.hypot: "hypot", np.hypot: "hypot", math.pow: "fpow",
+           np.power: "fpow", np.maximum: "max", np.minimum: "min"}
+
+
+# ---------------------------------------------------------------------- numpy array functions
+def axis_keyword(lw, node, x):
+    """The ``axis=k`` of a reduction (None without one), counted from the front."""
+    axis = None
+    for kw in node.keywords:
+        if kw.arg != "axis" or not isinstance(kw.value, ast.Constant) or not isinstance(kw.value.value, int):
+            lw.unsupported(node, f"the keyword {kw.arg}= here", "np.sum(x) and np.sum(x, axis=k) work")
+        axis = kw.value.value + x.type.ndim if kw.value.value < 0 else kw.value.value
+    return axis
+
+
+def _one_array(lw, node, what, args):
+    if len(args) != 1 or not args[0].type.is_array:
+        lw.typing_error(node, f"np.{what} takes one array here")
+    (x,) = lw.to_float_array_operands(node, *args)
+    return x
+
+
+def _reduce(what):
+    """np.prod, np.max, np.min (optionally along one axis)."""
+    def lower(lw, node, args, env):
+        x = _one_array(lw, node, what, args)
+        return lw.emit(node, what, [x], {"axis": axis_keyword(lw, node, x)})
+    return Callee(lower, keywords=("axis",))
+
+
+def _sum(what):
+    """np.sum and np.mean (a sum divided by the count), optionally along one axis."""
+    def lower(lw, node, args, env):
+        x = _one_array(lw, node, what, args)
+        axis = axis_keyword(lw, node, x)
+        total = lw.emit(node, "sum", [x], {"axis": axis})
+        if what == "sum":
+            return total
+        count = lw.emit(node, "size", [x]) if axis is None else lw.emit(node, "shape", [x], {"axis": axis})
+        return lw.emit(node, "div", [total, lw.b.convert(count, F64)])
+    return Callee(lower, keywords=("axis",))
+
+
+def _outer(lw, node, args, env):
+    a, b = lw.to_float_array_operands(node, *args)
+    if a.type.ndim != 1 or b.type.ndim != 1:
+        lw.typing_error(node, f"np.outer takes two vectors here, got {a.type} and {b.type}")
+    return lw.emit(node, "outer", [a, b])
+
+
+def _arange(lw, node, args, env):
+    if not 1 <= len(args) <= 3 or any(a.type.is_array for a in args):
+        lw.typing_error(node, "np.arange takes 1 to 3 numbers")
+    if len(args) == 1:
+        args = [lw.b.const(0), args[0]]
+    if len(args) == 2:
+        args = args + [lw.b.const(1)]
+    return lw.emit(node, "arange", args)
+
+
+def _dot(lw, node, args, env):
+    if len(args) != 2:
+        lw.typing_error(node, "np.dot takes two arrays")
+    return lw.emit(node, "matmul", lw.to_float_array_operands(node, *args))
+
+
+def _where(lw, node, args, env):
+    if len(args) != 3:
+        lw.typing_error(node, "np.where takes (condition, a, b)")
+    c, a, b = args
+    a, b = lw.to_float_array_operands(node, a, b)
+    return lw.emit(node, "select", [c, a, b])
+
+
+def _filled(what):
+    """np.zeros, np.ones, np.empty (as zeros), np.full with a constant: ``args[0]`` is the shape."""
+    def lower(lw, node, args, env):
+        if not args or len(args) > (2 if what == "full" else 1) or node.keywords:
+            lw.unsupported(node, f"np.{what} with these arguments", f"np.{what}(n) or np.{what}((n, m))")
+        value = {"zeros": 0.0, "ones": 1.0}.get(what)
+        if what == "full":
+            c = args[1].owner
+            if c is None or c.prim != "const":
+                lw.unsupported(node, "np.full with a value that is not a constant", "np.zeros then a loop")
+            value = float(c.attrs["value"])
+        shape = node.args[0]
+        sizes = [lw.expr(e, env) for e in shape.elts] if isinstance(shape, ast.Tuple) else [lw.expr(shape, env)]
+        return lw.emit(node, "full", sizes, {"value": value, "dtype": F64})
+    return Callee(lower, shape_first=True)
+
+
+def _like(what, value):
+    """np.zeros_like, np.ones_like: the shape and dtype of an array."""
+    def lower(lw, node, args, env):
+        (x,) = args
+        if not x.type.is_array:
+            lw.typing_error(node, f"np.{what} needs an array, got {x.type}")
+        sizes = [lw.emit(node, "shape", [x], {"axis": k}) for k in range(x.type.ndim)]
+        return lw.emit(node, "full", sizes, {"value": value, "dtype": x.type.dtype})
+    return Callee(lower)
+
+
+# ---------------------------------------------------------------------- builtins
+def _abs(lw, node, args, env):
+    return lw.emit(node, "abs", [lw.b.convert(args[0], I64) if args[0].type is BOOL else args[0]])
+
+
+def _min_max(prim):
+    def lower(lw, node, args, env):
+        out = args[0]
+        for a in args[1:]:
+            out = lw.emit(node, prim, lw.arithmetic_operands(node, out, a))
+        return out
+    return Callee(lower)
+
+
+def _int(lw, node, args, env):
+    return lw.emit(node, "to_i64", args) if args[0].type is not I64 else args[0]
+
+
+def _round(lw, node, args, env):
+    if len(args) != 1:
+        lw.unsupported(node, "round(x, ndigits) (yet)", "round(x) gives an int; keep the "
+                       "rounding to digits outside the compiled function")
+    if args[0].type.is_array:
+        lw.unsupported(node, "round() of an array", "round the elements one by one in a loop")
+    if args[0].type is I64:
+        return args[0]
+    return lw.emit(node, "round", [lw.b.convert(args[0], F64)])
+
+
+def _len(lw, node, args, env):
+    if not args[0].type.is_array:
+        lw.typing_error(node, f"len() needs an array, got {args[0].type}")
+    return lw.emit(node, "shape", args, {"axis": 0})
+
+
+# by their numpy names: these are also the spellings under which keywords are accepted
+_REDUCTIONS = {"sum": _sum("sum"), "mean": _sum("mean"), "prod": _reduce("prod"), "max": _reduce("amax"),
+               "min": _reduce("amin"), "amax": _reduce("amax"), "amin": _reduce("amin")}
+
+CALLS = {
+    **{getattr(math, n): _unary(getattr(math, n), n) for n in _MATH_UNARY},
+    **{getattr(np, n): _unary(getattr(np, n), prim) for n, prim in _NUMPY_UNARY.items()},
+    **{f: _binary(prim) for f, prim in _BINARY.items()},
+    **{getattr(np, n): c for n, c in _REDUCTIONS.items()},
+    np.outer: Callee(_outer), np.arange: Callee(_arange), np.dot: Callee(_dot), np.where: Callee(_where),
+    np.zeros: _filled("zeros"), np.ones: _filled("ones"), np.empty: _filled("zeros"), np.full: _filled("full"),
+    np.zeros_like: _like("zeros_like", 0.0), np.ones_like: _like("ones_like", 1.0),
+    builtins.abs: Callee(_abs, arity=1), builtins.min: _min_max("min"), builtins.max: _min_max("max"),
+    builtins.float: Callee(lambda lw, node, args, env: lw.b.convert(args[0], F64), arity=1),
+    builtins.int: Callee(_int, arity=1),
+    builtins.bool: Callee(lambda lw, node, args, env: lw.b.convert(args[0], BOOL), arity=1),
+    builtins.round: Callee(_round), builtins.len: Callee(_len, arity=1),
+}
+
+# Keywords are accepted where the call is spelt as a numpy reduction is (np.sum(x, axis=0)),
+# checked by spelling before the callee is looked up
+KEYWORD_SPELLINGS = frozenset(_REDUCTIONS)
+
+
+def callee(fobj):
+    """The table's entry for ``fobj``, or None (also for objects that cannot be looked up)."""
+    try:
+        return CALLS.get(fobj)
+    except TypeError:           # unhashable
+        return None
+
+
+_STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
+
+
+def known_callable(fobj):
+    """Whether the frontend compiles calls to ``fobj``: the table's functions, custom_vjp
+    functions, and plain Python functions (not numpy's own or the standard library's, whose
+    source it cannot compile)."""
+    if isinstance(fobj, custom_vjp) or callee(fobj) is not None:
+        return True
+    if not inspect.isfunction(fobj):
+        return False
+    file = fobj.__code__.co_filename
+    in_stdlib = file.startswith(_STDLIB) and "site-packages" not in file
+    return (getattr(fobj, "__module__", None) or "").split(".")[0] != "numpy" and not in_stdlib
+
+
+def check_callee(lw, node, fobj, called):
+    """Refuse a call the frontend cannot compile, before its arguments are lowered, so that
+    the message names the call (eval("x * x"), not its string)."""
+    if fobj in (builtins.eval, builtins.exec):
+        lw.unsupported(node, f"calling {called}", "write the code itself in the function")
+    if fobj is builtins.sum:
+        lw.unsupported(node, "the builtin sum", "for an array write np.sum(x); for a generator or a list, "
+                                                "write the loop out: s = 0.0, then for i in range(n): s += ...")
+    if not known_callable(fobj):
+        lw.unsupported(node, f"calling {called} (yet)", "math/numpy elementary functions, abs, min, max, float, "
+                                                        "int, bool, len and plain Python functions work")
+    _check_arity(lw, node, fobj, called)
+
+
+def _check_arity(lw, node, fobj, called):
+    """A known function called with the wrong number of arguments says how many it takes."""
+    n = len(node.args)
+    if fobj in (builtins.min, builtins.max):
+        if n < 2:
+            lw.typing_error(node, f"{called}() takes two or more numbers here ({n} given); for the "
+                                  f"{'smallest' if fobj is builtins.min else 'largest'} element of an array "
+                                  f"write np.{fobj.__name__}(x)")
+        return
+    entry = callee(fobj)
+    if entry is None or entry.arity is None or n == entry.arity:
+        return
+    message = f"{called} takes {('one argument', 'two arguments')[entry.arity - 1]} ({n} given)"
+    if entry.prim == "atan" and n == 2:
+        two = called[:called.rfind(".") + 1] + ("arctan2" if fobj is np.arctan else "atan2")
+        message += f"; for the angle of the point (x, y) write {two}(y, x)"
+    lw.typing_error(node, message)

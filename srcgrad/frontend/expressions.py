@@ -1,0 +1,530 @@
+"""The expression half of the lowering (lower.py has the statements): names, constants,
+arithmetic with Python's and numpy's type rules, short-circuiting ``and``/``or``/``if``-``else``,
+calls (through the table of calls.py) and indexing, each into ops of the current block.
+
+Example:
+    >>> import ast
+    >>> from srcgrad.ir.core import Function
+    >>> from srcgrad.ir.types import F64
+    >>> fn = Function("f", [("x", F64)])
+    >>> lw = Expressions()
+    >>> lw.b, lw.locals = Builder(fn.body), {"x"}
+    >>> lw.file, lw.first, lw.fdef = "<doc>", 1, ast.parse("def f(): pass").body[0]
+    >>> with lw.b:
+    ...     y = lw.expr(ast.parse("x * 2.0 + 1.0", mode="eval").body, {"x": fn.params[0]})
+    >>> [op.prim for op in fn.body.ops]
+    ['const', 'mul', 'const', 'add']
+"""
+import ast
+import builtins
+import inspect
+
+import numpy as np
+
+from ..custom import custom_vjp
+from ..errors import TypingError, UnsupportedSyntaxError
+from ..ir.core import Block, Builder, Loc, if_op
+from ..ir.primitives import PRIMITIVES
+from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
+from .calls import KEYWORD_SPELLINGS, callee, check_callee
+
+BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
+          ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
+_CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+
+WHAT_INSTEAD = {
+    ast.ClassDef: "define the class outside and pass plain numbers or arrays in",
+    ast.Try: "check inputs before calling the compiled function",
+    ast.With: "move the `with` block outside the compiled function",
+    ast.Global: "pass the value in as an argument and return the new one",
+    ast.Nonlocal: "pass the value in as an argument and return the new one",
+    ast.Lambda: "define a named function at module level and call it",
+    ast.Yield: "return the values (a tuple) instead of yielding them",
+    ast.YieldFrom: "return the values (a tuple) instead of yielding them",
+    ast.ListComp: "write the loop out with an array: x = np.zeros(n); for i in range(n): x[i] = ...",
+    ast.Delete: "leave the variable; it goes out of scope on return",
+    ast.Raise: "check inputs before calling the compiled function",
+    ast.Import: "import at module level; the compiled function reads module globals",
+    ast.ImportFrom: "import at module level; the compiled function reads module globals",
+}
+
+# expressions by the words a user knows them by
+_WORDS = {
+    ast.Lambda: "`lambda`", ast.Yield: "`yield`", ast.YieldFrom: "`yield from`", ast.Await: "`await`",
+    ast.NamedExpr: "the assignment expression `:=`", ast.ListComp: "list comprehensions",
+    ast.SetComp: "set comprehensions", ast.DictComp: "dict comprehensions", ast.GeneratorExp: "generator expressions",
+    ast.List: "lists", ast.Dict: "dicts", ast.Set: "sets", ast.JoinedStr: "f-strings", ast.Starred: "`*` unpacking",
+}
+
+
+class Range:
+    """``range(...)`` bound to a name desugar made up (``range0``): not an IR value; its start,
+    step and trip count are."""
+
+    def __init__(self, start, step, n):
+        self.start, self.step, self.n = start, step, n
+
+
+def range_of(node, env):
+    """The Range ``node`` names, if it is the name of one."""
+    v = env.get(node.id) if isinstance(node, ast.Name) else None
+    return v if isinstance(v, Range) else None
+
+
+class Unbound:
+    """A name assigned on some paths only: reading it is an error (Python's UnboundLocalError)."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+class Expressions:
+    """Lowers expressions into ``self.b``'s block, names read from an ``env`` (name -> Value).
+    lower._Lowerer, which adds the statements, sets ``b``, ``locals``, ``globals``, ``closure``
+    and the source position, and compiles calls of whole functions (``custom_call``, ``inline``)."""
+
+    def loc(self, node):
+        return Loc(self.file, self.first + node.lineno - 1, node.col_offset, self.fdef.name)
+
+    def unsupported(self, node, what, hint=None):
+        raise UnsupportedSyntaxError(f"srcgrad does not support {what}", self.loc(node), hint)
+
+    def typing_error(self, node, message):
+        raise TypingError(message, self.loc(node))
+
+    def emit(self, node, prim, operands, attrs=None, name=None):
+        self.b.loc = self.loc(node)
+        try:
+            return self.b.emit(prim, operands, attrs, name=name)
+        except TypingError as e:
+            self.typing_error(node, e.plain)
+
+    def read(self, name, env, node):
+        v = env.get(name)
+        if isinstance(v, Unbound) or (v is None and name in self.locals):
+            raise UnsupportedSyntaxError(
+                f"the variable '{name}' may be used before it has a value on some path through the code",
+                self.loc(node), f"give '{name}' a value before the `if` or loop that sets it")
+        return v
+
+    def truth(self, node, env):
+        v = self.expr(node, env)
+        self.scalar_truth(node, v, "a condition")
+        if v.type is not BOOL:
+            v = self.emit(node, "to_bool", [v])
+        return v
+
+    def scalar_truth(self, node, v, where):
+        if v.type.is_array:
+            self.typing_error(node, f"an array has no single truth value for {where} (numpy raises ValueError): "
+                                    "test one element, or a reduction such as np.max(x) > 0")
+
+    # ------------------------------------------------------------------ expressions
+    def expr_any(self, node, env):
+        """An expression that may be a tuple (for unpacking)."""
+        if isinstance(node, ast.Tuple):
+            return [self.expr(e, env) for e in node.elts]
+        if isinstance(node, ast.Call):
+            return self.call(node, env)
+        return self.expr(node, env)
+
+    def expr(self, node, env):
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (bool, int, float)) and not isinstance(node.value, complex):
+                return self.b.const(node.value)
+            self.unsupported(node, f"the constant {node.value!r}", "use numbers only")
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                return self.read(node.id, env, node)
+            return self.constant(self.resolve_global(node.id, node), node)
+        if isinstance(node, ast.BinOp):
+            op = BINOPS.get(type(node.op))
+            if op is None:
+                self.unsupported(node, f"the operator {type(node.op).__name__}")
+            return self.binop(node, op, self.expr(node.left, env), self.expr(node.right, env))
+        if isinstance(node, ast.UnaryOp):
+            v = self.expr(node.operand, env)
+            if isinstance(node.op, ast.USub):
+                if v.type.is_array:
+                    (v,) = self.to_float_array_operands(node, v)
+                return self.emit(node, "neg", [self.b.convert(v, I64) if v.type is BOOL else v])
+            if isinstance(node.op, ast.UAdd):
+                return self.b.convert(v, I64) if v.type is BOOL else v
+            if isinstance(node.op, ast.Not):
+                self.scalar_truth(node, v, "`not`")
+                return self.emit(node, "not", [self.b.convert(v, BOOL)])
+            self.unsupported(node, "the operator ~")
+        if isinstance(node, ast.Compare):
+            for op in node.ops:
+                if type(op) not in _CMPOPS:
+                    self.unsupported(node, f"the comparison {type(op).__name__}")
+            return self.compare_chain(node, 0, self.expr(node.left, env), env)
+        if isinstance(node, ast.BoolOp):
+            return self.bool_op(node, node.values, env)
+        if isinstance(node, ast.IfExp):
+            return self.if_expr(node, env)
+        if isinstance(node, ast.Call):
+            value = self.call(node, env)
+            if isinstance(value, list):
+                self.unsupported(node, f"using the {len(value)} values {ast.unparse(node.func)} returns as one value",
+                                 f"unpack them first (one name per value: a, b, ... = {ast.unparse(node)})")
+            return value
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node, env)
+        if isinstance(node, ast.Attribute) and node.attr in ("T", "size") and not (
+                isinstance(node.value, ast.Name) and node.value.id not in self.locals):
+            arr = self.expr(node.value, env)
+            if not arr.type.is_array:
+                self.typing_error(node, f"only arrays have .{node.attr}, not {arr.type}")
+            return self.emit(node, "transpose" if node.attr == "T" else "size", [arr])
+        if isinstance(node, ast.Attribute):
+            base = node.value
+            if isinstance(base, ast.Name) and base.id not in self.locals:
+                obj = self.resolve_global(base.id, base)
+                if hasattr(obj, node.attr):
+                    return self.constant(getattr(obj, node.attr), node)
+            self.unsupported(node, f"the attribute `.{node.attr}` here", "x.shape[k] and module constants work")
+        hint = WHAT_INSTEAD.get(type(node))
+        self.unsupported(node, _WORDS.get(type(node), f"the expression `{type(node).__name__}`"), hint)
+
+    # ------------------------------------------------------------------ short circuits
+    # Python evaluates the right operand of `and`/`or`, the later links of `a < b < c` and the
+    # branch of `a if c else b` only when needed: there, an index, a division or a call may
+    # raise (`i < len(x) and x[i] > 0`). Each such operand is lowered into a region of its own,
+    # and becomes an `if` op, unless all it computes is cheap (no effect, cannot raise, no
+    # loop): then it is computed on every path, as the `and`/`or`/`select` ops do.
+
+    def lowered_apart(self, lower_it, block=None, loc=None):
+        """(block, value): ``lower_it()``'s ops in a block of their own (its value not yielded);
+        a region's ``block`` comes with its arguments."""
+        block = Block() if block is None else block
+        outer = self.b
+        self.b = Builder(block, outer.loc if loc is None else loc)
+        try:
+            with self.b:
+                value = lower_it()
+        finally:
+            self.b = outer
+        return block, value
+
+    def short_circuit(self, node, left, lower_right, is_and):
+        """``left and right`` / ``left or right`` with Python's values: the deciding operand,
+        int/bool/float unified as everywhere (``x > 0 and x * 2`` is 0.0 or x * 2)."""
+        word = "and" if is_and else "or"
+        self.scalar_truth(node, left, f"`{word}`")
+        block, right = self.lowered_apart(lower_right)
+        self.scalar_truth(node, right, f"`{word}`")
+        t = unify(left.type, right.type)
+        if t is None:
+            self.typing_error(node, f"the operands of `{word}` are {user_name(left.type)} and {user_name(right.type)}")
+        if _cheap(block):
+            self.b.block.ops += block.ops
+            if t is BOOL:
+                return self.emit(node, word, [left, right])
+            cond = self.b.convert(left, BOOL)
+            a, b = self.b.convert(left, t), self.b.convert(right, t)
+            return self.emit(node, "select", [cond, b, a] if is_and else [cond, a, b])
+        cond = self.b.convert(left, BOOL)
+        with Builder(block, self.loc(node)) as bb:
+            bb.yield_([bb.convert(right, t)])
+        other = Block()
+        with Builder(other, self.loc(node)) as bb:
+            bb.yield_([bb.convert(left, t)])
+        return self.if_value(node, cond, [block, other] if is_and else [other, block], t)
+
+    def if_value(self, node, cond, blocks, t):
+        return self.b.append(if_op(cond, *blocks, [t], self.loc(node)))[0]
+
+    def bool_op(self, node, values, env):
+        """``a and b and c`` as ``a and (b and c)``: the rest runs only when ``a`` does not decide."""
+        left = self.expr(values[0], env)
+        if len(values) == 1:
+            return left
+        return self.short_circuit(node, left, lambda: self.bool_op(node, values[1:], env), isinstance(node.op, ast.And))
+
+    def compare_chain(self, node, k, left, env):
+        """``left op_k c_k op_k+1 c_k+1 ...``: each operand once, and the later links only while
+        the earlier ones hold (``0 <= i < len(x) and ...``)."""
+        right = self.expr(node.comparators[k], env)
+        if _inexact_mix(left, right):
+            r = self.exact_mixed_compare(node, _CMPOPS[type(node.ops[k])], left, right)
+        else:
+            a, c = self.coerce(node, left, right)
+            r = self.emit(node, _CMPOPS[type(node.ops[k])], [a, c])
+        if k + 1 == len(node.ops):
+            return r
+        return self.short_circuit(node, r, lambda: self.compare_chain(node, k + 1, right, env), True)
+
+    def exact_mixed_compare(self, node, prim, a, b):
+        """An int compared with a float exactly, as Python does (2**53 + 1 > 2.0**53 is True;
+        the int converted to a double would round to 2**53). Rounding is monotonic, so where
+        the int's double differs from the float, comparing the doubles is exact; where they are
+        equal the float is integral and the ints are compared (2**63 is above every int)."""
+        if a.type is F64:           # f op i as i op' f
+            a, b, prim = b, a, {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(prim, prim)
+        i, f = a, b
+        fi = self.b.convert(i, F64)
+        same = self.emit(node, "eq", [fi, f])
+        top = self.emit(node, "ge", [f, self.b.const(2.0 ** 63)])
+        usable = self.emit(node, "and", [same, self.emit(node, "not", [top])])
+        fint = self.emit(node, "to_i64", [self.emit(node, "select", [usable, f, self.b.const(0.0)])])
+        above = self.b.const(prim in ("lt", "le", "ne"))       # i op 2**63
+        exact = self.emit(node, "select", [top, above, self.emit(node, prim, [i, fint])])
+        return self.emit(node, "select", [same, exact, self.emit(node, prim, [fi, f])])
+
+    def if_expr(self, node, env):
+        """``a if c else b``: only the chosen branch runs."""
+        c = self.truth(node.test, env)
+        then, a = self.lowered_apart(lambda: self.expr(node.body, env))
+        other, b = self.lowered_apart(lambda: self.expr(node.orelse, env))
+        if a.type.is_array or b.type.is_array:
+            if a.type != b.type:        # numpy would not broadcast: the value is one branch, as it is
+                self.typing_error(node, f"the branches of `... if ... else ...` are {user_name(a.type)} and "
+                                        f"{user_name(b.type)}: give both the same type")
+            t = a.type
+        else:
+            t = unify(a.type, b.type)
+            if t is None:
+                self.typing_error(node, f"cannot combine {a.type} and {b.type}")
+            if _cheap(then) and _cheap(other):
+                self.b.block.ops += then.ops + other.ops
+                return self.emit(node, "select", [c, self.b.convert(a, t), self.b.convert(b, t)])
+        for block, v in ((then, a), (other, b)):
+            with Builder(block, self.loc(node)) as bb:
+                bb.yield_([bb.convert(v, t)])
+        return self.if_value(node, c, [then, other], t)
+
+    # ------------------------------------------------------------------ arithmetic
+    def coerce(self, node, a, b):
+        if a.type.is_array or b.type.is_array:
+            return self.to_float_array_operands(node, a, b)
+        t = unify(a.type, b.type)
+        if t is None:
+            self.typing_error(node, f"cannot combine {a.type} and {b.type}")
+        return self.b.convert(a, t), self.b.convert(b, t)
+
+    def to_float_array_operands(self, node, *vals):
+        """Whole-array arithmetic computes in float64 (scalars are converted, arrays must be float)."""
+        out = []
+        for v in vals:
+            if v.type.is_array:
+                if v.type.dtype is not F64:
+                    v = self.emit(node, "to_f64", [v])       # int and bool arrays compute as floats
+                out.append(v)
+            else:
+                out.append(self.b.convert(v, F64))
+        return out
+
+    def binop(self, node, op, a, b, name=None):
+        if a.type.is_array or b.type.is_array:
+            if op == "matmul":
+                return self.emit(node, "matmul", self.to_float_array_operands(node, a, b), name=name)
+            return self.emit(node, op, self.to_float_array_operands(node, a, b), name=name)
+        if op == "matmul":
+            self.typing_error(node, f"@ needs arrays, got {a.type} and {b.type}")
+        attrs = {}
+        if op == "pow":
+            c = b.owner.attrs.get("value") if b.owner is not None and b.owner.prim == "const" else None
+            # int ** int is an int in Python unless the exponent is negative (a float): a negative
+            # constant computes as floats, a variable exponent as ints (negative: a clear error)
+            if a.type in (I64, BOOL) and b.type in (I64, BOOL) and (c is None or c >= 0):
+                attrs["int_result"] = True
+            else:
+                a, b = self.b.convert(a, F64), self.b.convert(b, F64)
+                return self.emit(node, "pow", [a, b], attrs, name=name)
+        if op == "div":
+            a, b = self.b.convert(a, F64), self.b.convert(b, F64)
+        return self.emit(node, op, self.arithmetic_operands(node, a, b), attrs, name=name)
+
+    def arithmetic_operands(self, node, a, b):
+        """Scalar operands of arithmetic at their common type; bools compute as ints, as in Python
+        (True + True is 2), and as the type rules say."""
+        a, b = self.coerce(node, a, b)
+        if a.type is BOOL:
+            return [self.b.convert(a, I64), self.b.convert(b, I64)]
+        return [a, b]
+
+    # ------------------------------------------------------------------ globals, constants, calls
+    def calls_range(self, name):
+        """Whether ``name`` (an ast.Name, called) is the builtin range, as desugar asks."""
+        try:
+            return self.resolve_global(name.id, name) is builtins.range
+        except UnsupportedSyntaxError:
+            return False        # said when the call is lowered
+
+    def resolve_global(self, name, node):
+        if name in self.closure:
+            return self.closure[name]
+        if name in self.globals:
+            return self.globals[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise UnsupportedSyntaxError(f"the name '{name}' is not defined", self.loc(node))
+
+    def constant(self, obj, node):
+        if isinstance(obj, (bool, int, float, np.integer, np.floating, np.bool_)) and not isinstance(obj, complex):
+            return self.b.const(obj.item() if isinstance(obj, np.generic) else obj)
+        if isinstance(obj, np.ndarray):
+            t = type_of(obj)
+            if t is None:
+                self.unsupported(node, f"a global array of dtype {obj.dtype}", "use float64, int64 or bool arrays")
+            # read at compile time, like every global: a frozen copy, so later changes do not leak in
+            frozen = obj.copy()
+            frozen.flags.writeable = False
+            return self.b.emit("const", [], {"value": frozen, "type": t})
+        self.unsupported(node, f"using {type(obj).__name__} {getattr(obj, '__name__', '')!s} as a value",
+                         "numbers and arrays can be used as values; functions can be called")
+
+    def global_object(self, node):
+        """What a name or a dotted name (np.linalg.det) of module level is bound to at compile
+        time; None for anything that reads a local."""
+        if isinstance(node, ast.Name) and node.id not in self.locals:
+            return self.resolve_global(node.id, node)
+        if isinstance(node, ast.Attribute):
+            base = self.global_object(node.value)
+            return None if base is None else getattr(base, node.attr, None)
+        return None
+
+    def call(self, node, env):
+        if len(node.args) == 1 and range_of(node.args[0], env) is not None:
+            return range_of(node.args[0], env).n          # len(range0)
+        fobj = self.global_object(node.func)
+        plain_function = inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
+        if node.keywords and not plain_function and not (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr in KEYWORD_SPELLINGS):
+            self.unsupported(node, "keyword arguments in calls (yet)")
+        if fobj is None and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and not node.args:
+            arr = self.expr(node.func.value, env)
+            if not arr.type.is_array:
+                self.typing_error(node, f".copy() needs an array, got {arr.type}")
+            return self.emit(node, "copy", [arr])
+        called = ast.unparse(node.func)         # the user's spelling: np.linalg.det, math.gamma
+        if fobj is None:
+            self.unsupported(node, f"calling {called}", "call math/numpy functions, plain module-level functions "
+                                                         "or x.copy(); for an array method write the numpy function: "
+                                                         "np.sum(x), not x.sum()")
+        check_callee(self, node, fobj, called)
+        entry = callee(fobj)
+        if entry is not None:
+            args = [self.expr(a, env) for a in node.args[1 if entry.shape_first else 0:]]
+            return entry.lower(self, node, [None] + args if entry.shape_first else args, env)
+        args = [self.expr(a, env) for a in node.args]
+        if isinstance(fobj, custom_vjp):
+            return self.custom_call(node, fobj, args)
+        if inspect.isfunction(fobj):
+            return self.inline(node, fobj, args, {k.arg: self.expr(k.value, env) for k in node.keywords})
+        self.unsupported(node, f"calling {called} with these arguments (yet)",
+                         "math/numpy elementary functions, abs, min, max, float, int, bool, len and plain "
+                         "Python functions work")
+
+    # ------------------------------------------------------------------ indexing
+    def subscript(self, node, env):
+        r = range_of(node.value, env)
+        if r is not None:       # range0[k0]: start + k0 * step
+            return self.binop(node, "add", r.start, self.binop(node, "mul", self.expr(node.slice, env), r.step))
+        # x.shape[k]
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+            arr = self.expr(node.value.value, env)
+            if not arr.type.is_array:
+                self.typing_error(node, f"only arrays have a shape, not {arr.type}")
+            k = node.slice
+            if not (isinstance(k, ast.Constant) and isinstance(k.value, int)):
+                self.unsupported(node, "x.shape[k] with a k that is not a literal integer")
+            axis = k.value + arr.type.ndim if k.value < 0 else k.value
+            return self.emit(node, "shape", [arr], {"axis": axis})
+        arr = self.expr(node.value, env)
+        if not arr.type.is_array:
+            self.typing_error(node, f"only arrays can be indexed, not {arr.type}")
+        idx = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        self.refuse_new_axis(idx)
+        if any(isinstance(i, ast.Slice) for i in idx) or len(idx) < arr.type.ndim:
+            spec, bounds = self.slice_spec(idx, env)
+            return self.emit(node, "slice", [arr] + bounds, {"spec": spec})
+        indices = [self.integer(i, env, "array indices") for i in idx]
+        return self.emit(node, "index", [arr] + indices, {"wrap": True})
+
+    def setitem(self, target, value, env, node):
+        """x[i, j] = v: a new version of the array; every name bound to the old one sees it."""
+        if isinstance(value, list):
+            self.unsupported(node, "storing a tuple into an array element")
+        if isinstance(target.value, ast.Attribute) or not isinstance(target.value, ast.Name):
+            self.unsupported(node, "writing into this expression", "write into a named array: x[i] = v")
+        old = self.read(target.value.id, env, target.value)
+        if not old.type.is_array:
+            self.typing_error(node, f"only arrays can be written into, '{target.value.id}' is {old.type}")
+        idx = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        self.refuse_new_axis(idx)
+        if any(isinstance(i, ast.Slice) for i in idx) or len(idx) < old.type.ndim:
+            spec, bounds = self.slice_spec(idx, env)
+            if value.type.is_array:
+                (value,) = self.to_float_array_operands(node, value)
+            elif old.type.dtype in (F64, F32):
+                value = self.b.convert(value, F64)
+            new = self.emit(node, "setslice", [old, value] + bounds, {"spec": spec}, name=target.value.id)
+        else:
+            indices = [self.integer(i, env, "array indices") for i in idx]
+            if old.type.dtype in (F64, F32):
+                value = self.b.convert(value, F64)
+            new = self.emit(node, "setitem", [old, value] + indices, name=target.value.id)
+        for n, v in list(env.items()):
+            if v is old:
+                env[n] = new
+
+    def refuse_new_axis(self, idx):
+        for i in idx:
+            if self.is_none(i):
+                self.unsupported(i, f"a new axis in an index ({ast.unparse(i)}, as in x[:, np.newaxis]): srcgrad has "
+                                    "no reshape yet",
+                                 "write the broadcast out: np.outer(x, y) for x[:, None] * y, or a loop over the "
+                                 "elements into an array made with np.zeros((n, m))")
+
+    def is_none(self, node):
+        """Whether ``node`` is None or a global bound to it (np.newaxis)."""
+        if isinstance(node, ast.Constant):
+            return node.value is None
+        if isinstance(node, ast.Name) and node.id not in self.locals:
+            return self.resolve_global(node.id, node) is None
+        if isinstance(node, ast.Attribute):
+            base = self.global_object(node.value)
+            return base is not None and hasattr(base, node.attr) and getattr(base, node.attr) is None
+        return False
+
+    def slice_spec(self, idx, env):
+        """(spec, bound values) of a subscript with slices: see the 'slice' primitive."""
+        spec, bounds = [], []
+        for i in idx:
+            if isinstance(i, ast.Slice):
+                parts = (i.lower, i.upper, i.step)
+                spec.append(("s",) + tuple(p is not None for p in parts))
+                bounds += [self.integer(p, env, "slice bounds") for p in parts if p is not None]
+            else:
+                bounds.append(self.integer(i, env, "array indices"))
+                spec.append(("i",))
+        return tuple(spec), bounds
+
+    def integer(self, node, env, what):
+        """An index or a slice bound: an int (or a bool)."""
+        v = self.expr(node, env)
+        if v.type not in (I64, BOOL):
+            self.typing_error(node, f"{what} must be integers, got {v.type}")
+        return v
+
+
+def _inexact_mix(a, b):
+    """An int and a float scalar whose comparison as doubles could round the int (|int| > 2**53)."""
+    if {a.type, b.type} != {I64, F64}:
+        return False
+    i = a if a.type is I64 else b
+    c = i.owner.attrs.get("value") if i.owner is not None and i.owner.prim == "const" else None
+    return c is None or abs(c) > 2 ** 53
+
+
+def _cheap(block):
+    """Whether running ``block``'s ops on a path Python would skip changes nothing: no effect,
+    no possible raise, no loop or branch (their cost), no allocation."""
+    for op in block.ops:
+        p = PRIMITIVES[op.prim]
+        if p.effect or p.raises(op) or p.region_op or p.allocates or p.writes is not None:
+            return False
+    return True
