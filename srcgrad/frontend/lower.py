@@ -439,6 +439,9 @@ class _Lowerer(Expressions):
             self.unsupported(node, f"recursion ({fobj.__name__} calls itself)", "write the recursion as a loop")
         src, file, first = source_of(fobj)
         fdef = ast.parse(src).body[0]
+        if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.unsupported(node, f"calling {fobj.__name__}, which is not defined with `def` (a lambda, say)",
+                             "define it with def")
         sub = _Lowerer(fobj, fdef, file, first)
         sub.stack = self.stack + (fobj,)
         sub.b = self.b

@@ -205,3 +205,10 @@ def uses_a_pair_as_one_value(x):
 
 def returns_what_a_helper_returns(x):
     return pair(x)
+
+
+square = lambda t: t * t      # noqa: E731  (a global lambda, called from a def)
+
+
+def calls_global_lambda(x):
+    return square(x) + 1.0

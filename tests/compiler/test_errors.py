@@ -23,6 +23,7 @@ def _line_of(fn, text):
     (bad.uses_try, "try:", "check inputs"),
     (bad.uses_with, "with open", "move the `with` block"),
     (bad.uses_lambda, "= lambda", "named function"),
+    (bad.calls_global_lambda, "square(x)", "define it with def"),
     (bad.uses_list_comprehension, "sum([", "write the loop out"),
     (bad.reads_written_array_in_if, "b = a[0] * 2.0", "move the read or write out of the `if`"),
     (bad.global_write, "global COUNTER", "pass the value in"),
