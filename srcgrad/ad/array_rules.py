@@ -12,6 +12,7 @@ Example:
     >>> ARRAY_ADJOINT["index"]      # dx[i] += g
 """
 from ..ir.core import current
+from ..ir.primitives import table_entry
 from ..ir.types import F64
 from .names import adjoint_name
 
@@ -19,11 +20,7 @@ ARRAY_ADJOINT = {}
 
 
 def _rule(*names):
-    def register(fn):
-        for name in names:
-            ARRAY_ADJOINT[name] = fn
-        return fn
-    return register
+    return table_entry(ARRAY_ADJOINT, *names)
 
 
 def _accumulator(rev, arr, adj, mapping):

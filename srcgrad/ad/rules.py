@@ -11,16 +11,14 @@ Example:
 import math
 
 from ..ir.core import const, cos, current, exp, select, sin, sqrt
+from ..ir.primitives import table_entry
 from ..ir.types import F64
 
 ADJOINT = {}
 
 
 def _rule(name):
-    def register(fn):
-        ADJOINT[name] = fn
-        return fn
-    return register
+    return table_entry(ADJOINT, name)
 
 
 def _emit(prim, *args):

@@ -14,6 +14,7 @@ Example:
 """
 from ..errors import TypingError
 from ..ir.core import current
+from ..ir.primitives import table_entry
 from ..ir.types import F64
 from .rules import ADJOINT, extremum_grad
 
@@ -21,11 +22,7 @@ TANGENT = {}
 
 
 def _rule(*names):
-    def register(fn):
-        for n in names:
-            TANGENT[n] = fn
-        return fn
-    return register
+    return table_entry(TANGENT, *names)
 
 
 def linear_tangent(op, ts, xs, out):

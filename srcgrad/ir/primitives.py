@@ -73,6 +73,22 @@ class Primitive:
 PRIMITIVES = {}
 
 
+def table_entry(table, *names):
+    """A decorator that puts a rule into ``table`` (a table keyed by primitive: derivative rules,
+    tangent rules, a backend's lowerings) under each of ``names``, each once.
+
+    >>> @table_entry(TANGENT, "transpose")
+    ... def _transpose(op, ts, xs, out): ...
+    """
+    def register(rule):
+        for name in names:
+            assert name in PRIMITIVES, f"{name} is not a primitive"
+            assert name not in table, f"two entries for {name}"
+            table[name] = rule
+        return rule
+    return register
+
+
 def _def(name, rule, doc="", region_op=False, **facts):
     PRIMITIVES[name] = Primitive(name, rule, region_op, doc, **facts)
 

@@ -10,11 +10,6 @@ Example:
 """
 
 
-def lower(table, *names):
-    """Register the decorated rule in ``table`` under each of ``names`` (each once)."""
-    def register(rule):
-        for name in names:
-            assert name not in table, f"two lowerings of {name}"
-            table[name] = rule
-        return rule
-    return register
+from ...ir.primitives import table_entry as lower
+
+__all__ = ["lower"]
