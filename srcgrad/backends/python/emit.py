@@ -32,15 +32,17 @@ class Namer:
         self.used = {"np", "math", "range", "reversed", "len", "float", "int", "bool", "abs", "min", "max",
                      "round", *HELPERS}
         self.temp = 0
+        self.suffix = {}         # base name -> the next _k to try
 
     def fresh(self, hint):
         if hint:
             base = "".join(c if c.isalnum() or c == "_" else "_" for c in hint).strip("_") or "t"
             if base[0].isdigit():
                 base = "v" + base
-            n, k = base, 1
+            n, k = base, self.suffix.get(base, 1)
             while n in self.used:
                 n, k = f"{base}_{k}", k + 1
+            self.suffix[base] = k
         else:
             self.temp += 1
             n = f"t{self.temp}"

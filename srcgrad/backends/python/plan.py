@@ -110,13 +110,14 @@ class Plan:
         return n
 
     def _count(self):
-        self.uses, self.reader = {}, {}
+        self.uses, self.reader, self.readers = {}, {}, {}
         for op, reads in self.reads.items():
             if op in self.skipped:
                 continue
             for v, mode in reads:
                 self.uses[v] = self.uses.get(v, 0) + 1
                 self.reader[v] = (op, mode)
+                self.readers.setdefault(v, []).append(op)
 
     def _drop_unused(self):
         """Ops whose only use the rewrites removed (``n - 1`` of a reverse loop) are not printed."""
@@ -131,7 +132,7 @@ class Plan:
     # ------------------------------------------------------------------ folding
     def _fold_block(self, block):
         """Fold each single-use temporary into its use in the same block; then undo the folds
-        that would change the order of errors or effects (``_first_bad_fold``)."""
+        that would change the order of errors or effects (``_bad_folds``)."""
         position = {op: k for k, op in enumerate(block.ops)}
         size = {}
         for op in block.ops:
@@ -145,36 +146,41 @@ class Plan:
                     self.folded.add(v)
                     size[op] += size[d]
         while True:
-            bad = self._first_bad_fold(block, position)
-            if bad is None:
+            bad = self._bad_folds(block, position)
+            if not bad:
                 return
-            self.folded.discard(bad)
+            self.folded -= bad
 
-    def _first_bad_fold(self, block, position):
-        """A folded value whose move breaks Python's order of evaluation, or None."""
-        order, lazy_raise = [], []
+    def _bad_folds(self, block, position):
+        """The folds that break Python's order of evaluation: a raising op moved into a place
+        that may not run it, or an op moved past one it does not commute with."""
+        order, statement, lazy_raise = [], {}, set()
 
-        def expand(op, lazy):
+        def expand(op, lazy, stmt):
             for v, mode in self.reads[op]:
                 if v in self.folded:
                     inner = lazy or mode == LAZY
                     if inner and _raises(v.owner):
-                        lazy_raise.append(v)
-                    expand(v.owner, inner)
+                        lazy_raise.add(v)
+                    expand(v.owner, inner, stmt)
             order.append(op)
+            statement[op] = stmt
         for op in block.ops:
             if op not in self.skipped and not (op.results and op.results[0] in self.folded):
-                expand(op, False)
+                expand(op, False, op)
         if lazy_raise:
-            return lazy_raise[0]
+            return lazy_raise
         final = {op: k for k, op in enumerate(order)}
+        # whether each op is a barrier, and whether it raises: two that raise keep their order
+        kind = {op: 2 if _barrier(op) else int(_raises(op)) for op in order}
+        bad = set()
         for a in order:
-            if not (a.results and a.results[0] in self.folded):
-                continue
-            for b in block.ops[position[a] + 1:]:
-                if b in final and final[b] < final[a] and not _commute(a, b):
-                    return self._crossing(a, b, position)
-        return None
+            # only ops between ``a`` and the statement it moved into can run before it now
+            for b in block.ops[position[a] + 1:position[statement[a]]]:
+                if b in final and final[b] < final[a] and kind[a] + kind[b] >= 2:
+                    bad.add(self._crossing(a, b, position))
+                    break
+        return bad
 
     def _crossing(self, a, b, position):
         """The fold in ``a``'s chain of folds that carries it past ``b``."""
@@ -222,8 +228,9 @@ class Plan:
         for op in order:
             if op.prim not in ("for", "while", "if"):
                 continue
+            made = _made_in(op) if op.prim == "if" else None
             for j, r in enumerate(op.results):
-                v = self._passed_in(op, j)
+                v = self._passed_in(op, j, made)
                 if v is None or const_value(v) is not None or v.name != r.name or not self._once(v, op):
                     continue
                 if all(order[u] < order[op] or (op.prim == "if" and self._inside(u, op)) or self._exclusive(u, op)
@@ -262,14 +269,12 @@ class Plan:
             u = self.parent.get(self.block_of.get(u))
         return u is op
 
-    def _passed_in(self, op, j):
+    def _passed_in(self, op, j, made):
         """The value from outside ``op`` whose variable its result ``j`` continues: a loop's
         init; for an if, the one value read inside it that is named like the result (``x``
-        before ``if c: x = x * 2.0 else: x = -x``). None when there is none."""
+        before ``if c: x = x * 2.0 else: x = -x``; ``made``: the values defined inside)."""
         if op.prim != "if":
             return op.inits[j] if op.inits.count(op.inits[j]) == 1 else None
-        made = {r for blk in op.regions for o in walk_ops(blk) for r in o.results} | \
-            {a for blk in op.regions for o in walk_ops(blk) for r in o.regions for a in r.args}
         name = op.results[j].name
         if [r.name for r in op.results].count(name) != 1:
             return None
@@ -286,13 +291,16 @@ class Plan:
 
     def _readers(self, v, op):
         """The printed ops reading ``v``, but for a loop ``op``'s one read of it as an init."""
-        out = []
-        for o, reads in self.reads.items():
-            if o in self.skipped:
-                continue
-            n = sum(1 for w, _ in reads if w is v) - (o is op and op.prim != "if")
-            out += [o] * n
+        out = list(self.readers.get(v, ()))
+        if op.prim != "if":
+            out.remove(op)
         return out
+
+
+def _made_in(op):
+    """The values defined inside the regions of ``op``."""
+    return {r for blk in op.regions for o in walk_ops(blk) for r in o.results} | \
+        {a for blk in op.regions for o in walk_ops(blk) for r in o.regions for a in r.args}
 
 
 def _slot(v):
@@ -308,11 +316,6 @@ def _raises(op):
 def _barrier(op):
     p = PRIMITIVES[op.prim]
     return p.region_op or p.effect or p.writes is not None
-
-
-def _commute(a, b):
-    """Whether ``a`` may run after ``b`` although the IR has it before."""
-    return not (_barrier(a) or _barrier(b) or (_raises(a) and _raises(b)))
 
 
 def _foldable(d, user):

@@ -29,7 +29,7 @@ def _generate(fn):
     tree = ast.Module(body=[em.function()], type_ignores=[])
     text = astor.to_source(tree, pretty_source=_lines)
     source = _MARKER.sub(lambda m: m.group(1) + em.comments[int(m.group(2))], text)
-    _drop_markers(tree)
+    _drop_markers(tree.body)
     return source, em.externals, em, tree
 
 
@@ -38,14 +38,14 @@ def _lines(source):
     return "".join(astor.source_repr.split_lines(source, maxline=120))
 
 
-def _drop_markers(tree):
-    """The emitted tree without the comment markers: node for node what the source parses to."""
-    for node in ast.walk(tree):
+def _drop_markers(stmts):
+    """The emitted statements without the comment markers: node for node what the source parses to."""
+    stmts[:] = [s for s in stmts if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Name)
+                                         and _MARKER.match(s.value.id))]
+    for s in stmts:
         for field in ("body", "orelse"):
-            stmts = getattr(node, field, None)
-            if isinstance(stmts, list):
-                stmts[:] = [s for s in stmts if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Name)
-                                                     and _MARKER.match(s.value.id))]
+            if isinstance(getattr(s, field, None), list):
+                _drop_markers(getattr(s, field))
 
 
 def to_source(fn):
