@@ -11,7 +11,9 @@ import pytest
 import srcgrad
 from srcgrad.backends import python as python_backend
 from srcgrad.backends.python.source import _generate
+from srcgrad.ir.core import Builder, Function
 from srcgrad.ir.primitives import PRIMITIVES
+from srcgrad.ir.types import F64
 
 from .programs import CASES
 
@@ -157,3 +159,47 @@ def test_a_while_condition_is_the_users():
     assert g(1.5) == 2 * 1.5 * 2 * (1.5 ** 2 + 1.0)      # two trips: 1.5 -> 3.25 -> 11.5625
     src = g.adjoint_source
     assert "while y < 10.0:" in src and "for k in reversed(range(n)):" in src
+
+
+def read_then_write(x):
+    a = x[0] * 2.0
+    x[0] = 5.0
+    return a + x[0]
+
+
+def test_no_fold_moves_a_read_past_a_write_or_into_a_branch_not_taken():
+    f = srcgrad.jit(read_then_write, backend="python")
+    assert f(np.array([1.0, 3.0])) == 7.0
+    # the IR divides before it selects: ``x / y if x > 0.0 else 0.0`` would not raise at y = 0
+    fn = Function("f", [("x", F64), ("y", F64)])
+    x, y = fn.params
+    with Builder(fn.body) as b:
+        q = b.emit("div", [x, y])
+        b.ret([b.emit("select", [b.emit("gt", [x, 0.0]), q, 0.0])])
+    g = python_backend.compile_function(fn)
+    assert g(2.0, 4.0) == 0.5 and g(-1.0, 4.0) == 0.0
+    with pytest.raises(ZeroDivisionError):
+        g(-1.0, 0.0)
+    assert "x / y if" not in python_backend.to_source(fn)
+
+
+def test_printing_a_long_gradient_stays_fast(tmp_path, monkeypatch):
+    """Folding checks look only at the ops a fold moves past (they once scanned every pair)."""
+    import importlib
+    import time
+    lines = ["import math", "", "", "def long(x, y):", "    s = 0.0"]
+    names = ["x", "y"]
+    for j in range(150):
+        a, b = names[-1 - j % 5], names[j % len(names)]
+        lines.append(f"    a{j} = math.sin({a}) * {b} + {a} / (1.0 + {b} * {b})")
+        names.append(f"a{j}")
+        if j % 30 == 0:
+            lines += ["    for i in range(3):", f"        s = s * 0.5 + a{j} * i"]
+    lines.append("    return s + a149")
+    (tmp_path / "long_function.py").write_text("\n".join(lines) + "\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    g = srcgrad.value_and_grad(importlib.import_module("long_function").long, wrt=(0, 1), backend="python")
+    g(0.3, 0.7)
+    start = time.perf_counter()
+    python_backend.generate(g._spec().code_ir)
+    assert time.perf_counter() - start < 10.0

@@ -21,6 +21,7 @@ from ..callbacks import checked_vjp
 from .exprs import EXPR, _attr, _call, _name, _store, constant, is_const, range_args
 from .plan import Plan
 
+COMMENT = "__srcgrad_line_"      # a marker statement ``__srcgrad_line_<k>__``: the k-th comment
 HELPERS = ("_sum_to", "_broadcast_like", "_reduce_grad", "_power", "_int_power")
 
 
@@ -170,7 +171,7 @@ class Emitter:
         """A marker statement that ``source.py`` prints as ``# line N: <the line>``."""
         text = linecache.getline(loc.file, loc.line).strip()
         self.comments.append(f"# line {loc.line}: {text}" if text else f"# line {loc.line}")
-        return ast.Expr(value=_name(f"__srcgrad_line_{len(self.comments) - 1}__"))
+        return ast.Expr(value=_name(f"{COMMENT}{len(self.comments) - 1}__"))
 
     def op(self, op, yield_to):
         if op in self.plan.skipped:
@@ -272,7 +273,15 @@ def _if(em, op, yield_to):
     other = em.block(op.orelse, op.results)
     if not then and other:
         return [ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test), body=other, orelse=[])]
+    nested = [s for s in other if not is_comment(s)]
+    if len(nested) == 1 and isinstance(nested[0], ast.If):
+        other = nested          # printed as ``elif``, the user's line itself
     return [ast.If(test=test, body=then or [ast.Pass()], orelse=other)]
+
+
+def is_comment(stmt):
+    """Whether ``stmt`` is the marker of a ``# line N`` comment (``Emitter.comment``)."""
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Name) and stmt.value.id.startswith(COMMENT)
 
 
 def _for(em, op, yield_to):

@@ -14,9 +14,9 @@ import astor.source_repr
 import numpy as np
 
 from .. import runtime
-from .emit import Emitter
+from .emit import COMMENT, Emitter, is_comment
 
-_MARKER = re.compile(r"^(\s*)__srcgrad_line_(\d+)__$", re.M)
+_MARKER = re.compile(r"^(\s*)" + COMMENT + r"(\d+)__$", re.M)
 
 
 def generate(fn):
@@ -40,8 +40,7 @@ def _lines(source):
 
 def _drop_markers(stmts):
     """The emitted statements without the comment markers: node for node what the source parses to."""
-    stmts[:] = [s for s in stmts if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Name)
-                                         and _MARKER.match(s.value.id))]
+    stmts[:] = [s for s in stmts if not is_comment(s)]
     for s in stmts:
         for field in ("body", "orelse"):
             if isinstance(getattr(s, field, None), list):
