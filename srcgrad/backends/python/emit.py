@@ -155,14 +155,11 @@ class Emitter:
         out = []
         for op in block.ops if ops is None else ops:
             before, loc = self.line, self.plan.loc(op)
-            if loc is not None:
-                self.line = (loc.file, loc.line)
+            here = before if loc is None else (loc.file, loc.line)
+            self.line = here
             stmts = self.op(op, yield_to)
-            if loc is not None:
-                self.line = (loc.file, loc.line)
-            if not stmts:
-                self.line = before
-            elif self.line != before:
+            self.line = here if stmts else before
+            if stmts and here != before:
                 out.append(self.comment(loc))
             out.extend(stmts)
         return out

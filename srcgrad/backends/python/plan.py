@@ -162,6 +162,7 @@ class Plan:
                     inner = lazy or mode == LAZY
                     if inner and _raises(v.owner):
                         lazy_raise.add(v)
+                        inner = False       # as it will be: a statement of its own
                     expand(v.owner, inner, stmt)
             order.append(op)
             statement[op] = stmt
