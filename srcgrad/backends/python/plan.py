@@ -7,7 +7,7 @@ order, raising the same error first):
 - what each printed statement reads, in Python's evaluation order (``reads``), and so how
   often each value is used; ops that these rewrites leave unused are not printed;
 - which single-use temporaries are folded back into the expression that uses them;
-- which loop results take the name of their initial value (no ``dx_1 = dx`` copy).
+- which loop (if) results take the name of the value they continue (no ``dx_1 = dx`` copy).
 
 Example:
     >>> plan = Plan(fn)             # fn: an IR Function
