@@ -128,7 +128,7 @@ def test_reverse_sweeps_that_only_accumulate_run_forwards():
     np.testing.assert_array_equal(dx, w)
     np.testing.assert_array_equal(dw, x)
     assert _sweep_steps(g._spec().code_ir) == [1]
-    assert "range(n)" in g.adjoint_source
+    assert "for i in range(" in g.adjoint_source and "reversed(" not in g.adjoint_source
 
 
 def test_reverse_sweeps_with_a_chain_between_iterations_stay_backwards():
@@ -150,7 +150,8 @@ def test_values_needed_only_for_their_shape_are_not_computed():
     g = srcgrad.grad(loss, backend="python")
     x = np.linspace(-1.0, 1.0, 5)
     np.testing.assert_allclose(g(x), 1.0 / (1.0 + np.exp(-x)), rtol=1e-14)
-    assert "log1p" not in g.adjoint_source
+    code = [line for line in g.adjoint_source.splitlines() if not line.strip().startswith("#")]
+    assert not any("log1p" in line for line in code)      # (the # line comment shows the source)
 
 
 def _loops(fn):
