@@ -50,13 +50,19 @@ class _Forward:
         self.active = active
 
     def ops(self, ops, mapping, tangent):
-        for op in ops:
-            if op.prim == "if":
-                self.if_op(op, mapping, tangent)
-            elif op.prim in ("for", "while"):
-                self.loop(op, mapping, tangent)
-            else:
-                self.op(op, mapping, tangent)
+        b = current()
+        outer = b.loc
+        try:
+            for op in ops:
+                b.loc = op.loc      # an op's tangent comes from the user's line of the op
+                if op.prim == "if":
+                    self.if_op(op, mapping, tangent)
+                elif op.prim in ("for", "while"):
+                    self.loop(op, mapping, tangent)
+                else:
+                    self.op(op, mapping, tangent)
+        finally:
+            b.loc = outer
 
     def op(self, op, mapping, tangent):
         clone_op(op, mapping)

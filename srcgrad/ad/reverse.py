@@ -261,24 +261,32 @@ class _Reverser:
         return b.emit("const", [], {"value": 0.0, "type": F64, "adjoint_zero": True}, name=name)
 
     def backward(self, ops, adj, mapping, tapes):
-        for op in reversed(ops):
-            if op.prim in ("for", "while"):
-                if op in tapes:
-                    self._loop_adjoint(op, adj, mapping, tapes[op])
-                continue
-            if op.prim == "if":
-                self._if_adjoint(op, adj, mapping)
-                continue
-            rule = ADJOINT.get(op.prim)
-            if rule is None or not op.results:
-                continue
-            g = adj.get(op.results[0])
-            if g is None:
-                continue
-            if op.prim in ARRAY_ADJOINT:
-                ARRAY_ADJOINT[op.prim](self, op, g, adj, mapping)
-            else:
-                self._rule_adjoint(op, rule, g, adj, mapping)
+        b = current()
+        outer = b.loc
+        try:
+            for op in reversed(ops):
+                b.loc = op.loc      # an op's adjoint comes from the user's line of the op
+                self._adjoint(op, adj, mapping, tapes)
+        finally:
+            b.loc = outer
+
+    def _adjoint(self, op, adj, mapping, tapes):
+        """The adjoint of one op: a loop's, an ``if``'s, or its rule's."""
+        if op.prim in ("for", "while"):
+            if op in tapes:
+                self._loop_adjoint(op, adj, mapping, tapes[op])
+            return
+        if op.prim == "if":
+            self._if_adjoint(op, adj, mapping)
+            return
+        rule = ADJOINT.get(op.prim)
+        g = adj.get(op.results[0]) if rule is not None and op.results else None
+        if g is None:
+            return
+        if op.prim in ARRAY_ADJOINT:
+            ARRAY_ADJOINT[op.prim](self, op, g, adj, mapping)
+        else:
+            self._rule_adjoint(op, rule, g, adj, mapping)
 
     def _rule_adjoint(self, op, rule, g, adj, mapping):
         """The contributions of one op to its operands' adjoints, by its rule in ad/rules.py."""

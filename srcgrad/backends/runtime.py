@@ -28,23 +28,19 @@ def broadcast_like(g, like, axis=None):
 
 
 def reduce_grad(g, x, out, of, axis=None):
-    """The gradient of ``np.prod`` (exact where elements are zero) or ``np.max``/``np.min``
-    (shared evenly among ties), along ``axis`` or over everything."""
+    """The gradient of ``np.prod`` (``of`` is "prod"), exact where elements are zero, along
+    ``axis`` or over everything: g times the product of all the other elements."""
     x = np.asarray(x, dtype=np.float64)
     g = np.broadcast_to(np.asarray(g, dtype=np.float64), np.shape(out))
     if axis is not None:
-        g, out = np.expand_dims(g, axis), np.expand_dims(out, axis)
-    if of == "prod":
-        moved = np.moveaxis(x, axis, -1) if axis is not None else x.reshape(1, -1)
-        left = np.cumprod(np.concatenate([np.ones(moved.shape[:-1] + (1,)), moved[..., :-1]], axis=-1), axis=-1)
-        right = np.flip(np.cumprod(np.flip(np.concatenate([moved[..., 1:], np.ones(moved.shape[:-1] + (1,))],
-                                                          axis=-1), -1), axis=-1), -1)
-        others = left * right          # the product of all the other elements
-        others = np.moveaxis(others, -1, axis) if axis is not None else others.reshape(x.shape)
-        return g * others
-    mask = (x == out).astype(np.float64)
-    count = mask.sum(axis=axis, keepdims=axis is not None)
-    return g * mask / count
+        g = np.expand_dims(g, axis)
+    moved = np.moveaxis(x, axis, -1) if axis is not None else x.reshape(1, -1)
+    left = np.cumprod(np.concatenate([np.ones(moved.shape[:-1] + (1,)), moved[..., :-1]], axis=-1), axis=-1)
+    right = np.flip(np.cumprod(np.flip(np.concatenate([moved[..., 1:], np.ones(moved.shape[:-1] + (1,))],
+                                                      axis=-1), -1), axis=-1), -1)
+    others = left * right          # the product of all the other elements
+    others = np.moveaxis(others, -1, axis) if axis is not None else others.reshape(x.shape)
+    return g * others
 
 
 def int_power(x, y):
