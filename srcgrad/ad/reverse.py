@@ -155,6 +155,7 @@ class _Reverser:
             for v in op.operands:
                 if v in self.mutable:
                     snapshot[v] = current().emit("copy", [mapping[v]], name=v.name)
+                    snapshot[v].owner.loc = op.loc
             self.snapshots[op] = snapshot
             mapping = _Overlay(mapping, snapshot)
         regions = []
