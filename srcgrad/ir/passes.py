@@ -409,11 +409,11 @@ def take_shapes_early(fn):
             continue
         v = op.operands[k]
         while v.owner is not None and PRIMITIVES[v.owner.prim].elementwise:
-            same = [u for u in v.owner.operands if u.type == v.type]
+            same = {u for u in v.owner.operands if u.type == v.type}      # y * y is shaped like y too
             others = [u for u in v.owner.operands if u not in same]
             if len(same) != 1 or any(u.type.is_array for u in others):
                 break
-            v = same[0]
+            (v,) = same
         op.operands[k] = v
     return fn
 
