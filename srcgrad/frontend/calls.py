@@ -75,6 +75,60 @@ _BINARY = {math.atan2: "atan2", np.arctan2: "atan2", math.hypot: "hypot", np.hyp
            np.power: "fpow", np.maximum: "max", np.minimum: "min"}
 
 
+# numpy's arithmetic as functions: the operators' arithmetic (numpy's on arrays; on numbers
+# Python's, as for the other np.* twins of math functions). numpy computes on bools logically
+# (np.add(True, True) is True), so bools are refused rather than counted as ints.
+def _no_bools(lw, node, name, args):
+    for a in args:
+        if (a.type.dtype if a.type.is_array else a.type) is BOOL:
+            lw.typing_error(node, f"np.{name} of bools (numpy's result is a bool there, not a count); "
+                                  "convert them first: float(b) or b * 1.0")
+
+
+def _arithmetic(name, op):
+    """np.add, np.subtract, np.multiply, np.divide / np.true_divide: a + b, a - b, a * b, a / b."""
+    def lower(lw, node, args, env):
+        _no_bools(lw, node, name, args)
+        return lw.binop(node, op, *args)
+    return Callee(lower, arity=2, prim=op)
+
+
+def _square(lw, node, args, env):
+    """np.square(x): x * x."""
+    _no_bools(lw, node, "square", args)
+    return lw.binop(node, "mul", args[0], args[0])
+
+
+def _negative(lw, node, args, env):
+    """np.negative(x): -x."""
+    _no_bools(lw, node, "negative", args)
+    (x,) = lw.to_float_array_operands(node, *args) if args[0].type.is_array else args
+    return lw.emit(node, "neg", [x])
+
+
+def _reciprocal(lw, node, args, env):
+    """np.reciprocal(x): 1.0 / x of floats (numpy's reciprocal of ints is an integer division)."""
+    (x,) = args
+    if (x.type.dtype if x.type.is_array else x.type) is not F64:
+        lw.typing_error(node, f"np.reciprocal of {x.type} (numpy gives integer results for ints); "
+                              "write 1.0 / x")
+    return lw.binop(node, "div", lw.b.const(1.0), x)
+
+
+def _exp2(lw, node, args, env):
+    """np.exp2(x): 2.0 ** x."""
+    (x,) = args
+    if x.type.is_array:
+        (x,) = lw.to_float_array_operands(node, x)
+    return lw.emit(node, "pow", [lw.b.const(2.0), lw.b.convert(x, F64) if not x.type.is_array else x])
+
+
+_NUMPY_ARITHMETIC = {np.add: _arithmetic("add", "add"), np.subtract: _arithmetic("subtract", "sub"),
+                     np.multiply: _arithmetic("multiply", "mul"), np.divide: _arithmetic("divide", "div"),
+                     np.square: Callee(_square, arity=1), np.negative: Callee(_negative, arity=1),
+                     np.reciprocal: Callee(_reciprocal, arity=1), np.exp2: Callee(_exp2, arity=1)}
+
+
 # ---------------------------------------------------------------------- numpy array functions
 def axis_keyword(lw, node, x):
     """The ``axis=k`` of a reduction (None without one), counted from the front."""
@@ -216,6 +270,7 @@ CALLS = {
     **{getattr(math, n): _unary(getattr(math, n), n) for n in _MATH_UNARY},
     **{getattr(np, n): _unary(getattr(np, n), prim) for n, prim in _NUMPY_UNARY.items()},
     **{f: _binary(prim) for f, prim in _BINARY.items()},
+    **_NUMPY_ARITHMETIC,
     **{getattr(np, n): c for n, c in _REDUCTIONS.items()},
     np.outer: Callee(_outer), np.arange: Callee(_arange), np.dot: Callee(_dot), np.where: Callee(_where),
     np.zeros: _filled("zeros"), np.ones: _filled("ones"), np.empty: _filled("zeros"), np.full: _filled("full"),

@@ -15,8 +15,11 @@ from .programs import enabled
 _VARS = {"n": ["y"], "m": ["w"], "nm": ["X"], "s": ["c"]}
 _SIZE = {"n": 5, "m": 3}
 _UNARY = ["np.sin({})", "np.tanh({})", "np.exp(0.1 * {})", "({0} * {0})", "np.log1p(np.exp({}))",
-          "-{}", "np.maximum({}, 0.2)"]
-_BINARY = ["({} + {})", "({} - {})", "({} * {})", "({} / (1.0 + {} * {}))"]
+          "-{}", "np.maximum({}, 0.2)",
+          # numpy's arithmetic as functions
+          "np.square({})", "np.negative({})", "np.exp2(0.3 * {})", "np.reciprocal(1.5 + {0} * {0})"]
+_BINARY = ["({} + {})", "({} - {})", "({} * {})", "({} / (1.0 + {} * {}))",
+           "np.add({}, {})", "np.subtract({}, {})", "np.multiply({}, {})", "np.divide({}, (1.0 + {} * {}))"]
 _FLOOR_MOD = ["({} % 1.5)", "({} // -0.7)", "({} % -0.4)", "(({} * 3.0) // 1.25)"]
 
 
