@@ -282,6 +282,21 @@ CALLS = {
     builtins.round: Callee(_round), builtins.len: Callee(_len, arity=1),
 }
 
+# x.sum(), x.dot(y), ...: the numpy function of the same name with x as its first argument
+ARRAY_METHODS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min, "dot": np.dot}
+
+
+def array_method(func, fobj):
+    """The numpy function a call ``x.name(...)`` stands for when ``name`` is an array method the
+    table knows (``fobj``: what ``func`` is as a global, a bound method of a global array, or
+    None for a local); else None. The caller checks that ``x`` is an array."""
+    if not isinstance(func, ast.Attribute) or func.attr not in ARRAY_METHODS:
+        return None
+    if fobj is None or isinstance(getattr(fobj, "__self__", None), np.ndarray):
+        return ARRAY_METHODS[func.attr]
+    return None
+
+
 # Keywords are accepted where the call is spelt as a numpy reduction is (np.sum(x, axis=0)),
 # checked by spelling before the callee is looked up
 KEYWORD_SPELLINGS = frozenset(_REDUCTIONS)

@@ -26,7 +26,7 @@ from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Loc, if_op
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
-from .calls import KEYWORD_SPELLINGS, callee, check_callee
+from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
@@ -399,11 +399,17 @@ class Expressions:
             if not arr.type.is_array:
                 self.typing_error(node, f".copy() needs an array, got {arr.type}")
             return self.emit(node, "copy", [arr])
+        method = array_method(node.func, fobj)
+        if method is not None:
+            arr = self.expr(node.func.value, env)
+            if arr.type.is_array:
+                args = [arr] + [self.expr(a, env) for a in node.args]
+                return callee(method).lower(self, node, args, env)
         called = ast.unparse(node.func)         # the user's spelling: np.linalg.det, math.gamma
         if fobj is None:
             self.unsupported(node, f"calling {called}", "call math/numpy functions, plain module-level functions "
-                                                         "or x.copy(); for an array method write the numpy function: "
-                                                         "np.sum(x), not x.sum()")
+                                                         "or the array methods " + ", ".join(
+                                                             f"x.{m}()" for m in sorted(ARRAY_METHODS)))
         check_callee(self, node, fobj, called)
         entry = callee(fobj)
         if entry is not None:

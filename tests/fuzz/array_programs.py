@@ -52,10 +52,12 @@ def array_program(draw, features=None):
         elif form == 2 and kind == "nm":
             expr = f"({pick('nm')} * {pick('m')})"           # a row broadcast over X's rows
         elif form == 3 and kind == "s":
-            expr = f"np.sum({pick(draw(st.sampled_from(['n', 'm', 'nm'])))})"
+            reduce = draw(st.sampled_from(["np.sum({})", "{}.sum()", "{}.mean()", "{}.max()", "np.min({})"]))
+            expr = reduce.format(pick(draw(st.sampled_from(['n', 'm', 'nm']))))
         elif form == 4 and kind == "s":
             vec = draw(st.sampled_from(["n", "m"]))
-            expr = f"np.dot({pick(vec)}, {pick(vec)})"
+            dot = draw(st.sampled_from(["np.dot({}, {})", "{}.dot({})"]))
+            expr = dot.format(pick(vec), pick(vec))
         elif special == "allocations" and kind in ("n", "m"):
             lines += _allocations(draw, name, kind, pick)
             names[kind].append(name)
