@@ -126,7 +126,15 @@ class Expressions:
             return [self.expr(e, env) for e in node.elts]
         if isinstance(node, ast.Call):
             return self.call(node, env)
+        if isinstance(node, ast.Attribute) and node.attr == "shape" and self.is_local_value(node.value):
+            arr = self.expr(node.value, env)            # n, m = x.shape
+            if arr.type.is_array:
+                return [self.emit(node, "shape", [arr], {"axis": k}) for k in range(arr.type.ndim)]
         return self.expr(node, env)
+
+    def is_local_value(self, node):
+        """Whether ``node`` is not a global name (whose attributes are read at compile time)."""
+        return not (isinstance(node, ast.Name) and node.id not in self.locals)
 
     def expr(self, node, env):
         if isinstance(node, ast.Constant):
@@ -171,12 +179,15 @@ class Expressions:
             return value
         if isinstance(node, ast.Subscript):
             return self.subscript(node, env)
-        if isinstance(node, ast.Attribute) and node.attr in ("T", "size") and not (
-                isinstance(node.value, ast.Name) and node.value.id not in self.locals):
+        if isinstance(node, ast.Attribute) and node.attr in ("T", "size", "ndim") and self.is_local_value(node.value):
             arr = self.expr(node.value, env)
             if not arr.type.is_array:
                 self.typing_error(node, f"only arrays have .{node.attr}, not {arr.type}")
+            if node.attr == "ndim":
+                return self.b.const(arr.type.ndim)        # the rank is part of the array's type
             return self.emit(node, "transpose" if node.attr == "T" else "size", [arr])
+        if isinstance(node, ast.Attribute) and node.attr == "shape" and self.is_local_value(node.value):
+            self.unsupported(node, "x.shape as one value", "unpack it (n, m = x.shape) or index it (x.shape[0])")
         if isinstance(node, ast.Attribute):
             base = node.value
             if isinstance(base, ast.Name) and base.id not in self.locals:

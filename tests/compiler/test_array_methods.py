@@ -41,3 +41,26 @@ def test_a_method_of_a_number_is_refused():
     with pytest.raises(srcgrad.UnsupportedSyntaxError, match="calling c.sum") as info:
         srcgrad.jit(method_of_a_number)(1.0)
     assert "x.sum()" in str(info.value)
+
+
+def shapes(M, x):
+    n, m = M.shape
+    (k,) = x.shape
+    return np.sum(M) * n / m + x.ndim + M.ndim * k + x.size
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_shape_unpacks_and_ndim_is_the_rank(backend):
+    M, x = np.ones((2, 3)), np.arange(4.0)
+    assert srcgrad.jit(shapes, backend=backend)(M, x) == shapes(M, x)
+    np.testing.assert_allclose(srcgrad.grad(shapes, backend=backend)(M, x), np.full((2, 3), 2.0 / 3.0))
+
+
+def shape_as_one_value(M):
+    s = M.shape
+    return s[0] * 1.0
+
+
+def test_shape_as_one_value_is_refused():
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="tuple"):
+        srcgrad.jit(shape_as_one_value)(np.ones((2, 3)))

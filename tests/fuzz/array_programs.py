@@ -54,6 +54,10 @@ def array_program(draw, features=None):
         elif form == 3 and kind == "s":
             reduce = draw(st.sampled_from(["np.sum({})", "{}.sum()", "{}.mean()", "{}.max()", "np.min({})"]))
             expr = reduce.format(pick(draw(st.sampled_from(['n', 'm', 'nm']))))
+        elif form == 5 and kind == "s":
+            r, q = f"r{k}", f"q{k}"
+            lines.append(f"    {r}, {q} = X.shape")
+            expr = f"({pick('s')} * {r} / ({q} + X.ndim + y.size))"
         elif form == 4 and kind == "s":
             vec = draw(st.sampled_from(["n", "m"]))
             dot = draw(st.sampled_from(["np.dot({}, {})", "{}.dot({})"]))
