@@ -54,15 +54,16 @@ def _reach(starts, edges):
     return seen
 
 
-def active_values(fn, seeds):
-    """The values of ``fn`` that depend differentiably on ``seeds`` (the seeds included)."""
-    return _reach(seeds, dependence_edges(fn))
+def active_values(fn, seeds, edges=None):
+    """The values of ``fn`` that depend differentiably on ``seeds`` (the seeds included);
+    ``edges``: ``dependence_edges(fn)`` when the caller has it already."""
+    return _reach(seeds, dependence_edges(fn) if edges is None else edges)
 
 
-def useful_values(fn):
+def useful_values(fn, edges=None):
     """The values of ``fn`` that some float result depends on differentiably."""
     backwards = defaultdict(list)
-    for u, vs in dependence_edges(fn).items():
+    for u, vs in (dependence_edges(fn) if edges is None else edges).items():
         for v in vs:
             backwards[v].append(u)
     return _reach(fn.body.yielded, backwards)

@@ -26,14 +26,15 @@ def forward(primal):
     for v in ret.operands:
         if not is_float(v.type):
             raise TypingError(f"jvp needs float results; {primal.name} returns {v.type}", primal.loc)
-    refuse_stale_uses(primal)        # the tangents of arrays follow the IR's versions
+    buffers = Buffers(primal)
+    refuse_stale_uses(primal, buffers)       # the tangents of arrays follow the IR's versions
     with_tangent = [p for p in primal.params if is_float(p.type)]
     params = [(p.name, p.type) for p in primal.params] + [(derivative_name(p, "x"), p.type) for p in with_tangent]
     fn = Function(primal.name + "_jvp", params, primal.loc)
     mapping = dict(zip(primal.params, fn.params))
     tangent = dict(zip(with_tangent, fn.params[len(primal.params):]))
     f = _Forward(active_values(primal, with_tangent))
-    written = Buffers(primal).written
+    written = buffers.written
     with Builder(fn.body) as b:
         for p in with_tangent:
             if p in written:        # its tangent is written alongside it: not into the caller's array

@@ -65,10 +65,10 @@ def refuse_in_branch(block, mutable):
                 "inside an `if`", o.loc, "move the read or write out of the `if` (compute both, then select)")
 
 
-def refuse_stale_uses(fn):
+def refuse_stale_uses(fn, buffers=None):
     """Raise UnsupportedSyntaxError at the first stale use of ``fn`` (see first_stale_use): the
     derivative passes call it, as the versions they differentiate would be wrong there."""
-    found = first_stale_use(fn)
+    found = first_stale_use(fn, buffers)
     if found is not None:
         op, v = found
         raise UnsupportedSyntaxError(
@@ -77,13 +77,14 @@ def refuse_stale_uses(fn):
             "write and read the array through one name, or take a copy: t = a[1:].copy()")
 
 
-def first_stale_use(fn):
+def first_stale_use(fn, buffers=None):
     """The first ``(op, value)`` where ``op`` uses an array ``value`` whose buffer was written,
     since ``value`` was made, through another name: ``t = a.T; a[0, 1] = v; t[1, 0]`` reads
     ``t``, and ``s = a[1:]; s[0] = v; a[1]`` reads ``a``. The backends see the write (they share
     the buffer, as Python does); the IR's versions do not, so the derivative passes refuse
-    these until the frontend re-derives views after writes. None when there is none."""
-    buffers = Buffers(fn)
+    these until the frontend re-derives views after writes. None when there is none.
+    ``buffers``: ``Buffers(fn)`` when the caller has it already."""
+    buffers = Buffers(fn) if buffers is None else buffers
     state = _Epochs()
     try:
         state.block(fn.body, buffers)

@@ -19,13 +19,13 @@ from ..ir.core import Block, Builder, Function, Value, current, for_op, if_op, w
 from ..ir.memory import Buffers
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import F64, I64, ArrayType, is_float, user_name
-from .activity import active_values, useful_values
+from .activity import active_values, dependence_edges, useful_values
 from .array_rules import ARRAY_ADJOINT
 from .clone import clone_op, fresh_block
 from .mutation import (WRITES, reads_mutable, refuse_in_branch, refuse_nested_reads, refuse_stale_uses,
                        refuse_whole_array_reads)
 from .names import adjoint_name, derivative_name
-from .rules import ADJOINT
+from .rules import ADJOINT, constant_value
 
 
 def reverse(primal, wrt, cotangents=False, with_value=True):
@@ -55,11 +55,13 @@ def reverse(primal, wrt, cotangents=False, with_value=True):
     if cotangents:
         params += [(f"d{v.name or 'out'}", v.type) for v in ret.operands]
     fn = Function(primal.name + ("_vjp" if cotangents else "_grad"), params, primal.loc)
-    active = active_values(primal, [primal.params[i] for i in wrt]) & useful_values(primal)
+    edges = dependence_edges(primal)
+    active = active_values(primal, [primal.params[i] for i in wrt], edges) & useful_values(primal, edges)
     # versions of arrays written with x[i] = v share memory: the reverse sweep may not read them
     # again (it reads taped values instead)
-    refuse_stale_uses(primal)
-    r = _Reverser(active, Buffers(primal).mutable())
+    buffers = Buffers(primal)
+    refuse_stale_uses(primal, buffers)
+    r = _Reverser(active, buffers.mutable())
     mapping = dict(zip(primal.params, fn.params))
     with Builder(fn.body) as b:
         tapes = r.forward(primal.body.ops[:-1], mapping, tape_loops=True)
@@ -436,9 +438,7 @@ class _Reverser:
 
 def _counts_from_zero(start, step):
     """Whether a loop runs over range(0, n, 1): its iteration number is its index."""
-    def is_const(v, c):
-        return v.owner is not None and v.owner.prim == "const" and v.owner.attrs["value"] == c and v.type is I64
-    return is_const(start, 0) and is_const(step, 1)
+    return start.type is I64 and constant_value(start) == 0 and constant_value(step) == 1
 
 
 _VIEWS = ("transpose", "sum_to", "call_custom_vjp", "tape_get")

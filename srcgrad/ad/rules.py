@@ -106,7 +106,7 @@ def _pick(g, tie, second, to_second):
     return select(tie, g * 0.5, select(second, g, 0.0) if to_second else select(second, 0.0, g))
 
 
-def _constant(v):
+def constant_value(v):
     """The number ``v`` holds when it is a scalar constant, else None."""
     op = v.owner
     if op is not None and op.prim == "const" and isinstance(op.attrs["value"], (int, float)):
@@ -119,7 +119,7 @@ def _pow_dbase(g, a, b, out):
     masks it the same way), and at a = 0: 0 for b > 1, 1 for b = 1, ±inf for b < 1 as PyTorch
     (the sign of -0.0 is not kept). a**(b-1) itself may overflow (Python raises) where a**b does
     not (a = 1e-300, b = -1): it is computed as out / a wherever out is a normal number."""
-    c = _constant(b)
+    c = constant_value(b)
     if c == 0:
         return _zero_like(g)
     if c is not None and c >= 1:
@@ -142,7 +142,7 @@ def _pow_dbase(g, a, b, out):
 def _pow_dexp(g, a, b, out):
     """d(a ** b)/db = a**b·log(a); at a = 0: 0 for b >= 0 (PyTorch masks 0**y the same way: 0**y
     is constant for y > 0) and -inf·g for b < 0; NaN for a < 0 (log of a negative number)."""
-    c = _constant(a)
+    c = constant_value(a)
     if c is not None and c > 0:
         return g * out * math.log(c)
     positive = a > 0.0

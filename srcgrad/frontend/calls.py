@@ -102,8 +102,7 @@ def _square(lw, node, args, env):
 def _negative(lw, node, args, env):
     """np.negative(x): -x."""
     _no_bools(lw, node, "negative", args)
-    (x,) = lw.to_float_array_operands(node, *args) if args[0].type.is_array else args
-    return lw.emit(node, "neg", [x])
+    return lw.negate(node, args[0])
 
 
 def _reciprocal(lw, node, args, env):
@@ -117,10 +116,7 @@ def _reciprocal(lw, node, args, env):
 
 def _exp2(lw, node, args, env):
     """np.exp2(x): 2.0 ** x."""
-    (x,) = args
-    if x.type.is_array:
-        (x,) = lw.to_float_array_operands(node, x)
-    return lw.emit(node, "pow", [lw.b.const(2.0), lw.b.convert(x, F64) if not x.type.is_array else x])
+    return lw.emit(node, "pow", lw.to_float_array_operands(node, lw.b.const(2.0), *args))
 
 
 _NUMPY_ARITHMETIC = {np.add: _arithmetic("add", "add"), np.subtract: _arithmetic("subtract", "sub"),

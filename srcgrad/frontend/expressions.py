@@ -126,15 +126,21 @@ class Expressions:
             return [self.expr(e, env) for e in node.elts]
         if isinstance(node, ast.Call):
             return self.call(node, env)
-        if isinstance(node, ast.Attribute) and node.attr == "shape" and self.is_local_value(node.value):
+        if isinstance(node, ast.Attribute) and node.attr == "shape" and not self.is_global_name(node.value):
             arr = self.expr(node.value, env)            # n, m = x.shape
             if arr.type.is_array:
                 return [self.emit(node, "shape", [arr], {"axis": k}) for k in range(arr.type.ndim)]
         return self.expr(node, env)
 
-    def is_local_value(self, node):
-        """Whether ``node`` is not a global name (whose attributes are read at compile time)."""
-        return not (isinstance(node, ast.Name) and node.id not in self.locals)
+    def is_global_name(self, node):
+        """Whether ``node`` names a global (read at compile time, its attributes too)."""
+        return isinstance(node, ast.Name) and node.id not in self.locals
+
+    def negate(self, node, v):
+        """-v: arrays compute as floats, a bool as an int (Python's -True is -1)."""
+        if v.type.is_array:
+            (v,) = self.to_float_array_operands(node, v)
+        return self.emit(node, "neg", [self.b.convert(v, I64) if v.type is BOOL else v])
 
     def expr(self, node, env):
         if isinstance(node, ast.Constant):
@@ -153,9 +159,7 @@ class Expressions:
         if isinstance(node, ast.UnaryOp):
             v = self.expr(node.operand, env)
             if isinstance(node.op, ast.USub):
-                if v.type.is_array:
-                    (v,) = self.to_float_array_operands(node, v)
-                return self.emit(node, "neg", [self.b.convert(v, I64) if v.type is BOOL else v])
+                return self.negate(node, v)
             if isinstance(node.op, ast.UAdd):
                 return self.b.convert(v, I64) if v.type is BOOL else v
             if isinstance(node.op, ast.Not):
@@ -179,18 +183,18 @@ class Expressions:
             return value
         if isinstance(node, ast.Subscript):
             return self.subscript(node, env)
-        if isinstance(node, ast.Attribute) and node.attr in ("T", "size", "ndim") and self.is_local_value(node.value):
+        if isinstance(node, ast.Attribute) and node.attr in ("T", "size", "ndim") and not self.is_global_name(node.value):
             arr = self.expr(node.value, env)
             if not arr.type.is_array:
                 self.typing_error(node, f"only arrays have .{node.attr}, not {arr.type}")
             if node.attr == "ndim":
                 return self.b.const(arr.type.ndim)        # the rank is part of the array's type
             return self.emit(node, "transpose" if node.attr == "T" else "size", [arr])
-        if isinstance(node, ast.Attribute) and node.attr == "shape" and self.is_local_value(node.value):
+        if isinstance(node, ast.Attribute) and node.attr == "shape" and not self.is_global_name(node.value):
             self.unsupported(node, "x.shape as one value", "unpack it (n, m = x.shape) or index it (x.shape[0])")
         if isinstance(node, ast.Attribute):
             base = node.value
-            if isinstance(base, ast.Name) and base.id not in self.locals:
+            if self.is_global_name(base):
                 obj = self.resolve_global(base.id, base)
                 if hasattr(obj, node.attr):
                     return self.constant(getattr(obj, node.attr), node)
@@ -389,7 +393,7 @@ class Expressions:
     def global_object(self, node):
         """What a name or a dotted name (np.linalg.det) of module level is bound to at compile
         time; None for anything that reads a local."""
-        if isinstance(node, ast.Name) and node.id not in self.locals:
+        if self.is_global_name(node):
             return self.resolve_global(node.id, node)
         if isinstance(node, ast.Attribute):
             base = self.global_object(node.value)
@@ -500,7 +504,7 @@ class Expressions:
         """Whether ``node`` is None or a global bound to it (np.newaxis)."""
         if isinstance(node, ast.Constant):
             return node.value is None
-        if isinstance(node, ast.Name) and node.id not in self.locals:
+        if self.is_global_name(node):
             return self.resolve_global(node.id, node) is None
         if isinstance(node, ast.Attribute):
             base = self.global_object(node.value)
