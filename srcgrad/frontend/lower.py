@@ -154,9 +154,8 @@ class _Lowerer(Functions, Expressions):
     def run(self, arg_types, name):
         self.check_def()
         a = self.fdef.args
-        if a.vararg or a.kwarg:
-            self.unsupported(self.fdef, "*args and **kwargs", "give every argument a name of its own")
-        params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]     # api.py binds defaults and keywords
+        # in inspect.signature's order; api.py binds defaults and keywords, *args as a tuple, **kwargs a dict
+        params = [p.arg for p in a.posonlyargs + a.args + [a.vararg] + a.kwonlyargs + [a.kwarg] if p is not None]
         if len(params) != len(arg_types):
             raise TypeError(f"{self.fdef.name}() takes {len(params)} arguments but {len(arg_types)} were given")
         leaves = []           # a container argument is passed as its leaves, named after its place
