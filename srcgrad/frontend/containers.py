@@ -17,6 +17,8 @@ Example:
 import ast
 import builtins
 
+import numpy as np
+
 from ..trees import Tree
 
 CONTAINER_NODES = (ast.Tuple, ast.List, ast.Dict, ast.ListComp, ast.GeneratorExp)
@@ -284,6 +286,9 @@ class Containers:
         involved; None when the call is not one of those (the call table lowers it)."""
         if fobj in (builtins.zip, builtins.enumerate):
             return self.iterable(node, env)
+        if fobj in (np.array, np.asarray) and len(node.args) == 1 and isinstance(node.args[0], (
+                ast.ListComp, ast.GeneratorExp)) and not node.keywords:
+            return self.runtime_array(node, node.args[0], env)
         if fobj not in (builtins.len, builtins.sum, builtins.min, builtins.max, builtins.list, builtins.tuple) \
                 or len(node.args) != 1 or node.keywords:
             return None

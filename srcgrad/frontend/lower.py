@@ -22,7 +22,7 @@ import inspect
 from ..custom import custom_vjp
 from ..errors import UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Function, Value, for_op, if_op, while_op
-from ..ir.types import BOOL, I64, Type, unify
+from ..ir.types import BOOL, F64, I64, Type, unify
 from .calls import check_callee
 from .desugar import break_guard, check_returns, desugar
 from ..trees import Tree
@@ -478,6 +478,41 @@ class _Lowerer(Functions, Expressions):
         ast.fix_missing_locations(ast.copy_location(loop, node))
         inner = {**env, seq_name: seq, acc: self.b.const(0)}
         return self.for_stmt(loop, inner)[acc]
+
+    def runtime_array(self, node, gen, env):
+        """np.array([elt for target in seq]) over a range or an array known only at run time: an
+        array of len(seq) numbers filled by a loop (``out[k] = elt``). None when ``seq`` is known
+        while compiling (the container is then built as a list)."""
+        if len(gen.generators) != 1:
+            return None
+        g = gen.generators[0]
+        seq = self.iterable(g.iter, env)
+        if self.static_items(g.iter, seq) is not None:
+            return None
+        if g.ifs:
+            self.unsupported(node, "np.array of a comprehension with `if` over a range or array known only at run "
+                                   "time (its length is not known)", "compute the values for every item and "
+                                                                      "select with np.where")
+        probe = {**env}
+        self.bind_target(g.target, self.item_at(node, seq, self.b.const(0)), probe, node)
+        _, elt = self.lowered_apart(lambda: self.expr(gen.elt, probe))       # its type only
+        if elt.type.is_array:
+            self.unsupported(node, "np.array of a comprehension of arrays over a range known only at run time",
+                             "allocate the 2-D array with np.zeros((n, m)) and fill its rows in a loop")
+        out, seq_name, k = self.names("array"), self.names("iter"), self.names("index")
+        self.locals |= {out, seq_name, k}
+
+        def name(n, store=False):
+            return ast.copy_location(ast.Name(id=n, ctx=ast.Store() if store else ast.Load()), node)
+        put = ast.Assign(targets=[ast.Subscript(value=name(out), slice=name(k), ctx=ast.Store())], value=gen.elt)
+        take = ast.Assign(targets=[g.target], value=ast.Subscript(value=name(seq_name), slice=name(k), ctx=ast.Load()))
+        count = ast.Call(func=name("len"), args=[name(seq_name)], keywords=[])
+        loop = ast.For(target=name(k, True), iter=ast.Call(func=name("range"), args=[count], keywords=[]),
+                       body=[ast.copy_location(take, node), ast.copy_location(put, gen.elt)], orelse=[])
+        ast.fix_missing_locations(ast.copy_location(loop, node))
+        dtype = F64 if elt.type is F64 else elt.type
+        start = self.emit(node, "full", [self.seq_len(node, seq)], {"value": 0, "dtype": dtype}, name=out)
+        return self.for_stmt(loop, {**env, seq_name: seq, out: start})[out]
 
     def range_bounds(self, call, env):
         """(start, stop, step) of a call ``range(...)``, as ints."""
