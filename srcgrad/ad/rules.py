@@ -206,5 +206,7 @@ for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv"
 ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if x.type is F64 else (None,)
 for _name in ("index", "if", "for", "while", "call_custom", "setitem", "slice", "setslice"):
     ADJOINT[_name] = "structural"
+for _name in ("gather", "mask_select", "scatter", "setmask", "scatter_add"):     # ad/indexing_rules.py
+    ADJOINT[_name] = "structural"
 
 __all__ = ["ADJOINT", "const"]

@@ -26,6 +26,7 @@ from ..ir.types import BOOL, I64, Type, unify
 from .calls import check_callee
 from .desugar import break_guard, check_returns, desugar
 from .expressions import BINOPS, WHAT_INSTEAD, Expressions, Range, Unbound
+from .indexing import is_add_at
 from .names import FreshNames
 from .source import source_of     # re-exported: api.py imports it from here
 
@@ -211,6 +212,9 @@ class _Lowerer(Expressions):
                 return env, None     # print is allowed and does nothing in compiled code
             if isinstance(s.value, ast.Call):
                 fobj = self.global_object(s.value.func)
+                if is_add_at(fobj):          # np.add.at(x, idx, v): frontend/indexing.py
+                    self.add_at(s.value, env)
+                    return env, None
                 if fobj is not None:
                     check_callee(self, s.value, fobj, ast.unparse(s.value.func))
             self.unsupported(s, "an expression statement (its value would be thrown away)",

@@ -157,12 +157,12 @@ def max_of_an_array(x):
     return max(x)
 
 
-def new_axis(x):
-    return np.sum(x[:, np.newaxis])
+def mixed_index_arrays(x):
+    return np.sum(x[[0, 1], 1:])
 
 
-def none_axis(x):
-    return np.sum(x[None, :])
+def float_index_array(x):
+    return np.sum(x[x * 2.0])
 
 
 def array_in_condition(x):
