@@ -50,7 +50,10 @@ def _read(rev, op, g, adj, mapping):
     if op.prim == "gather":
         adj[arr] = _located(b.emit("scatter_add", [acc, g] + rest, {"array": arr.name}, name=acc.name), op)
     else:
-        more = b.emit("add", [b.emit("mask_select", [acc] + rest), g])
+        part = b.emit("mask_select", [acc] + rest)
+        if part.type.dtype is not F64:     # the adjoint of a float32 array is one
+            part = b.emit("to_f64", [part])
+        more = b.emit("add", [part, g])
         adj[arr] = _located(b.emit("setmask", [acc, more] + rest, {"array": arr.name}, name=acc.name), op)
 
 
