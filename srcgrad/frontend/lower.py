@@ -77,6 +77,9 @@ def _assigned_names(stmts):
                 targets = [sub.target]
             elif isinstance(sub, ast.For):
                 targets = [sub.target]
+            elif isinstance(sub, ast.Expr) and isinstance(sub.value, ast.Call) and sub.value.args and \
+                    isinstance(sub.value.func, ast.Attribute) and sub.value.func.attr == "at":
+                targets = sub.value.args[:1]        # np.add.at(x, idx, v) makes a new version of x
             for t in targets:
                 while isinstance(t, ast.Subscript):      # x[i] = v makes a new version of x
                     t = t.value

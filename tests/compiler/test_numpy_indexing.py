@@ -431,3 +431,74 @@ def test_refusals_name_the_construct_and_the_line(fn, error, says):
     with pytest.raises(error, match=says.replace("[", r"\[").replace("]", r"\]").replace(".", r"\.")) as info:
         srcgrad.jit(fn)(X.copy())
     assert "test_numpy_indexing.py" in str(info.value)
+
+
+def new_axis_out_of_bounds(x):
+    return np.sum(x[None, 7, :])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_index_error_names_the_axis_past_new_axes(backend):
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 0 of 'x' with size 5"):
+        srcgrad.jit(new_axis_out_of_bounds, backend=backend)(X)
+
+
+# ---------------------------------------------------------------------- loops and branches
+def reads_in_loop(y, c):
+    s = 0.0
+    for k in range(3):
+        s += np.sum(y[IDX] * c * y[k]) + np.sum(y[y > c] ** 2)
+    return s
+
+
+def add_at_in_loop(y, c):
+    t = y * 1.0
+    for k in range(3):
+        np.add.at(t, IDX, c * y[k])      # t is carried by the loop, as for t[i] = v
+    return np.sum(t * t)
+
+
+def add_at_in_loop_torch(y, c):
+    t = y * 1.0
+    for k in range(3):
+        t = t.index_put((torch.tensor(IDX),), (c * y[k]).expand(5), accumulate=True)
+    return torch.sum(t * t)
+
+
+def reads_in_loop_torch(y, c):
+    s = 0.0
+    for k in range(3):
+        s = s + torch.sum(y[torch.tensor(IDX)] * c * y[k]) + torch.sum(y[y > c] ** 2)
+    return s
+
+
+@pytest.mark.parametrize("fn,torch_fn", [(reads_in_loop, reads_in_loop_torch),
+                                         (add_at_in_loop, add_at_in_loop_torch)])
+def test_in_loops(fn, torch_fn):
+    check(fn, torch_fn, (Y, 0.7))
+
+
+def write_read_in_loop(y, c):
+    t = y * 1.0
+    for k in range(3):
+        t[y > 0.0] = t[y > 0.0] * c + y[k]
+    return np.sum(t * t)
+
+
+def write_in_branch(y, c):
+    t = y * 1.0
+    if c > 0.0:
+        t[IDX] = c
+    return np.sum(t * t)
+
+
+@pytest.mark.parametrize("fn,says", [(write_read_in_loop, "a whole-array operation reads an array that is written"),
+                                     (write_in_branch, "read or written inside an `if`")])
+def test_grad_refusals_of_writes_jit_compiles(fn, says):
+    for backend in BACKENDS:
+        assert srcgrad.jit(fn, backend=backend)(Y.copy(), 0.7) == pytest.approx(fn(Y.copy(), 0.7), rel=1e-13)
+        with pytest.raises(srcgrad.UnsupportedSyntaxError, match=says) as info:
+            srcgrad.grad(fn, backend=backend)(Y.copy(), 0.7)
+        assert "test_numpy_indexing.py" in str(info.value)
+        _, dot = srcgrad.jvp(fn, (Y, 0.7), (np.zeros(5), 1.0), backend=backend)     # forward mode differentiates them
+        assert dot == pytest.approx(numeric_gradient(fn, (Y, 0.7), 1), rel=1e-6)

@@ -86,6 +86,7 @@ def _out_of_bounds(read, op, values, namespace):
         return None
     arr = values.get(read.value.id)
     parts = read.slice.elts if isinstance(read.slice, ast.Tuple) else [read.slice]
+    parts = [p for p in parts if not (isinstance(p, ast.Constant) and p.value is None)]     # new axes
     for axis, part in enumerate(parts):
         if isinstance(part, ast.Slice) or axis >= np.ndim(arr):
             continue
