@@ -502,3 +502,19 @@ def test_grad_refusals_of_writes_jit_compiles(fn, says):
         assert "test_numpy_indexing.py" in str(info.value)
         _, dot = srcgrad.jvp(fn, (Y, 0.7), (np.zeros(5), 1.0), backend=backend)     # forward mode differentiates them
         assert dot == pytest.approx(numeric_gradient(fn, (Y, 0.7), 1), rel=1e-6)
+
+
+SCALES = np.array([[1.0, 2.0], [3.0, 4.0]])
+
+
+def repeated_pair_write(x, c):
+    t = x * 1.0
+    t[PAIRS_I, PAIRS_J] = SCALES * c       # (4, 2) is named twice: 4c stays, 2c is overwritten
+    return np.sum(t * t)
+
+
+def test_repeated_pair_write_gives_the_gradient_to_the_last_value():
+    c = 0.7
+    kept = np.ones((5, 3))
+    kept[PAIRS_I, PAIRS_J] = 0.0
+    check(repeated_pair_write, None, (X, c), oracle=[2 * X * kept, 2 * c * (1.0 + 9.0 + 16.0)])
