@@ -35,15 +35,13 @@ class Indexing:
         has_step, bounds) for a slice, ("v", value) for anything else (a ``...`` becomes the
         slices it stands for)."""
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
-        ellipses = [p for p in parts if isinstance(p, ast.Constant) and p.value is Ellipsis]
-        if len(ellipses) > 1:
+        if sum(map(_is_ellipsis, parts)) > 1:
             self.unsupported(node, "two `...` in one index (numpy raises IndexError: an index can only have a "
                                    "single ellipsis)")
-        named = sum(1 for p in parts if not self.is_none(p) and not (isinstance(p, ast.Constant) and p.value is
-                                                                      Ellipsis))
+        named = sum(1 for p in parts if not self.is_none(p) and not _is_ellipsis(p))     # axes indexed
         entries = []
         for p in parts:
-            if isinstance(p, ast.Constant) and p.value is Ellipsis:
+            if _is_ellipsis(p):
                 entries += [_FULL + ([],)] * max(ndim - named, 0)
             elif self.is_none(p):
                 entries.append(("n",))
@@ -198,6 +196,10 @@ class Indexing:
         for n, v in list(env.items()):
             if v is old:
                 env[n] = new
+
+
+def _is_ellipsis(node):
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
 
 
 def is_add_at(fobj):

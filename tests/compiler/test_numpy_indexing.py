@@ -518,3 +518,16 @@ def test_repeated_pair_write_gives_the_gradient_to_the_last_value():
     kept = np.ones((5, 3))
     kept[PAIRS_I, PAIRS_J] = 0.0
     check(repeated_pair_write, None, (X, c), oracle=[2 * X * kept, 2 * c * (1.0 + 9.0 + 16.0)])
+
+
+def bool_writes(y):
+    m = y > 0.0
+    m[[0, 1]] = True
+    m[m] = False          # written through itself
+    m[[3]] = 1
+    return np.sum(y[m])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bool_arrays(backend):
+    assert srcgrad.jit(bool_writes, backend=backend)(Y) == bool_writes(Y)

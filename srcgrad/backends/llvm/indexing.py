@@ -12,7 +12,7 @@ Example (inside the lowering):
 """
 from llvmlite import ir
 
-from ...ir.types import I64, ArrayType
+from ...ir.types import BOOL, I64, ArrayType
 from .error_codes import shape_text
 from .registry import lower
 from .types import BIT, DOUBLE, INT64
@@ -106,6 +106,10 @@ def _gather(ctx, op, ins):
 def _stored(ctx, arr_t, val, old=None):
     """A value as an element of ``arr_t`` (plus ``old``, for np.add.at)."""
     b = ctx.b
+    if arr_t.dtype is BOOL:
+        if val.type is INT64:
+            return b.icmp_signed("!=", val, ir.Constant(INT64, 0))
+        return val if val.type is BIT else b.fcmp_unordered("!=", val, ir.Constant(DOUBLE, 0.0))
     if val.type is BIT:
         val = b.zext(val, INT64) if arr_t.dtype is I64 else b.uitofp(val, DOUBLE)
     elif val.type is INT64 and arr_t.dtype is not I64:
