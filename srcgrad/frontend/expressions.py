@@ -26,8 +26,8 @@ from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Loc, if_op
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
-from .indexing import Indexing
 from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee
+from .indexing import Indexing
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}

@@ -531,3 +531,21 @@ def bool_writes(y):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_bool_arrays(backend):
     assert srcgrad.jit(bool_writes, backend=backend)(Y) == bool_writes(Y)
+
+
+def write_with_new_axes(x, w):
+    t = x * 1.0
+    t[:, None, 1] = w[0] * 2.0
+    t[None, 2] = w
+    return np.sum(t * x)
+
+
+def write_with_new_axes_torch(x, w):
+    t = x * 1.0
+    t[:, None, 1] = w[0] * 2.0
+    t[None, 2] = w
+    return torch.sum(t * x)
+
+
+def test_writes_through_new_axes():
+    check(write_with_new_axes, write_with_new_axes_torch, (X, W))
