@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from ..errors import NEGATIVE_INT_POWER
+from .indexing_eval import INDEXING_EVAL
 from .types import BOOL, F32, F64, I64, ArrayType
 
 _I64_MIN, _I64_MAX = -2**63, 2**63 - 1
@@ -151,6 +152,8 @@ def _slice_key(op, bounds):
     for s in op.attrs["spec"]:
         if s[0] == "i":
             key.append(int(next(it)))
+        elif s[0] == "n":
+            key.append(None)
         else:
             lo, hi, st = (int(next(it)) if has else None for has in s[1:])
             key.append(slice(lo, hi, st))
@@ -373,6 +376,7 @@ EVAL.update({
     "yield": None,         # terminators: ``block`` hands their operands back
     "return": None,
 })
+EVAL.update(INDEXING_EVAL)       # x[idx], x[mask] and their writes (indexing_eval.py)
 
 def clone(fn):
     """A deep copy of IR Function ``fn`` (fresh ops and values; attrs shared), made without
