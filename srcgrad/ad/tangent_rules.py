@@ -110,3 +110,5 @@ def _custom(op, ts, xs, out):
 
 
 __all__ = ["TANGENT", "linear_tangent"]
+
+from . import linalg_tangents  # noqa: E402,F401  (fills TANGENT for np.linalg and np.einsum)

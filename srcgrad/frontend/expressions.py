@@ -27,6 +27,7 @@ from ..ir.core import Block, Builder, Loc, if_op
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
 from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee
+from .numpy_linalg import matmul_any_rank
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
@@ -332,6 +333,8 @@ class Expressions:
 
     def binop(self, node, op, a, b, name=None):
         if a.type.is_array or b.type.is_array:
+            if op == "matmul" and a.type.is_array and b.type.is_array and max(a.type.ndim, b.type.ndim) > 2:
+                return matmul_any_rank(self, node, a, b)
             if op == "matmul":
                 return self.emit(node, "matmul", self.to_float_array_operands(node, a, b), name=name)
             return self.emit(node, op, self.to_float_array_operands(node, a, b), name=name)
@@ -428,7 +431,7 @@ class Expressions:
         check_callee(self, node, fobj, called)
         entry = callee(fobj)
         if entry is not None:
-            args = [self.expr(a, env) for a in node.args[1 if entry.shape_first else 0:]]
+            args = [self.expr(a, env) for a in node.args[1 if entry.shape_first else 0:entry.static_after]]
             return entry.lower(self, node, [None] + args if entry.shape_first else args, env)
         args = [self.expr(a, env) for a in node.args]
         if isinstance(fobj, custom_vjp):
