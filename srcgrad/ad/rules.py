@@ -12,7 +12,7 @@ import math
 
 from ..ir.core import const, cos, current, exp, select, sin, sqrt
 from ..ir.primitives import table_entry
-from ..ir.types import F64
+from ..ir.types import F32, F64
 
 ADJOINT = {}
 
@@ -203,7 +203,9 @@ for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv"
               "broadcast_like", "reduce_grad", "arange", "slice_add"):
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
-ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if x.type is F64 else (None,)
+# a float32 array computes as float64: its adjoint is the float64 one (ints and bools have none)
+ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if x.type is F64 or (x.type.is_array and x.type.dtype is F32) \
+    else (None,)
 for _name in ("index", "if", "for", "while", "call_custom", "setitem", "slice", "setslice"):
     ADJOINT[_name] = "structural"
 

@@ -244,7 +244,8 @@ def _cholesky(ctx, op, ins):
 
     def column(j):
         s = b.fsub(ctx.as_f64(t, ctx.load_element(t, a, [j, j])), _dot_prefix(ctx, out, j, out, j, j))
-        ctx.raise_at(b.not_(b.fcmp_ordered(">", s, _d(0.0))), lambda err: np.linalg.LinAlgError(_NOT_PD))
+        # numpy raises where a pivot is <= 0; a NaN goes on as NaN (numpy's result then)
+        ctx.raise_at(b.fcmp_ordered("<=", s, _d(0.0)), lambda err: np.linalg.LinAlgError(_NOT_PD))
         d = ctx.scalar("sqrt", [F64], F64, [s])
         b.store(d, _ptr(ctx, out, j, j))
         _loop(ctx, b.add(j, _i(1)), n, lambda i: b.store(b.fdiv(b.fsub(
