@@ -71,5 +71,5 @@ def _solve(g, a, b, out):
 
 
 # piecewise constant, or only made by derivative code (no second derivatives through them yet)
-for _name in ("slogdet_sign", "cholesky_grad", "cholesky_tangent"):
+for _name in ("slogdet_sign", "cholesky_grad"):
     ADJOINT[_name] = None

@@ -4,8 +4,9 @@ to fill ``TANGENT`` (the conventions are those of linalg_rules.py).
 Example:
     >>> TANGENT["solve"]      # d(A^-1 b) = A^-1 (db - dA x)
 """
-from ..ir.core import current
+from ..ir.core import current, select
 from ..ir.primitives import table_entry
+from ..ir.types import F64
 from .tangent_rules import TANGENT
 
 
@@ -45,7 +46,7 @@ def _slogdet_log(op, ts, xs, out):
     return None if ts[0] is None else _trace_inv(xs[0], ts[0])
 
 
-@table_entry(TANGENT, "slogdet_sign", "cholesky_grad", "cholesky_tangent")
+@table_entry(TANGENT, "slogdet_sign", "cholesky_grad")
 def _none(op, ts, xs, out):
     return None
 
@@ -65,4 +66,24 @@ def _solve(op, ts, xs, out):
 
 @table_entry(TANGENT, "cholesky")
 def _cholesky(op, ts, xs, out):
-    return None if ts[0] is None else _emit("cholesky_tangent", ts[0], out)
+    """dL = L Φ(L^-1 S L^-T), S = (dA + dA^T) / 2, Φ the lower triangle with half its diagonal:
+    the derivative for symmetric A (numpy reads A's lower triangle; PyTorch's convention), so
+    that jvp(t) is <grad, t> for every t."""
+    if ts[0] is None:
+        return None
+    low = out
+    s = _emit("mul", _emit("add", ts[0], _emit("transpose", ts[0])), current().const(0.5))
+    y = _emit("solve", low, s)                                                   # L^-1 S
+    z = _emit("transpose", _emit("solve", low, _emit("transpose", y)))          # L^-1 S L^-T
+    return _emit("matmul", low, _emit("mul", _phi_mask(low), z))
+
+
+def _phi_mask(low):
+    """The n×n matrix of Φ: 1 below the diagonal, 1/2 on it, 0 above."""
+    b = current()
+    n = _emit("shape", low, axis=0)
+    index = _emit("to_f64", _emit("arange", b.const(0), n, b.const(1)))
+    rows = _emit("outer", index, _emit("full", n, value=1.0, dtype=F64))
+    cols = _emit("transpose", rows)
+    half = select(_emit("eq", rows, cols), 0.5, 0.0)
+    return select(_emit("gt", rows, cols), 1.0, half)

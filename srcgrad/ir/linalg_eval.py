@@ -1,6 +1,6 @@
 """The meaning of the linear-algebra primitives, as numpy computes them: the interpreter's
 ``EVAL`` entries (ir/interpret.py merges ``LINALG_EVAL``) and the helpers the python backend's
-generated code calls (``einsum``, ``cholesky_grad``, ``cholesky_tangent``).
+generated code calls (``einsum``, ``cholesky_grad``).
 
 Example:
     >>> einsum("ij,j->i", np.eye(2), np.ones(2))
@@ -30,11 +30,6 @@ def einsum(subscripts, *operands):
     return float(out) if not output else np.asarray(out, dtype=np.float64)
 
 
-def _phi(x):
-    """The lower triangle of ``x`` with half its diagonal."""
-    return np.tril(x) - 0.5 * np.diag(np.diag(x))
-
-
 def cholesky_grad(gl, lower):
     """The adjoint of A from the adjoint ``gl`` of L = cholesky(A): PyTorch's formula
     (cholesky_backward), L^-T P L^-1 with P = sym(tril(L^T gL)), symmetric in A."""
@@ -42,15 +37,6 @@ def cholesky_grad(gl, lower):
     p = 0.5 * (p + np.tril(p, -1).T)
     x = np.linalg.solve(lower.T, p)                  # L^-T P
     return np.linalg.solve(lower.T, x.T).T           # (L^-T P) L^-1
-
-
-def cholesky_tangent(da, lower):
-    """The tangent of L = cholesky(A) for the tangent ``da`` of A, taken through its symmetric
-    part (numpy reads A's lower triangle; the derivative is that of symmetric A, as PyTorch's):
-    L Φ(L^-1 S L^-T), S = (dA + dA^T) / 2, Φ the lower triangle with half its diagonal."""
-    s = 0.5 * (da + da.T)
-    y = np.linalg.solve(lower, s)                    # L^-1 S
-    return lower @ _phi(np.linalg.solve(lower, y.T).T)
 
 
 def _single(f):
@@ -71,5 +57,4 @@ LINALG_EVAL = {
     "solve": _single(np.linalg.solve),
     "cholesky": _single(np.linalg.cholesky),
     "cholesky_grad": _single(cholesky_grad),
-    "cholesky_tangent": _single(cholesky_tangent),
 }

@@ -430,5 +430,3 @@ _def("cholesky", lambda ts, a: ArrayType(F64, _matrix(ts[0], "np.linalg.cholesky
      "LinAlgError('Matrix is not positive definite')", may_raise=True)
 _def("cholesky_grad", lambda ts, a: ArrayType(F64, 2), "the adjoint of A = L L^T from gL: operands gL, L "
      "(PyTorch's formula: symmetric)", may_raise=True)
-_def("cholesky_tangent", lambda ts, a: ArrayType(F64, 2), "the tangent of L from dA: operands dA, L: "
-     "L Φ(L^-1 dA L^-T), Φ the lower triangle with half its diagonal", may_raise=True)

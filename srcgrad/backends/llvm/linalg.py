@@ -1,7 +1,7 @@
 """Linear algebra on the llvm backend, natively: einsum as one loop nest over all its indices,
 Gaussian elimination with partial pivoting (LAPACK getrf's pivots: the first largest |a_ik|)
-for det, slogdet, inv and solve, the Cholesky factorisation and its two derivatives by
-triangular solves. Matrices in differentiated code are small: plain loops, no LAPACK.
+for det, slogdet, inv and solve, the Cholesky factorisation and its gradient by triangular
+solves. Matrices in differentiated code are small: plain loops, no LAPACK.
 
 numpy's errors, with numpy's words: LinAlgError('Singular matrix') (an exact zero pivot, in
 inv and solve; det and slogdet give 0 and (0, -inf) there, as numpy's), LinAlgError('Matrix
@@ -254,13 +254,10 @@ def _cholesky(ctx, op, ins):
     return out
 
 
-def _triangular(ctx, lower_f, r, n, upper, rows):
-    """Solve M v = (each column of ``r``, or each row with ``rows``) in place, M = L^T
-    (``upper``) or L, L the lower factor ``lower_f``."""
+def _upper_solve(ctx, lower_f, r, n, rows):
+    """Solve L^T v = (each column of ``r``, or each row with ``rows``) in place, L the lower
+    factor ``lower_f``: back substitution."""
     b = ctx.b
-
-    def m(i, k):
-        return _get(ctx, lower_f, k, i) if upper else _get(ctx, lower_f, i, k)
 
     def vector(c):
         def at(i):
@@ -268,13 +265,9 @@ def _triangular(ctx, lower_f, r, n, upper, rows):
 
         def row(i):
             ptr = at(i)
-            lo, hi = (b.add(i, _i(1)), n) if upper else (_i(0), i)
-            _loop(ctx, lo, hi, lambda k: _sub_into(ctx, ptr, m(i, k), b.load(at(k))))
-            b.store(b.fdiv(b.load(ptr), m(i, i)), ptr)
-        if upper:
-            _down(ctx, n, row)
-        else:
-            _loop(ctx, _i(0), n, row)
+            _loop(ctx, b.add(i, _i(1)), n, lambda k: _sub_into(ctx, ptr, _get(ctx, lower_f, k, i), b.load(at(k))))
+            b.store(b.fdiv(b.load(ptr), _get(ctx, lower_f, i, i)), ptr)
+        _down(ctx, n, row)
     _loop(ctx, _i(0), n, vector)
 
 
@@ -300,8 +293,8 @@ def _cholesky_grad(ctx, op, ins):
         above = _get(ctx, lt_g, j, i)
         return b.fmul(_d(0.5), b.select(low, below, above))
     out = _matrix_of(ctx, n, p)
-    _triangular(ctx, lf, out, n, upper=True, rows=False)
-    _triangular(ctx, lf, out, n, upper=True, rows=True)
+    _upper_solve(ctx, lf, out, n, rows=False)       # L^-T P
+    _upper_solve(ctx, lf, out, n, rows=True)        # (L^-T (L^-T P)^T)^T = L^-T P L^-1
     return out
 
 
@@ -313,34 +306,6 @@ def _column_dot(ctx, lf, i, g, gt, j, n):
     _loop(ctx, i, n, lambda k: b.store(b.fadd(b.load(acc), b.fmul(
         _get(ctx, lf, k, i), ctx.as_f64(gt, ctx.load_element(gt, g, [k, j])))), acc))
     return b.load(acc)
-
-
-@lower(LINALG, "cholesky_tangent")
-def _cholesky_tangent(ctx, op, ins):
-    """dL = L Φ(L^-1 S L^-T), S = (dA + dA^T) / 2 (linalg_eval.py)."""
-    b = ctx.b
-    dt = op.operands[0].type
-    da, lf = ctx.stored(dt, ins[0]), ins[1]
-    n = ctx.shape_values(lf, 2)[0]
-
-    def sym(i, j):
-        return b.fmul(_d(0.5), b.fadd(ctx.as_f64(dt, ctx.load_element(dt, da, [i, j])),
-                                      ctx.as_f64(dt, ctx.load_element(dt, da, [j, i]))))
-    z = _matrix_of(ctx, n, sym)
-    _triangular(ctx, lf, z, n, upper=False, rows=False)
-    _triangular(ctx, lf, z, n, upper=False, rows=True)
-
-    def phi(i, j):      # Φ(Z)[i, j]: below the diagonal Z, on it Z / 2, above it 0
-        scale = b.select(b.icmp_signed(">", i, j), _d(1.0), b.select(b.icmp_signed("==", i, j), _d(0.5), _d(0.0)))
-        return b.fmul(scale, _get(ctx, z, i, j))
-
-    def product(i, j):      # (L Φ)[i, j] = sum over j <= k <= i of L[i, k] Φ[k, j]
-        acc = ctx.stack_slot(DOUBLE)
-        b.store(_d(0.0), acc)
-        _loop(ctx, j, b.add(i, _i(1)), lambda k: b.store(b.fadd(b.load(acc), b.fmul(
-            _get(ctx, lf, i, k), phi(k, j))), acc))
-        return b.load(acc)
-    return _matrix_of(ctx, n, product)
 
 
 # ---------------------------------------------------------------------- einsum and norm_sqrt

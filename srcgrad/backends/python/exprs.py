@@ -249,5 +249,4 @@ EXPR = {
     "einsum": _einsum, "norm_sqrt": np_call("sqrt"), "det": _linalg("det"), "slogdet_sign": _linalg("slogdet", 0),
     "slogdet_log": _linalg("slogdet", 1), "inv": _linalg("inv"), "solve": _linalg("solve"),
     "cholesky": _linalg("cholesky"), "cholesky_grad": helper("_cholesky_grad"),
-    "cholesky_tangent": helper("_cholesky_tangent"),
 }

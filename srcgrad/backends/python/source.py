@@ -126,7 +126,6 @@ def compile_function(fn, source=None, externals=None):
     namespace = {"np": np, "math": math, "_sum_to": runtime.sum_to, "_broadcast_like": runtime.broadcast_like,
                  "_reduce_grad": runtime.reduce_grad, "_power": runtime.power, "_int_power": runtime.int_power,
                  "_einsum": linalg_eval.einsum, "_cholesky_grad": linalg_eval.cholesky_grad,
-                 "_cholesky_tangent": linalg_eval.cholesky_tangent,
                  **(externals or {})}
     filename = f"<srcgrad {fn.name}>"
     exec(compile(source, filename, "exec"), namespace)
