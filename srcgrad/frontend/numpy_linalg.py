@@ -91,10 +91,13 @@ def _vector_norm(lw, node, x, ord, axis):
         return _two_norm(lw, node, x, axis)
     if ord == 1:
         return _abs_sum(lw, node, x, axis)
+    if ord == 0:        # how many elements are not 0: piecewise constant, its gradient 0 (PyTorch's)
+        nonzero = lw.emit(node, "ne", [x, lw.b.const(0.0)])
+        return lw.emit(node, "sum", [lw.emit(node, "to_f64", [nonzero])], {"axis": axis})
     if ord in (np.inf, -np.inf):
         return lw.emit(node, "amax" if ord > 0 else "amin", [lw.emit(node, "abs", [x])], {"axis": axis})
     lw.unsupported(node, f"np.linalg.norm with ord={ord!r} for vectors (yet)",
-                   "ord=None/2, 1, np.inf and -np.inf work; for another p write "
+                   "ord=None/2, 1, 0, np.inf and -np.inf work; for another p write "
                    "np.sum(np.abs(x) ** p) ** (1.0 / p)")
 
 

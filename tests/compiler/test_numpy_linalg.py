@@ -29,12 +29,14 @@ def _t(x):
 # each case: (function, its PyTorch twin, arguments); every argument is differentiated
 def norm_vectors(v):
     return (np.linalg.norm(v) + np.linalg.norm(v, 2) + 2.0 * np.linalg.norm(v, ord=1)
-            + 3.0 * np.linalg.norm(v, ord=np.inf) + 5.0 * np.linalg.norm(v, ord=-np.inf))
+            + 3.0 * np.linalg.norm(v, ord=np.inf) + 5.0 * np.linalg.norm(v, ord=-np.inf)
+            + 7.0 * np.linalg.norm(v * (v > 0.0), 0))
 
 
 def norm_vectors_t(v):
     n = torch.linalg.vector_norm
-    return n(v) + n(v, 2) + 2.0 * n(v, 1) + 3.0 * n(v, float("inf")) + 5.0 * n(v, float("-inf"))
+    return (n(v) + n(v, 2) + 2.0 * n(v, 1) + 3.0 * n(v, float("inf")) + 5.0 * n(v, float("-inf"))
+            + 7.0 * n(v * (v > 0.0), 0))
 
 
 def norm_matrices(m):
