@@ -27,7 +27,8 @@ def _t(x):
 def einsum_operand_grad(g, xs, k, inputs, output):
     """The adjoint of operand k of einsum(inputs -> output): the einsum of the other operands
     and ``g`` into operand k's subscripts; an index only operand k has is summed in the primal,
-    so its adjoint is spread along it (a ones operand of k's shape supplies its size)."""
+    so its adjoint is spread along it (a ones operand of k's shape supplies its size); an
+    index repeated in operand k ('ii') makes the adjoint a diagonal (an output index repeated)."""
     subs = [s for j, s in enumerate(inputs) if j != k]
     vals = [x for j, x in enumerate(xs) if j != k]
     if output:

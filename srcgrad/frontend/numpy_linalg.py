@@ -180,9 +180,8 @@ def einsum_spec(lw, node, text, n_operands):
         bad = [c for c in sub if c not in LETTERS]
         if bad:
             lw.typing_error(node, f"np.einsum: invalid subscript {bad[0]!r} in '{text}'")
-        if len(set(sub)) != len(sub):
-            lw.unsupported(node, f"np.einsum with an index repeated in one operand ('{sub}': a diagonal or trace)",
-                           "take the diagonal with a loop first, or write the sum out")
+    if len(set(output)) != len(output):
+        lw.typing_error(node, f"np.einsum: an output subscript appears twice in '{text}'")
     missing = set(output) - set("".join(inputs))
     if missing:
         lw.typing_error(node, f"np.einsum: output subscript {sorted(missing)[0]!r} does not appear in the inputs")

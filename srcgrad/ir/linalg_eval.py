@@ -17,7 +17,8 @@ def spec_text(spec):
 def einsum(subscripts, *operands):
     """np.einsum(subscripts, *operands) with explicit subscripts, except that an index must
     have one size in every operand (numpy also stretches a size of 1: refused, as the llvm
-    backend does, with a ValueError)."""
+    backend does, with a ValueError), and that an output index may repeat ('i->ii': the
+    values on the diagonal, zeros elsewhere; the gradient of a diagonal read 'ii->i')."""
     inputs, output = subscripts.split("->")
     inputs = inputs.split(",")
     sizes = {}
@@ -26,6 +27,11 @@ def einsum(subscripts, *operands):
             if sizes.setdefault(c, n) != n:
                 raise ValueError(f"np.einsum: the index '{c}' has size {sizes[c]} in one operand and {n} "
                                  f"in another")
+    if len(set(output)) < len(output):      # made by gradients only: the values on a diagonal, 0 elsewhere
+        unique = "".join(dict.fromkeys(output))
+        out = np.zeros([sizes[c] for c in output])
+        np.einsum(output + "->" + unique, out)[...] = np.einsum(",".join(inputs) + "->" + unique, *operands)
+        return out
     out = np.einsum(subscripts, *operands)
     return float(out) if not output else np.asarray(out, dtype=np.float64)
 

@@ -412,7 +412,8 @@ def _solve_rule(ts, attrs):
 
 
 _def("einsum", _einsum_rule, "np.einsum with explicit subscripts; attrs: spec = (input subscripts, output "
-     "subscripts), each index once per operand; a new array (or a number for '->')", may_raise=True)
+     "subscripts); a new array (or a number for '->'); an output index repeats only in gradients ('i->ii': a "
+     "diagonal, zeros elsewhere)", may_raise=True)
 _def("norm_sqrt", _elementwise(_float_rule), "the square root of a 2-norm's sum of squares: sqrt, except that "
      "its derivative at 0 is taken as 0 (torch.linalg.norm's gradient at the zero vector)", may_raise=True)
 _def("det", _number_of_matrix("np.linalg.det"), "np.linalg.det (LU with partial pivoting)",

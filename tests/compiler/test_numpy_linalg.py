@@ -113,14 +113,16 @@ def einsums(a, m, n, v):
             + np.einsum("ij,ij->", a, a) + np.sum(np.einsum("i,j,k->ijk", v, v * v, W3) ** 2)
             + np.einsum("ij->", m) + np.sum(np.einsum("ij->ji", m) * m.T * m.T)
             + np.sum(np.einsum("ij,k->i", a, v) * v) + np.einsum("i,i,i->", v, v, v)
-            + np.sum(np.einsum(" ij , jk , kl -> il ", a, m, n)))
+            + np.sum(np.einsum(" ij , jk , kl -> il ", a, m, n)) + np.einsum("ii->", a) * 2.0
+            + np.sum(np.einsum("ii,i->i", a, v) * W3) + np.sum(np.einsum("ij,jj->ij", a, a * a) * W33))
 
 
 def einsums_t(a, m, n, v):
     e, w = torch.einsum, torch.tensor(W3)
     return (torch.sum(e("ij,j->i", a, v) * w) + e("ij,jk->ik", m, n)[2, 1] + e("ij,ij->", a, a)
             + torch.sum(e("i,j,k->ijk", v, v * v, w) ** 2) + e("ij->", m) + torch.sum(e("ij->ji", m) * m.T * m.T)
-            + torch.sum(e("ij,k->i", a, v) * v) + e("i,i,i->", v, v, v) + torch.sum(e("ij,jk,kl->il", a, m, n)))
+            + torch.sum(e("ij,k->i", a, v) * v) + e("i,i,i->", v, v, v) + torch.sum(e("ij,jk,kl->il", a, m, n))
+            + e("ii->", a) * 2.0 + torch.sum(e("ii,i->i", a, v) * w) + torch.sum(e("ij,jj->ij", a, a * a) * torch.tensor(W33)))
 
 
 def contractions(a, m, t, v):
@@ -300,12 +302,18 @@ def test_numpy_errors(backend):
         srcgrad.jit(solve_sum, backend=backend)(A, np.ones(2))
 
 
+def trace(a):
+    return np.einsum("ii->", a)
+
+
 def einsum_mismatch(a, v):
     return np.sum(np.einsum("ij,j->i", a, v))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_einsum_sizes_must_agree(backend):
+    with pytest.raises(ValueError, match="index 'i' has size 3 in one operand and 4"):
+        srcgrad.jit(trace, backend=backend)(M)
     with pytest.raises(ValueError, match="index 'j' has size 3 in one operand and 2"):
         srcgrad.jit(einsum_mismatch, backend=backend)(A, np.ones(2))
     # numpy stretches a size of 1; compiled code refuses it (the gradient would need a sum)
@@ -332,7 +340,7 @@ def test_cholesky_reads_the_lower_triangle_and_its_gradient_is_symmetric(backend
 # refusals: each names the construct and the line
 def r_implicit(a): return np.sum(np.einsum("ij,j", a, V))
 def r_ellipsis(a): return np.sum(np.einsum("...j,j->...", a, V))
-def r_diagonal(a): return np.einsum("ii->", a)
+def r_repeated_output(v): return np.sum(np.einsum("i->ii", v))
 def r_einsum_keyword(a): return np.sum(np.einsum("ij,j->i", a, V, optimize=True))
 def r_einsum_operands(a): return np.sum(np.einsum("ij,j->i", a))
 def r_einsum_rank(a): return np.sum(np.einsum("ijk,j->i", a, V))
@@ -353,7 +361,7 @@ def r_slogdet_one_value(a): return np.linalg.slogdet(a) + 1.0
 REFUSALS = [
     (r_implicit, (A,), srcgrad.UnsupportedSyntaxError, "implicit mode"),
     (r_ellipsis, (A,), srcgrad.UnsupportedSyntaxError, r"'\.\.\.'"),
-    (r_diagonal, (A,), srcgrad.UnsupportedSyntaxError, "repeated in one operand"),
+    (r_repeated_output, (V,), srcgrad.TypingError, "output subscript appears twice"),
     (r_einsum_keyword, (A,), srcgrad.UnsupportedSyntaxError, "optimize="),
     (r_einsum_operands, (A,), srcgrad.TypingError, "2 operand subscripts for 1 operands"),
     (r_einsum_rank, (A,), srcgrad.TypingError, "'ijk' need an array of 3 dimensions"),

@@ -12,14 +12,14 @@ _FORMS = {
           "np.matmul({nm}, {m})"],
     "m": ["np.linalg.solve({G}, {m})", "np.linalg.inv({G}) @ {m}", "np.linalg.cholesky({G}) @ {m}",
           "np.einsum('ij,i->j', {nm}, {n})", "np.linalg.norm({nm}, axis=0)", "np.linalg.norm({nm}, np.inf, 0)",
-          "np.tensordot({n}, {nm}, axes=([0], [0]))"],
+          "np.tensordot({n}, {nm}, axes=([0], [0]))", "np.einsum('ii,i->i', {G}, {m})"],
     "nm": ["np.einsum('ij,j->ij', {nm}, {m})", "np.einsum('i,j->ij', {n}, {m})", "{nm} @ np.linalg.inv({G})",
            "np.linalg.solve({G}, {nm}.T).T"],
     "s": ["np.linalg.norm({n})", "np.linalg.norm({nm})", "np.linalg.norm({m}, 1)", "np.linalg.norm({nm}, np.inf)",
           "np.linalg.norm({nm}, -1)", "np.linalg.norm({n}, -np.inf)", "np.tensordot({nm}, {nm}, axes=2)",
           "np.vdot({nm}, {nm})", "np.inner({m}, {m})", "np.einsum('ij,ij->', {nm}, {nm})",
           "np.einsum('i,ij,j->', {n}, {nm}, {m})", "np.linalg.det({G})", "SLOGDET",
-          "np.sum(np.linalg.cholesky({G}) * {nm}[:3])"],
+          "np.sum(np.linalg.cholesky({G}) * {nm}[:3])", "np.einsum('ii->', {G})"],
 }
 
 

@@ -336,7 +336,7 @@ def _einsum(ctx, op, ins):
         return value
 
     def element(out_idx):
-        at = dict(zip(output, out_idx))
+        at = dict(zip("".join(dict.fromkeys(output)), out_idx))
         b.store(_d(0.0), acc)
 
         def step(idx):
@@ -347,8 +347,13 @@ def _einsum(ctx, op, ins):
     if not output:
         return element([])
     out_t = op.results[0].type
-    result = ctx.new_array(out_t, [size[c] for c in output], None)
-    ctx.each_index([size[c] for c in output], lambda idx: ctx.store_element(out_t, result, idx, element(idx)))
+    unique = "".join(dict.fromkeys(output))     # an output index repeats in gradients of diagonals
+    result = ctx.new_array(out_t, [size[c] for c in output], None if unique == output else 0.0)
+
+    def store(idx):
+        value = element(idx)
+        ctx.store_element(out_t, result, [dict(zip(unique, idx))[c] for c in output], value)
+    ctx.each_index([size[c] for c in unique], store)
     return result
 
 
