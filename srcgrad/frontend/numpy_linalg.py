@@ -117,9 +117,29 @@ def _norm(lw, node, args, env):
     """np.linalg.norm(x, ord=None, axis=None, keepdims=False)."""
     (x,) = _float_arrays(lw, node, "linalg.norm", args[:1])
     ord, axis, keepdims = _options(lw, node, "linalg.norm", 1, ("ord", "axis", "keepdims"), (None, None, False))
-    if keepdims:
-        lw.unsupported(node, "np.linalg.norm with keepdims=True (yet)",
-                       "compute the norm without it and broadcast it yourself, e.g. x / n[:, ...] as a loop")
+    if keepdims not in (True, False):
+        lw.unsupported(node, f"np.linalg.norm with keepdims={keepdims!r}", "keepdims=True or keepdims=False")
+    norm = _norm_of(lw, node, x, ord, axis)
+    if not keepdims:
+        return norm
+    reduced = [_axis(lw, node, axis, x.type.ndim)] if isinstance(axis, int) else range(x.type.ndim)
+    return _keep_dims(lw, node, norm, x.type.ndim, set(reduced))
+
+
+def _keep_dims(lw, node, norm, ndim, reduced):
+    """keepdims=True: the reduced axes kept with size 1 — a product with ones of size 1 along
+    them (an einsum, or a broadcast of a number), so no reshape is needed."""
+    ones = lw.emit(node, "full", [lw.b.const(1)] * (len(reduced) if norm.type.is_array else ndim),
+                   {"value": 1.0, "dtype": F64})
+    if not norm.type.is_array:
+        return lw.emit(node, "mul", [norm, ones])
+    letters = LETTERS[:ndim]
+    kept = "".join(c for k, c in enumerate(letters) if k not in reduced)
+    spread = "".join(c for k, c in enumerate(letters) if k in reduced)
+    return emit_einsum(lw, node, ((kept, spread), letters), [norm, ones])
+
+
+def _norm_of(lw, node, x, ord, axis):
     ndim = x.type.ndim
     if isinstance(axis, tuple):
         if len(axis) != 2 or ndim != 2:

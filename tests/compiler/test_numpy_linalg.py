@@ -54,14 +54,18 @@ def norm_matrices_t(m):
 def norm_axes(m, t):
     return (np.sum(np.linalg.norm(m, axis=0) * np.arange(4)) + np.sum(np.linalg.norm(m, axis=-1) * W3)
             + np.sum(np.linalg.norm(m, ord=1, axis=1) * W3) + np.sum(np.linalg.norm(m, np.inf, 0))
-            + np.linalg.norm(t) + np.sum(np.linalg.norm(t, axis=2) ** 2))
+            + np.linalg.norm(t) + np.sum(np.linalg.norm(t, axis=2) ** 2)
+            + np.sum(m / np.linalg.norm(m, axis=0, keepdims=True)) + np.sum(t * np.linalg.norm(t, axis=1, keepdims=True))
+            + np.sum(m * np.linalg.norm(m, ord=1, keepdims=True)) + np.sum(np.linalg.norm(t, keepdims=True)))
 
 
 def norm_axes_t(m, t):
     n = torch.linalg.vector_norm
     return (torch.sum(n(m, dim=0) * torch.arange(4)) + torch.sum(n(m, dim=-1) * torch.tensor(W3))
             + torch.sum(n(m, 1, dim=1) * torch.tensor(W3)) + torch.sum(n(m, float("inf"), dim=0))
-            + n(t) + torch.sum(n(t, dim=2) ** 2))
+            + n(t) + torch.sum(n(t, dim=2) ** 2)
+            + torch.sum(m / n(m, dim=0, keepdim=True)) + torch.sum(t * n(t, dim=1, keepdim=True))
+            + torch.sum(m * torch.linalg.matrix_norm(m, 1, keepdim=True)) + torch.sum(n(t, keepdim=True)))
 
 
 def determinants(a):
@@ -347,7 +351,7 @@ def r_einsum_rank(a): return np.sum(np.einsum("ijk,j->i", a, V))
 def r_spectral(a): return np.linalg.norm(a, 2)
 def r_nuclear(a): return np.linalg.norm(a, "nuc")
 def r_ord3(v): return np.linalg.norm(v, ord=3)
-def r_keepdims(a): return np.sum(np.linalg.norm(a, axis=1, keepdims=True))
+def r_keepdims(a): return np.sum(np.linalg.norm(a, axis=1, keepdims=1.5))
 def r_norm_out(a): return np.linalg.norm(a, out=a)
 def r_ord_variable(v, p): return np.linalg.norm(v, ord=p)
 def r_det_vector(v): return np.linalg.det(v)
@@ -368,7 +372,7 @@ REFUSALS = [
     (r_spectral, (A,), srcgrad.UnsupportedSyntaxError, "ord=2 for matrices"),
     (r_nuclear, (A,), srcgrad.UnsupportedSyntaxError, "ord='nuc'"),
     (r_ord3, (V,), srcgrad.UnsupportedSyntaxError, "ord=3 for vectors"),
-    (r_keepdims, (A,), srcgrad.UnsupportedSyntaxError, "keepdims=True"),
+    (r_keepdims, (A,), srcgrad.UnsupportedSyntaxError, "keepdims=1.5"),
     (r_norm_out, (A,), srcgrad.UnsupportedSyntaxError, "keyword out="),
     (r_ord_variable, (V, 2.0), srcgrad.UnsupportedSyntaxError, "ord= given as `p`"),
     (r_det_vector, (V,), srcgrad.TypingError, "np.linalg.det takes arrays of 2 dimensions"),
