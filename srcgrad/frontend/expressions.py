@@ -27,7 +27,7 @@ from ..ir.core import Block, Builder, Loc, if_op
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
 from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee
-from .numpy_linalg import matmul_any_rank
+from .numpy_linalg import matmul_any_rank, named_result, result_item
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
@@ -193,6 +193,8 @@ class Expressions:
             return self.emit(node, "transpose" if node.attr == "T" else "size", [arr])
         if isinstance(node, ast.Attribute) and node.attr == "shape" and not self.is_global_name(node.value):
             self.unsupported(node, "x.shape as one value", "unpack it (n, m = x.shape) or index it (x.shape[0])")
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call) and named_result(self, node) is not None:
+            return named_result(self, node)(self.call(node.value, env))        # np.linalg.slogdet(A).logabsdet
         if isinstance(node, ast.Attribute):
             base = node.value
             if self.is_global_name(base):
@@ -457,7 +459,9 @@ class Expressions:
                 self.unsupported(node, "x.shape[k] with a k that is not a literal integer")
             axis = k.value + arr.type.ndim if k.value < 0 else k.value
             return self.emit(node, "shape", [arr], {"axis": axis})
-        arr = self.expr(node.value, env)
+        arr = self.expr_any(node.value, env)
+        if isinstance(arr, list):       # one of the values a call returns: np.linalg.slogdet(A)[1]
+            return result_item(self, node, arr)
         if not arr.type.is_array:
             self.typing_error(node, f"only arrays can be indexed, not {arr.type}")
         idx = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]

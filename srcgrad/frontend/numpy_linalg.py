@@ -174,6 +174,29 @@ def _slogdet(lw, node, args, env):
     return [lw.emit(node, "slogdet_sign", [a]), lw.emit(node, "slogdet_log", [a])]
 
 
+def result_item(lw, node, values):
+    """``f(x)[k]`` of a call returning several values (``np.linalg.slogdet(A)[1]``): the k-th."""
+    k = node.slice
+    if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and isinstance(k.operand, ast.Constant):
+        k = ast.Constant(-k.operand.value)
+    if not (isinstance(k, ast.Constant) and type(k.value) is int and -len(values) <= k.value < len(values)):
+        lw.unsupported(node, f"this index into the {len(values)} values {ast.unparse(node.value)} returns",
+                       f"index them with a constant from 0 to {len(values) - 1}, or unpack them: a, b = ...")
+    return values[k.value]
+
+
+_FIELDS = {np.linalg.slogdet: ("sign", "logabsdet")}
+
+
+def named_result(lw, node):
+    """For ``f(x).name`` where f returns a named tuple (np.linalg.slogdet's sign and logabsdet):
+    the function picking that value out of the call's values; else None."""
+    fields = _FIELDS.get(lw.global_object(node.value.func))
+    if fields is None or node.attr not in fields:
+        return None
+    return lambda values: values[fields.index(node.attr)]
+
+
 def _solve(lw, node, args, env):
     a, b = args
     (a,) = _float_arrays(lw, node, "linalg.solve", [a], ranks=(2,))

@@ -71,13 +71,16 @@ def norm_axes_t(m, t):
 def determinants(a):
     s, ld = np.linalg.slogdet(a)
     s2, ld2 = np.linalg.slogdet(-a)
-    return np.linalg.det(a) + s * ld + 3.0 * s2 * ld2 + np.linalg.det(a.T @ a) ** 0.5
+    return (np.linalg.det(a) + s * ld + 3.0 * s2 * ld2 + np.linalg.det(a.T @ a) ** 0.5
+            + 5.0 * np.linalg.slogdet(a * 2.0)[1] * np.linalg.slogdet(-a)[0] + np.linalg.slogdet(a + 1.0).logabsdet
+            + np.linalg.slogdet(-a).sign * np.linalg.slogdet(a)[-1])
 
 
 def determinants_t(a):
     s, ld = torch.linalg.slogdet(a)
     s2, ld2 = torch.linalg.slogdet(-a)
-    return torch.linalg.det(a) + s * ld + 3.0 * s2 * ld2 + torch.linalg.det(a.T @ a) ** 0.5
+    return (torch.linalg.det(a) + s * ld + 3.0 * s2 * ld2 + torch.linalg.det(a.T @ a) ** 0.5
+            + 5.0 * torch.linalg.slogdet(a * 2.0)[1] * s2 + torch.linalg.slogdet(a + 1.0).logabsdet + s2 * ld)
 
 
 def inverse(a):
@@ -360,6 +363,8 @@ def r_tensordot_axes(a): return np.tensordot(a, a, axes=3)
 def r_vdot_ranks(a): return np.vdot(a, V)
 def r_matmul_scalar(v): return np.sum(np.matmul(v, 2.0))
 def r_slogdet_one_value(a): return np.linalg.slogdet(a) + 1.0
+def r_slogdet_index(a): return np.linalg.slogdet(a)[2]
+def r_slogdet_field(a): return np.linalg.slogdet(a).det
 
 
 REFUSALS = [
@@ -381,6 +386,8 @@ REFUSALS = [
     (r_vdot_ranks, (A,), srcgrad.UnsupportedSyntaxError, "different ranks"),
     (r_matmul_scalar, (V,), srcgrad.TypingError, "np.matmul takes arrays"),
     (r_slogdet_one_value, (A,), srcgrad.UnsupportedSyntaxError, "unpack them"),
+    (r_slogdet_index, (A,), srcgrad.UnsupportedSyntaxError, "this index into the 2 values"),
+    (r_slogdet_field, (A,), srcgrad.UnsupportedSyntaxError, "the attribute `.det`"),
 ]
 
 
