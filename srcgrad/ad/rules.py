@@ -203,9 +203,14 @@ for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv"
               "broadcast_like", "reduce_grad", "arange", "slice_add"):
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
-# a float32 array computes as float64: its adjoint is the float64 one (ints and bools have none)
-ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if x.type is F64 or (x.type.is_array and x.type.dtype is F32) \
-    else (None,)
+# a float32 array computes as float64: its adjoint is the float64 one, and in forward mode its
+# float32 tangent is widened too (ints and bools have no derivative)
+ADJOINT["to_f64"] = lambda g, x, out: (lambda: _widened(g),) if x.type is F64 or (
+    x.type.is_array and x.type.dtype is F32) else (None,)
+
+
+def _widened(g):
+    return _emit("to_f64", g) if g.type.is_array and g.type.dtype is F32 else g
 for _name in ("index", "if", "for", "while", "call_custom", "setitem", "slice", "setslice"):
     ADJOINT[_name] = "structural"
 

@@ -236,6 +236,10 @@ def test_float32_arguments_compute_in_float64(backend):
     for g, e in zip(_grads(float32_mix, small, backend), _grads(float32_mix, wide, backend)):
         assert g.dtype == np.float32
         np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6)
+    tangents = tuple(np.ones_like(x) for x in small)
+    _, dot = srcgrad.jvp(float32_mix, small, tangents, backend=backend)
+    _, wide_dot = srcgrad.jvp(float32_mix, wide, tuple(t.astype(np.float64) for t in tangents), backend=backend)
+    assert dot == pytest.approx(wide_dot, rel=1e-12)
 
 
 def norm2(v):
