@@ -150,7 +150,8 @@ def products(a, m, t, v):
     s = t @ m.T                 # a stack of matrices times a matrix
     return (np.sum(s * s) + np.sum(np.matmul(t, m.T @ a)) + np.sum(t @ np.einsum("kij->kji", t) * 0.5)
             + np.sum(np.dot(t, m.T) ** 2) + np.sum(v @ np.einsum("ij,kjl->kil", a, t)) + np.sum(t @ m[0])
-            + np.sum(np.matmul(a, m)) + np.dot(2.0, v)[0])
+            + np.sum(np.matmul(a, m)) + np.dot(2.0, v)[0] + np.sum(np.dot(t, np.einsum("kij->kji", t)) ** 2)
+            + np.sum((np.einsum("i,jkl->ijkl", v[:2], t) @ np.einsum("kij->kji", t)) ** 2))
 
 
 def products_t(a, m, t, v):
@@ -158,7 +159,8 @@ def products_t(a, m, t, v):
     return (torch.sum(s * s) + torch.sum(torch.matmul(t, m.T @ a)) + torch.sum(t @ t.transpose(1, 2) * 0.5)
             + torch.sum(torch.tensordot(t, m.T, dims=([2], [0])) ** 2)
             + torch.sum(v @ torch.einsum("ij,kjl->kil", a, t)) + torch.sum(t @ m[0]) + torch.sum(torch.matmul(a, m))
-            + (2.0 * v)[0])
+            + (2.0 * v)[0] + torch.sum(torch.tensordot(t, t.transpose(1, 2), dims=([2], [1])) ** 2)
+            + torch.sum((torch.einsum("i,jkl->ijkl", v[:2], t) @ t.transpose(1, 2)) ** 2))
 
 
 CASES = {
