@@ -169,7 +169,8 @@ def _sum(what):
 def _outer(lw, node, args, env):
     a, b = lw.to_float_array_operands(node, *args)
     if a.type.ndim != 1 or b.type.ndim != 1:
-        lw.typing_error(node, f"np.outer takes two vectors here, got {a.type} and {b.type}")
+        lw.typing_error(node, f"np.outer takes two vectors here, got {a.type} and {b.type} (numpy flattens other "
+                              "arrays; the product keeping their axes is np.einsum('ij,k->ijk', a, b))")
     return lw.emit(node, "outer", [a, b])
 
 

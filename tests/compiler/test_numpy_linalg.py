@@ -369,6 +369,7 @@ def r_tensordot_axes(a): return np.tensordot(a, a, axes=3)
 def r_vdot_ranks(a): return np.vdot(a, V)
 def r_matmul_scalar(v): return np.sum(np.matmul(v, 2.0))
 def r_slogdet_one_value(a): return np.linalg.slogdet(a) + 1.0
+def r_outer_matrix(a): return np.sum(np.outer(a, V))
 def r_slogdet_index(a): return np.linalg.slogdet(a)[2]
 def r_slogdet_field(a): return np.linalg.slogdet(a).det
 
@@ -392,6 +393,7 @@ REFUSALS = [
     (r_vdot_ranks, (A,), srcgrad.UnsupportedSyntaxError, "different ranks"),
     (r_matmul_scalar, (V,), srcgrad.TypingError, "np.matmul takes arrays"),
     (r_slogdet_one_value, (A,), srcgrad.UnsupportedSyntaxError, "unpack them"),
+    (r_outer_matrix, (A,), srcgrad.TypingError, "np.einsum\\('ij,k->ijk', a, b\\)"),
     (r_slogdet_index, (A,), srcgrad.UnsupportedSyntaxError, "this index into the 2 values"),
     (r_slogdet_field, (A,), srcgrad.UnsupportedSyntaxError, "the attribute `.det`"),
 ]
