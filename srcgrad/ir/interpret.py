@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import NEGATIVE_INT_POWER
 from .indexing_eval import INDEXING_EVAL
+from .linalg_eval import LINALG_EVAL
 from .types import BOOL, F32, F64, I64, ArrayType
 
 _I64_MIN, _I64_MAX = -2**63, 2**63 - 1
@@ -377,6 +378,8 @@ EVAL.update({
     "return": None,
 })
 EVAL.update(INDEXING_EVAL)       # x[idx], x[mask] and their writes (indexing_eval.py)
+EVAL.update(LINALG_EVAL)
+EVAL["norm_sqrt"] = _numpy_math("sqrt")
 
 def clone(fn):
     """A deep copy of IR Function ``fn`` (fresh ops and values; attrs shared), made without
