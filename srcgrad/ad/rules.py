@@ -12,7 +12,7 @@ import math
 
 from ..ir.core import const, cos, current, exp, select, sin, sqrt
 from ..ir.primitives import table_entry
-from ..ir.types import F64
+from ..ir.types import F64, is_float
 
 ADJOINT = {}
 
@@ -203,8 +203,10 @@ for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv"
               "broadcast_like", "reduce_grad", "arange", "slice_add"):
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
-ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if x.type is F64 else (None,)
+ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if is_float(x.type) else (None,)   # float32 arrays too
 for _name in ("index", "if", "for", "while", "call_custom", "setitem", "slice", "setslice"):
     ADJOINT[_name] = "structural"
 
 __all__ = ["ADJOINT", "const"]
+
+from . import reduction_rules  # noqa: E402,F401  (the reductions family's rules, into ADJOINT and TANGENT)

@@ -27,12 +27,14 @@ class Callee:
     """One entry: ``lower(lw, node, args, env)``; ``arity`` when the number of arguments is
     fixed (checked before they are lowered), ``keywords`` the ones it accepts, ``prim`` the
     primitive an elementary function computes, ``shape_first`` when the first argument is a
-    shape (``n`` or ``(n, m)``) that ``lower`` reads from the node itself."""
+    shape (``n`` or ``(n, m)``) that ``lower`` reads from the node itself; ``takes_none`` when
+    a literal ``None`` argument reaches ``lower`` as None (np.clip(x, None, 1.0))."""
 
-    __slots__ = ("lower", "arity", "keywords", "prim", "shape_first")
+    __slots__ = ("lower", "arity", "keywords", "prim", "shape_first", "takes_none")
 
-    def __init__(self, lower, arity=None, keywords=(), prim=None, shape_first=False):
+    def __init__(self, lower, arity=None, keywords=(), prim=None, shape_first=False, takes_none=False):
         self.lower, self.arity, self.keywords, self.prim, self.shape_first = lower, arity, keywords, prim, shape_first
+        self.takes_none = takes_none
 
 
 # ---------------------------------------------------------------------- elementary functions
@@ -353,3 +355,8 @@ def _check_arity(lw, node, fobj, called):
         two = called[:called.rfind(".") + 1] + ("arctan2" if fobj is np.arctan else "atan2")
         message += f"; for the angle of the point (x, y) write {two}(y, x)"
     lw.typing_error(node, message)
+
+
+from .numpy_reductions import REDUCTION_CALLS, REDUCTION_METHODS  # noqa: E402  (the reductions family)
+CALLS.update(REDUCTION_CALLS)
+ARRAY_METHODS.update(REDUCTION_METHODS)

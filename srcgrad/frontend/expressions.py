@@ -26,7 +26,8 @@ from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Loc, if_op
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
-from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee
+from .calls import ARRAY_METHODS, array_method, callee, check_callee
+from .keywords import check_keywords
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
@@ -405,10 +406,8 @@ class Expressions:
             return range_of(node.args[0], env).n          # len(range0)
         fobj = self.global_object(node.func)
         plain_function = inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
-        if node.keywords and not plain_function and not (
-                isinstance(node.func, ast.Attribute)
-                and node.func.attr in KEYWORD_SPELLINGS):
-            self.unsupported(node, "keyword arguments in calls (yet)")
+        if node.keywords and not plain_function:      # each table entry declares its keywords
+            check_keywords(self, node, callee(array_method(node.func, fobj) or fobj), ast.unparse(node.func))
         if fobj is None and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and not node.args:
             arr = self.expr(node.func.value, env)
             if not arr.type.is_array:
@@ -418,7 +417,8 @@ class Expressions:
         if method is not None:
             arr = self.expr(node.func.value, env)
             if arr.type.is_array:
-                args = [arr] + [self.expr(a, env) for a in node.args]
+                args = [arr] + [None if callee(method).takes_none and _is_none(a) else self.expr(a, env)
+                                for a in node.args]
                 return callee(method).lower(self, node, args, env)
         called = ast.unparse(node.func)         # the user's spelling: np.linalg.det, math.gamma
         if fobj is None:
@@ -428,7 +428,8 @@ class Expressions:
         check_callee(self, node, fobj, called)
         entry = callee(fobj)
         if entry is not None:
-            args = [self.expr(a, env) for a in node.args[1 if entry.shape_first else 0:]]
+            args = [None if entry.takes_none and _is_none(a) else self.expr(a, env)
+                    for a in node.args[1 if entry.shape_first else 0:]]
             return entry.lower(self, node, [None] + args if entry.shape_first else args, env)
         args = [self.expr(a, env) for a in node.args]
         if isinstance(fobj, custom_vjp):
@@ -530,6 +531,10 @@ class Expressions:
         if v.type not in (I64, BOOL):
             self.typing_error(node, f"{what} must be integers, got {v.type}")
         return v
+
+
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _inexact_mix(a, b):

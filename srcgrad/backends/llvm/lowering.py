@@ -34,6 +34,7 @@ from .kernels import KERNELS, Kernels
 from .lazy import Lazy, LazyArrays
 from .loop_memory import frees_each_iteration
 from .memory import TAPES, Memory
+from .reductions import REDUCTIONS
 from .registry import lower
 from .scalar_math import INT_CHECKED, SCALAR, checked_int
 from .types import BIT, BYTE, INT32, INT64, PTR, ltype
@@ -50,7 +51,7 @@ def tables(target):
     """The lowering's tables for ``target``: (scalar tables, whose entries lower numbers and
     array elements; op tables, whose entries lower whole ops). Each lowered primitive is a
     key of exactly one of them."""
-    return [target.math, SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS]
+    return [target.math, SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, REDUCTIONS]
 
 
 def _scalar_op(ctx, op, ins):

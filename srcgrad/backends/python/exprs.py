@@ -231,3 +231,6 @@ EXPR = {
     "sum_to": helper("_sum_to"), "broadcast_like": _broadcast_like, "reduce_grad": _reduce_grad,
     "range_len": _range_len,
 }
+
+from .reduction_exprs import REDUCTION_EXPR  # noqa: E402  (the reductions family)
+EXPR.update(REDUCTION_EXPR)

@@ -14,6 +14,7 @@ import astor.source_repr
 import numpy as np
 
 from .. import runtime
+from .reduction_exprs import HELPERS as REDUCTION_HELPERS
 from .emit import COMMENT, Emitter, is_comment
 
 _MARKER = re.compile(r"^(\s*)" + COMMENT + r"(\d+)__$", re.M)
@@ -124,7 +125,7 @@ def compile_function(fn, source=None, externals=None):
         source, externals = generate(fn)
     namespace = {"np": np, "math": math, "_sum_to": runtime.sum_to, "_broadcast_like": runtime.broadcast_like,
                  "_reduce_grad": runtime.reduce_grad, "_power": runtime.power, "_int_power": runtime.int_power,
-                 **(externals or {})}
+                 **REDUCTION_HELPERS, **(externals or {})}
     filename = f"<srcgrad {fn.name}>"
     exec(compile(source, filename, "exec"), namespace)
     compiled = namespace[ast.parse(source).body[0].name]
