@@ -26,14 +26,20 @@ table_entry(ADJOINT, "cumprod")(lambda g, x, out: (
     lambda: _emit("cumprod_grad", [g, x], axis=out.owner.attrs["axis"], mode="vjp"),))
 # piecewise constant (rounding) or not a number (indices, the gradient helper): no derivative;
 # np.floor & co have derivative 0 everywhere, as torch.floor (also at the jumps)
-for _name in ("cumprod_grad", "argmax", "argmin", "float_floor", "float_ceil", "float_trunc", "float_rint"):
+# np.sort is x taken along argsort(x): the adjoint puts g back where each element came from
+table_entry(ADJOINT, "take_along")(lambda g, x, idx, out: (
+    lambda: _emit("put_along", [g, idx], axis=out.owner.attrs["axis"]), None))
+table_entry(ADJOINT, "put_along")(lambda g, x, idx, out: (
+    lambda: _emit("take_along", [g, idx], axis=out.owner.attrs["axis"]), None))
+for _name in ("argsort", "cumprod_grad", "argmax", "argmin", "float_floor", "float_ceil", "float_trunc", "float_rint"):
     ADJOINT[_name] = None
 
 
-@table_entry(TANGENT, "expand_dims", "cumsum")
+@table_entry(TANGENT, "expand_dims", "cumsum", "take_along", "put_along")
 def _linear(op, ts, xs, out):
-    """A linear op's tangent is the op applied to the tangent."""
-    return current().emit(op.prim, [ts[0]], dict(op.attrs)) if ts[0] is not None else None
+    """A linear op's tangent is the op applied to the tangent (of its first operand: the
+    indices of take_along and put_along have none)."""
+    return current().emit(op.prim, [ts[0]] + xs[1:], dict(op.attrs)) if ts[0] is not None else None
 
 
 @table_entry(TANGENT, "cumprod")

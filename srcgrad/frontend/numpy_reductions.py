@@ -207,6 +207,33 @@ def _arg_extremum(prim):
     return Callee(lower, keywords=("axis",))
 
 
+_SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _sorting(name):
+    """np.sort (x taken along its stable argsort: the gradient goes back through that
+    permutation; tied elements are equal, so their order changes no value) and np.argsort
+    (ints: the stable order, kind="stable"; numpy's default kind may order ties otherwise)."""
+    def lower(lw, node, args, env):
+        called = f"np.{name}"
+        opts = options(lw, node, args, called, ("axis", "kind"))
+        x = _array(lw, node, called, args[0])
+        if opts.get("kind") is not None and literal(lw, node, opts["kind"], "kind", (str,)) not in _SORT_KINDS:
+            lw.typing_error(node, f"{called}: kind must be one of {', '.join(k for k in _SORT_KINDS if k)}")
+        if "axis" in opts and isinstance(opts["axis"], ast.Constant) and opts["axis"].value is None:
+            if x.type.ndim > 1:
+                lw.unsupported(node, f"{called}(x, axis=None) of a {x.type.ndim}-d array (numpy flattens it) (yet)",
+                               f"sort along an axis: {called}(x, axis=-1)")
+            over = (0,)
+        else:
+            over = axes(lw, node, x, opts.get("axis"), called) if opts.get("axis") is not None else (x.type.ndim - 1,)
+        if len(over) != 1:
+            lw.typing_error(node, f"{called} takes one axis")
+        order = lw.emit(node, "argsort", [x], {"axis": over[0]})
+        return order if name == "argsort" else lw.emit(node, "take_along", [x, order], {"axis": over[0]})
+    return Callee(lower, keywords=("axis", "kind"))
+
+
 # ---------------------------------------------------------------------- element-wise
 def _value_options(lw, node, args, env, called, positional, aliases):
     """Options that are values (np.clip's bounds), by position or keyword; ``aliases`` maps a
@@ -327,6 +354,7 @@ REDUCTION_CALLS = {
     np.var: _variance("var"), np.std: _variance("std"),
     np.average: Callee(_average, keywords=("axis", "weights")),
     np.cumsum: _scan("cumsum"), np.cumprod: _scan("cumprod"), np.diff: Callee(_diff, keywords=("n", "axis")),
+    np.sort: _sorting("sort"), np.argsort: _sorting("argsort"),
     np.argmax: _arg_extremum("argmax"), np.argmin: _arg_extremum("argmin"),
     np.clip: Callee(_clip, keywords=("a_min", "a_max", "min", "max"), takes_none=True),
     np.logaddexp: _logaddexp(False), np.logaddexp2: _logaddexp(True),
@@ -339,4 +367,4 @@ REDUCTION_CALLS = {
 
 # x.var(), x.clip(lo, hi), ...: as the numpy functions (x.sort() is in place in numpy: not here)
 REDUCTION_METHODS = {"var": np.var, "std": np.std, "cumsum": np.cumsum, "cumprod": np.cumprod,
-                     "argmax": np.argmax, "argmin": np.argmin, "clip": np.clip, "round": np.round}
+                     "argmax": np.argmax, "argmin": np.argmin, "argsort": np.argsort, "clip": np.clip, "round": np.round}

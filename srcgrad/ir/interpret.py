@@ -407,6 +407,24 @@ def _cumprod_grad(it, op, ins):
     return np.moveaxis(out, 0, op.attrs["axis"]).copy()
 
 
+def _put_along(it, op, ins):
+    g, idx = ins
+    out = np.zeros(np.shape(g))
+    np.add.at(out, _along_index(idx, op.attrs["axis"]), g)
+    return out
+
+
+def _along_index(idx, axis):
+    """The fancy index of out[.., idx[i], ..]: idx along ``axis``, the positions elsewhere."""
+    grids = list(np.indices(idx.shape, sparse=True))
+    grids[axis] = idx
+    return tuple(grids)
+
+
+def _int_result(r):
+    return r.astype(np.int64) if isinstance(r, np.ndarray) else int(r)
+
+
 EVAL.update({
     "expand_dims": lambda it, op, ins: np.expand_dims(ins[0], op.attrs["axis"]),       # a view
     "cumsum": _cumsum,
@@ -414,13 +432,13 @@ EVAL.update({
     "cumprod_grad": _cumprod_grad,
     "argmax": lambda it, op, ins: _int_result(np.argmax(ins[0], axis=op.attrs.get("axis"))),
     "argmin": lambda it, op, ins: _int_result(np.argmin(ins[0], axis=op.attrs.get("axis"))),
+    "argsort": lambda it, op, ins: np.argsort(ins[0], axis=op.attrs["axis"], kind="stable").astype(np.int64),
+    "take_along": lambda it, op, ins: np.take_along_axis(np.asarray(ins[0], dtype=np.float64), ins[1],
+                                                         axis=op.attrs["axis"]),
+    "put_along": _put_along,
     "float_floor": _numpy_math("floor"), "float_ceil": _numpy_math("ceil"),
     "float_trunc": _numpy_math("trunc"), "float_rint": _numpy_math("rint"),
 })
-
-
-def _int_result(r):
-    return r.astype(np.int64) if isinstance(r, np.ndarray) else int(r)
 
 
 def clone(fn):

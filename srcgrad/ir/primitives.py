@@ -407,3 +407,16 @@ _def("argmax", _arg_rule, "np.argmax(x[, axis=k]): the first largest (the first 
 _def("argmin", _arg_rule, "np.argmin(x[, axis=k]): the first smallest (the first NaN)", may_raise=True)
 for _n in ("float_floor", "float_ceil", "float_trunc", "float_rint"):
     _def(_n, _elementwise(_float_rule), f"np.{_n[6:]}: a float (math.floor/ceil give ints: 'floor', 'ceil')")
+def _along_rule(ts, attrs):
+    g, idx = ts
+    if not (isinstance(idx, ArrayType) and idx.dtype is I64 and isinstance(g, ArrayType) and g.ndim == idx.ndim):
+        raise TypingError(f"take/put along an axis needs an array and int indices of its rank, got {g} and {idx}")
+    return ArrayType(F64, g.ndim)
+
+
+_def("argsort", lambda ts, a: ArrayType(I64, _scan_rule(ts, a).ndim),
+     "np.argsort(x, axis=k, kind='stable'): a stable order, NaNs last; attrs: axis")
+_def("take_along", _along_rule, "np.take_along_axis(g, idx, axis): np.sort is x taken along argsort(x); "
+     "attrs: axis", may_raise=True)
+_def("put_along", _along_rule, "the adjoint of take_along for a permutation idx: out (zeros) with "
+     "out[.., idx[i], ..] += g[.., i, ..]; attrs: axis", may_raise=True)

@@ -153,6 +153,8 @@ def p_cumsum(x): return np.sum(np.cumsum(x) * x)
 def p_cumprod(x): return np.sum(np.cumprod(x) * x)
 def p_argmax(x): return x[np.argmax(x)] * 2.0
 def p_argmin(x): return x[np.argmin(x)] * 2.0
+def p_argsort(x): return np.sum(np.argsort(x) * x)
+def p_sort(x): return np.sum(np.sort(x) * x * x)
 def p_float_floor(x): return np.sum(np.floor(x * 2.0) * x)
 def p_float_ceil(x): return np.sum(np.ceil(x * 2.0) * x)
 def p_float_trunc(x): return np.sum(np.trunc(x * 2.0) * x)
@@ -230,6 +232,9 @@ CASES = {
     "cumprod_grad": (p_cumprod, (V,), 0),
     "argmax": (p_argmax, (V,), 0),
     "argmin": (p_argmin, (V,), 0),
+    "argsort": (p_argsort, (V,), 0),
+    "take_along": (p_sort, (V,), 0),
+    "put_along": (p_sort, (V,), 0),
     "float_floor": (p_float_floor, (V,), 0),
     "float_ceil": (p_float_ceil, (V,), 0),
     "float_trunc": (p_float_trunc, (V,), 0),

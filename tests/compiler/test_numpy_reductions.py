@@ -298,6 +298,44 @@ def test_argmax_of_an_empty_array_raises_as_numpy():
             srcgrad.jit(argmax_of_empty, backend=backend)(Y)
 
 
+# ---------------------------------------------------------------------- sort, argsort
+def sorting(x, y):
+    return np.sort(x), np.sort(x, axis=0), np.sort(x, axis=-1, kind="stable"), np.argsort(x), \
+        np.argsort(x, axis=0), x.argsort(axis=1), np.sort(y), np.argsort(y), y.argsort(), np.sort(y, axis=None)
+
+
+def test_sort_and_argsort_as_numpy_stable():
+    x, y = X.copy(), np.array([3.0, np.nan, 1.0, 1.0, -2.0, np.nan, 0.5, -np.inf, 1.0])
+    x[1, 1] = x[2, 1] = x[2, 2]
+    x[0, 0] = np.nan
+    want = sorting(x, y)
+    for backend in BACKENDS:
+        for k, (g, w) in enumerate(zip(srcgrad.jit(sorting, backend=backend)(x, y), want)):
+            w = np.argsort(*{3: (x,), 4: (x, 0), 5: (x, 1), 7: (y,), 8: (y,)}[k], kind="stable") \
+                if k in (3, 4, 5, 7, 8) else w
+            np.testing.assert_array_equal(g, w)
+            assert g.dtype == w.dtype
+
+
+def sort_weighted(x): return np.sum(np.sort(x, axis=0) * W53) + np.sum(np.sort(x) ** 2 * W53)
+def sort_vector(y): return np.sum(np.sort(y) * W5) + y[np.argsort(y)[2]]
+
+
+def t_sort_weighted(x):
+    w = torch.tensor(W53)
+    return torch.sum(torch.sort(x, dim=0, stable=True)[0] * w) + torch.sum(torch.sort(x, stable=True)[0] ** 2 * w)
+
+
+def t_sort_vector(y): return torch.sum(torch.sort(y, stable=True)[0] * torch.tensor(W5)) + y[torch.argsort(y, stable=True)[2]]
+
+
+def test_sort_gradient_goes_through_the_permutation():
+    check(sort_weighted, t_sort_weighted, (X.copy(),))
+    check(sort_vector, t_sort_vector, (Y.copy(),))
+    y = np.array([0.5, -1.0, 0.5, 2.0, 0.5])      # ties: each takes the gradient of its slot in the stable order
+    check(sort_vector, t_sort_vector, (y,), fd=False)
+
+
 # ---------------------------------------------------------------------- clip
 def clip_both(y): return np.sum(np.clip(y, -0.5, 0.5) * W5)
 def clip_keywords(y): return np.sum(np.clip(y, a_min=-0.3, a_max=None) * W5) + np.sum(np.clip(y, None, 0.2) ** 2)

@@ -27,7 +27,8 @@ _REDUCTIONS = {
           "(np.floor({0} * 2.0) + {0})", "np.cumprod(0.9 + 0.1 * {0})", "np.where(np.isfinite({0}), {0}, 0.0)",
           "(np.sum({nm}, axis=1) * {0})", "(np.max({nm}, axis=-1) + {0})", "(np.var({nm}, axis=1) * {0})",
           "{0}.clip(None, 0.3)", "(np.average({nm}, axis=1, weights={nm} * {nm} + 0.1) + {0})",
-          "(np.diff({0}, n=2)[0] + {0})", "np.round({0}, 1)", "(np.trunc({0} * 3.0) - np.rint({0}) + {0})"],
+          "(np.diff({0}, n=2)[0] + {0})", "np.round({0}, 1)", "(np.trunc({0} * 3.0) - np.rint({0}) + {0})",
+          "np.sort({0})", "np.sort({nm}, axis=1)[:, 0] * {0}"],
     "m": ["np.cumsum({0}, axis=0)", "(np.mean({nm}, axis=0) + {0})", "(np.std({nm}, axis=0, ddof=1) * {0})",
           "np.logaddexp2({0}, {m})", "(np.ceil({0}) + {0})", "np.clip({0}, a_min={s}, a_max=None)"],
     "nm": ["(np.sum({0}, axis=0, keepdims=True) * {0})", "({0} - np.max({0}, axis=1, keepdims=True))",
@@ -36,7 +37,8 @@ _REDUCTIONS = {
            "({0} / (1.0 + np.std({0}, axis=-1, keepdims=True)))"],
     "s": ["np.var({n})", "np.std({nm})", "np.sum(np.diff({n}))", "np.sum(np.diff({nm}, axis=0) ** 2)",
           "{n}[np.argmax({n})]", "{m}[np.argmin({nm}[1])]", "np.logaddexp({0}, 0.5)", "np.clip({0}, -1.0, 1.0)",
-          "np.average({n}, weights=1.0 + {n} * {n})"],
+          "np.average({n}, weights=1.0 + {n} * {n})",
+          "np.sum(np.sort({n}) * {n})", "np.sum(np.sort({nm}, axis=0) * {nm})", "{n}[np.argsort({n})[1]]"],
 }
 _FLOOR_MOD = ["({} % 1.5)", "({} // -0.7)", "({} % -0.4)", "(({} * 3.0) // 1.25)"]
 

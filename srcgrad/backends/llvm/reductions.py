@@ -150,4 +150,75 @@ def _arg_extremum(ctx, op, ins):
     return b.load(where) if whole else wheres
 
 
+def _lanes(ctx, shape, axis, body):
+    """``body(at)`` once per line along ``axis``: ``at(i)`` is the full index of position i."""
+    rest = shape[:axis] + shape[axis + 1:]
+    ctx.each_index(rest, lambda r: body(lambda i: r[:axis] + [i] + r[axis:]))
+
+
+@lower(REDUCTIONS, "argsort")
+def _argsort(ctx, op, ins):
+    """A stable insertion sort of the positions of each line by value, NaNs last (numpy's
+    kind="stable" order): an element moves before another only if strictly smaller."""
+    b = ctx.b
+    t, x, axis = op.operands[0].type, ins[0], op.attrs["axis"]
+    shape = ctx.shape_values(x, t.ndim)
+    n, out_t = shape[axis], op.results[0].type
+    result = ctx.new_array(out_t, shape, 0)
+    j_slot = ctx.stack_slot(INT64)
+    one = ir.Constant(INT64, 1)
+
+    def after(u, v):        # u sorts after v: u > v, or u is NaN and v is not
+        return b.or_(b.fcmp_ordered(">", u, v), b.and_(b.fcmp_unordered("uno", u, u), b.fcmp_ordered("ord", v, v)))
+
+    def lane(at):
+        def value(k):
+            return ctx.as_f64(t, ctx.load_element(t, x, at(k)))
+        ctx.each_index([n], lambda i: ctx.store_element(out_t, result, at(i[0]), i[0]))
+
+        def insert(i):
+            key = ctx.load_element(out_t, result, at(i[0]))
+            kv = value(key)
+            b.store(b.sub(i[0], one), j_slot)
+            test, check, move, done = (ctx.func.append_basic_block(f"argsort.{s}") for s in ("test", "check", "move", "done"))
+            b.branch(test)
+            b.position_at_end(test)
+            b.cbranch(b.icmp_signed(">=", b.load(j_slot), ir.Constant(INT64, 0)), check, done)
+            b.position_at_end(check)
+            j = b.load(j_slot)
+            b.cbranch(after(value(ctx.load_element(out_t, result, at(j))), kv), move, done)
+            b.position_at_end(move)
+            ctx.store_element(out_t, result, at(b.add(j, one)), ctx.load_element(out_t, result, at(j)))
+            b.store(b.sub(j, one), j_slot)
+            b.branch(test)
+            b.position_at_end(done)
+            ctx.store_element(out_t, result, at(b.add(b.load(j_slot), one)), key)
+        ctx.each_index([n], insert)
+    _lanes(ctx, shape, axis, lane)
+    return result
+
+
+@lower(REDUCTIONS, "take_along", "put_along")
+def _take_put(ctx, op, ins):
+    """take: out[.., i, ..] = g[.., idx[.., i, ..], ..]; put: out[.., idx[.., i, ..], ..] += g[.., i, ..]
+    (idx is an argsort: every index is in range)."""
+    b = ctx.b
+    (gt, it), (g, idx) = [v.type for v in op.operands], ins
+    axis = op.attrs["axis"]
+    shape = ctx.shape_values(idx, it.ndim)
+    out_t = op.results[0].type
+    result = ctx.new_array(out_t, shape, 0.0)
+
+    def step(pos):
+        k = ctx.load_element(it, idx, pos)
+        moved = pos[:axis] + [k] + pos[axis + 1:]
+        if op.prim == "take_along":
+            ctx.store_element(out_t, result, pos, ctx.as_f64(gt, ctx.load_element(gt, g, moved)))
+        else:
+            ptr = ctx.raw_pointer(out_t, result, moved)
+            b.store(b.fadd(b.load(ptr), ctx.as_f64(gt, ctx.load_element(gt, g, pos))), ptr)
+    ctx.each_index(shape, step)
+    return result
+
+
 __all__ = ["REDUCTIONS", "scan"]

@@ -66,8 +66,21 @@ REDUCTION_EXPR = {
     "cumprod_grad": lambda em, op, ins: _call(_name("_cumprod_grad"), ins + [
         ast.Constant(op.attrs["axis"]), ast.Constant(op.attrs["mode"])]),
     "argmax": _arg("argmax"), "argmin": _arg("argmin"),
+    "argsort": lambda em, op, ins: _call(_attr("np", "argsort"), ins, _axis(op) + [
+        ast.keyword(arg="kind", value=ast.Constant("stable"))]),
+    "take_along": lambda em, op, ins: _call(_attr("np", "take_along_axis"), ins, _axis(op)),
+    "put_along": lambda em, op, ins: _call(_name("_put_along"), ins + [ast.Constant(op.attrs["axis"])]),
     "float_floor": np_call("floor"), "float_ceil": np_call("ceil"), "float_trunc": np_call("trunc"),
     "float_rint": np_call("rint"),
 }
 
-HELPERS = {"_cumsum_reverse": cumsum_reverse, "_cumprod_grad": cumprod_grad}
+def put_along(g, idx, axis):
+    """out[.., idx[i], ..] += g[.., i, ..] into zeros: take_along's adjoint."""
+    out = np.zeros(np.shape(g))
+    grids = list(np.indices(idx.shape, sparse=True))
+    grids[axis] = idx
+    np.add.at(out, tuple(grids), g)
+    return out
+
+
+HELPERS = {"_cumsum_reverse": cumsum_reverse, "_cumprod_grad": cumprod_grad, "_put_along": put_along}
