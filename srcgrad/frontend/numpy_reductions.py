@@ -50,12 +50,13 @@ def _count(lw, node, x, over):
     for a in over:
         k = lw.emit(node, "shape", [x], {"axis": a})
         n = k if n is None else lw.emit(node, "mul", [n, k])
-    return n
+    return _const(lw, 1) if n is None else n        # axis=(): nothing combined
 
 
 def reduce_over(lw, node, prim, x, over, called):
-    """``prim`` (sum, prod, amax, amin) of array ``x`` over axes ``over`` (None: all): one
-    axis at a time from the last for sum and prod (exact: each step is a plain reduction)."""
+    """``prim`` (sum, prod, amax, amin) of array ``x`` over axes ``over`` (None: all): some of
+    several axes one at a time from the last, for sum and prod (numpy's one pass over them may
+    round a sum differently, as its pairwise sums do anyway)."""
     ndim = x.type.ndim
     if over is not None and len(over) == 0:
         return lw.emit(node, "copy", [x])
@@ -270,11 +271,15 @@ def _clip(lw, node, args, env):
             continue
         v = next(bounds)
         y = lw.emit(node, "select", [lw.emit(node, cmp, [y, v]), v, y])
-        if v.type is F64 or (v.type.is_array and v.type.dtype is F64):
-            if not (v.owner is not None and v.owner.prim == "const" and not isinstance(v.owner.attrs["value"], np.ndarray)
-                    and not math.isnan(v.owner.attrs["value"])):
-                y = lw.emit(node, "select", [lw.emit(node, "ne", [v, v]), v, y])    # numpy: a NaN bound wins
+        if (v.type.dtype if v.type.is_array else v.type) is F64 and not _number(v):
+            y = lw.emit(node, "select", [lw.emit(node, "ne", [v, v]), v, y])    # numpy: a NaN bound wins
     return y
+
+
+def _number(v):
+    """Whether ``v`` is a constant number that is not NaN."""
+    c = v.owner.attrs.get("value") if v.owner is not None and v.owner.prim == "const" else None
+    return isinstance(c, (int, float)) and c == c
 
 
 def _logaddexp(base2):
