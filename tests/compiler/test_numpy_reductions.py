@@ -469,6 +469,23 @@ def test_logaddexp_values_at_ties_and_infinities():
 def lambda_sum_lae(a, b): return np.sum(np.logaddexp(a, b))
 
 
+def existing(y, b):
+    return np.sum((np.power(np.abs(y) + 0.5, b) + np.absolute(y) * np.fabs(b) + np.maximum(y, b) * np.minimum(y, 0.1)
+                   + np.log2(np.abs(b) + 1.0) + np.log10(y * y + 1.0)) * W5)
+
+
+def t_existing(y, b):
+    return torch.sum((torch.pow(torch.abs(y) + 0.5, b) + torch.abs(y) * torch.abs(b) + torch.maximum(y, b)
+                      * torch.minimum(y, torch.tensor(0.1, dtype=T)) + torch.log2(torch.abs(b) + 1.0)
+                      + torch.log10(y * y + 1.0)) * torch.tensor(W5))
+
+
+def test_the_elementwise_functions_that_existed_work_on_arrays():
+    b = RNG.randn(5)
+    check(existing, t_existing, (Y.copy(), b), wrt=0)
+    check(existing, t_existing, (Y.copy(), b), wrt=1)
+
+
 def test_float32_input():
     x = X.astype(np.float32)
     for fn in (sum_keepdims_rows, var_keepdims, cumsum_axes, clip_both, logsumexp):
