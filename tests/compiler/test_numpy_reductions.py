@@ -318,6 +318,20 @@ def test_sort_and_argsort_as_numpy_stable():
             assert g.dtype == w.dtype
 
 
+def sort_pair(y): return np.argsort(y), np.sort(y)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 8, 9, 17, 100])
+def test_stable_order_of_every_length_with_ties_and_nans(n):
+    rng = np.random.RandomState(n)
+    for y in (rng.randint(0, 4, size=n) * 1.0, np.where(rng.rand(n) < 0.3, np.nan, rng.randint(0, 3, size=n) * 1.0),
+              rng.randn(n)):
+        for backend in BACKENDS:
+            order, values = srcgrad.jit(sort_pair, backend=backend)(y)
+            np.testing.assert_array_equal(order, np.argsort(y, kind="stable"))
+            np.testing.assert_array_equal(values, np.sort(y))
+
+
 def sort_weighted(x): return np.sum(np.sort(x, axis=0) * W53) + np.sum(np.sort(x) ** 2 * W53)
 def sort_vector(y): return np.sum(np.sort(y) * W5) + y[np.argsort(y)[2]]
 

@@ -9,7 +9,7 @@ from llvmlite import ir
 
 from ...ir.types import F64, I64, ArrayType
 from .registry import lower
-from .types import DOUBLE, INT64
+from .types import BIT, DOUBLE, INT64
 
 REDUCTIONS = {}
 
@@ -158,44 +158,62 @@ def _lanes(ctx, shape, axis, body):
 
 @lower(REDUCTIONS, "argsort")
 def _argsort(ctx, op, ins):
-    """A stable insertion sort of the positions of each line by value, NaNs last (numpy's
-    kind="stable" order): an element moves before another only if strictly smaller."""
+    """numpy's kind="stable" order of each line, NaNs last: a bottom-up merge sort of the
+    positions (runs of width 1, 2, 4, ... merged between two buffers), where an element goes
+    before another only if it is strictly smaller, so equal elements keep their order."""
     b = ctx.b
     t, x, axis = op.operands[0].type, ins[0], op.attrs["axis"]
     shape = ctx.shape_values(x, t.ndim)
-    n, out_t = shape[axis], op.results[0].type
+    n, out_t, buf_t = shape[axis], op.results[0].type, ArrayType(I64, 1)
     result = ctx.new_array(out_t, shape, 0)
-    j_slot = ctx.stack_slot(INT64)
-    one = ir.Constant(INT64, 1)
-
-    def after(u, v):        # u sorts after v: u > v, or u is NaN and v is not
-        return b.or_(b.fcmp_ordered(">", u, v), b.and_(b.fcmp_unordered("uno", u, u), b.fcmp_ordered("ord", v, v)))
+    bufs = [ctx.new_array(buf_t, [n], 0) for _ in range(2)]
+    width, parity = ctx.stack_slot(INT64), ctx.stack_slot(BIT)
+    zero, one = ir.Constant(INT64, 0), ir.Constant(INT64, 1)
 
     def lane(at):
-        def value(k):
-            return ctx.as_f64(t, ctx.load_element(t, x, at(k)))
-        ctx.each_index([n], lambda i: ctx.store_element(out_t, result, at(i[0]), i[0]))
+        def after(k, m):        # position k sorts after position m: larger, or NaN against a number
+            u, v = (ctx.as_f64(t, ctx.load_element(t, x, at(p))) for p in (k, m))
+            return b.or_(b.fcmp_ordered(">", u, v), b.and_(b.fcmp_unordered("uno", u, u), b.fcmp_ordered("ord", v, v)))
 
-        def insert(i):
-            key = ctx.load_element(out_t, result, at(i[0]))
-            kv = value(key)
-            b.store(b.sub(i[0], one), j_slot)
-            test, check, move, done = (ctx.func.append_basic_block(f"argsort.{s}") for s in ("test", "check", "move", "done"))
-            b.branch(test)
-            b.position_at_end(test)
-            b.cbranch(b.icmp_signed(">=", b.load(j_slot), ir.Constant(INT64, 0)), check, done)
-            b.position_at_end(check)
-            j = b.load(j_slot)
-            b.cbranch(after(value(ctx.load_element(out_t, result, at(j))), kv), move, done)
-            b.position_at_end(move)
-            ctx.store_element(out_t, result, at(b.add(j, one)), ctx.load_element(out_t, result, at(j)))
-            b.store(b.sub(j, one), j_slot)
-            b.branch(test)
-            b.position_at_end(done)
-            ctx.store_element(out_t, result, at(b.add(b.load(j_slot), one)), key)
-        ctx.each_index([n], insert)
+        def merge_runs(src, dst, w):
+            def run_pair(lo, carried):
+                mid, hi = _smaller(b, b.add(lo, w), n), _smaller(b, b.add(lo, b.add(w, w)), n)
+
+                def step(k, ij):
+                    i, j = ij
+                    left, right = b.icmp_signed("<", i, mid), b.icmp_signed("<", j, hi)
+                    si = ctx.load_element(buf_t, src, [b.select(left, i, lo)])
+                    sj = ctx.load_element(buf_t, src, [b.select(right, j, lo)])
+                    take_left = b.and_(left, b.or_(b.not_(right), b.not_(after(si, sj))))
+                    ctx.store_element(buf_t, dst, [k], b.select(take_left, si, sj))
+                    return [b.select(take_left, b.add(i, one), i), b.select(take_left, j, b.add(j, one))]
+                ctx.counted_loop(lo, hi, one, [lo, mid], step, name="merge")
+                return []
+            ctx.counted_loop(zero, n, b.add(w, w), [], run_pair, name="runs")
+
+        ctx.each_index([n], lambda i: ctx.store_element(buf_t, bufs[0], i, i[0]))
+        b.store(one, width)
+        b.store(ir.Constant(BIT, 0), parity)
+        test, body, done = (ctx.func.append_basic_block(f"argsort.{s}") for s in ("test", "pass", "done"))
+        b.branch(test)
+        b.position_at_end(test)
+        b.cbranch(b.icmp_signed("<", b.load(width), n), body, done)
+        b.position_at_end(body)
+        w, flip = b.load(width), b.load(parity)
+        ctx.choose(flip, lambda: merge_runs(bufs[1], bufs[0], w), lambda: merge_runs(bufs[0], bufs[1], w))
+        b.store(b.add(w, w), width)
+        b.store(b.not_(flip), parity)
+        b.branch(test)
+        b.position_at_end(done)
+        last = b.load(parity)
+        ctx.each_index([n], lambda i: ctx.store_element(out_t, result, at(i[0]), b.select(
+            last, ctx.load_element(buf_t, bufs[1], i), ctx.load_element(buf_t, bufs[0], i))))
     _lanes(ctx, shape, axis, lane)
     return result
+
+
+def _smaller(b, u, v):
+    return b.select(b.icmp_signed("<", u, v), u, v)
 
 
 @lower(REDUCTIONS, "take_along", "put_along")
