@@ -54,9 +54,12 @@ def literal(lw, node, value, what, kinds):
     """The constant an option is written as (``axis=-1``, ``axis=(0, 1)``, ``ddof=1``): refused
     unless of one of ``kinds``."""
     got = _literal(lw, value)
-    if got is _NOT_LITERAL or not _of_kinds(got, kinds):
-        lw.unsupported(node, f"{what}={ast.unparse(value)}", f"write {what}= as a literal constant "
-                       f"({' or '.join(k.__name__ for k in kinds)})")
+    names = " or ".join({"NoneType": "None", "tuple": "a tuple of ints"}.get(k.__name__, k.__name__) for k in kinds)
+    if got is _NOT_LITERAL:
+        lw.unsupported(node, f"{what}={ast.unparse(value)}", f"write {what}= as a constant ({names}): "
+                       "the compiled code depends on it")
+    if not _of_kinds(got, kinds):
+        lw.typing_error(node, f"{what}={ast.unparse(value)}: {what} must be {names}")
     return got
 
 

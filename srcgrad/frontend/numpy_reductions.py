@@ -25,7 +25,7 @@ from .keywords import axes, check_dtype, flag, literal, options
 
 
 def _array(lw, node, called, x):
-    if not x.type.is_array:
+    if x is None or not x.type.is_array:
         lw.typing_error(node, f"{called} takes an array here, got {x.type}")
     (x,) = lw.to_float_array_operands(node, x)
     return x
@@ -98,7 +98,7 @@ def _reduction(name, prim):
         if flag(lw, node, opts.get("keepdims"), "keepdims"):
             out = keep_dims(lw, node, out, x.type.ndim, over if over is not None else range(x.type.ndim))
         return out
-    return Callee(lower, keywords=("axis", "keepdims") + (("dtype",) if has_dtype else ()))
+    return Callee(lower, keywords=("axis", "keepdims") + (("dtype",) if has_dtype else ()), takes_none=True)
 
 
 def _variance(name):
@@ -128,7 +128,7 @@ def _variance(name):
         if flag(lw, node, opts.get("keepdims"), "keepdims"):
             out = keep_dims(lw, node, out, x.type.ndim, over if over is not None else range(x.type.ndim))
         return out
-    return Callee(lower, keywords=("axis", "dtype", "ddof", "keepdims"))
+    return Callee(lower, keywords=("axis", "dtype", "ddof", "keepdims"), takes_none=True)
 
 
 def _average(lw, node, args, env):
@@ -169,7 +169,7 @@ def _scan(name):
         if over is not None and len(over) != 1:
             lw.typing_error(node, f"{called} takes one axis")
         return lw.emit(node, name, [x], {"axis": 0 if over is None else over[0]})
-    return Callee(lower, keywords=("axis", "dtype"))
+    return Callee(lower, keywords=("axis", "dtype"), takes_none=True)
 
 
 def _diff(lw, node, args, env):
@@ -205,7 +205,7 @@ def _arg_extremum(prim):
         if over is not None and len(over) != 1:
             lw.typing_error(node, f"{called} takes one axis (an int)")
         return lw.emit(node, prim, [x], {"axis": None if over is None or x.type.ndim == 1 else over[0]})
-    return Callee(lower, keywords=("axis",))
+    return Callee(lower, keywords=("axis",), takes_none=True)
 
 
 _SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
@@ -232,7 +232,7 @@ def _sorting(name):
             lw.typing_error(node, f"{called} takes one axis")
         order = lw.emit(node, "argsort", [x], {"axis": over[0]})
         return order if name == "argsort" else lw.emit(node, "take_along", [x, order], {"axis": over[0]})
-    return Callee(lower, keywords=("axis", "kind"))
+    return Callee(lower, keywords=("axis", "kind"), takes_none=True)
 
 
 # ---------------------------------------------------------------------- element-wise
@@ -357,7 +357,7 @@ REDUCTION_CALLS = {
     np.max: _reduction("max", "amax"), np.amax: _reduction("amax", "amax"),
     np.min: _reduction("min", "amin"), np.amin: _reduction("amin", "amin"),
     np.var: _variance("var"), np.std: _variance("std"),
-    np.average: Callee(_average, keywords=("axis", "weights")),
+    np.average: Callee(_average, keywords=("axis", "weights"), takes_none=True),
     np.cumsum: _scan("cumsum"), np.cumprod: _scan("cumprod"), np.diff: Callee(_diff, keywords=("n", "axis")),
     np.sort: _sorting("sort"), np.argsort: _sorting("argsort"),
     np.argmax: _arg_extremum("argmax"), np.argmin: _arg_extremum("argmin"),

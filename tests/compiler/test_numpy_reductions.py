@@ -106,7 +106,8 @@ def test_reduction_keywords(fn, tfn):
 def keepdims_shapes(x):
     return np.sum(x, axis=1, keepdims=True), np.max(x, axis=0, keepdims=True), np.mean(x, keepdims=True), \
         np.prod(x, axis=(0, 1), keepdims=True), np.sum(x, axis=()), np.mean(x, axis=()), np.var(x, axis=()), \
-        np.max(x, axis=(), keepdims=True), np.sum(x[0], axis=0, keepdims=True), np.mean(x, axis=None)
+        np.max(x, axis=(), keepdims=True), np.sum(x[0], axis=0, keepdims=True), np.mean(x, axis=None), \
+        np.sum(x, None), np.cumsum(x[0], None), np.argmax(x, None)
 
 
 def test_keepdims_gives_numpy_shapes():
@@ -522,6 +523,7 @@ def int_dtype(x): return np.sum(x, dtype=int)
 def float32_dtype(x): return np.sum(x, dtype=np.float32)
 def axis_not_literal(x, k): return np.sum(x, axis=k)
 def axis_too_big(x): return np.sum(x, axis=2)
+def axis_float(x): return np.sum(x, axis=1.5)
 def repeated_axis(x): return np.sum(x, axis=(1, -1))
 def cumsum_no_axis(x): return np.sum(np.cumsum(x))
 def clip_no_bounds(y): return np.sum(np.clip(y, None, None))
@@ -541,6 +543,7 @@ def zeros_dtype(n): return np.zeros(n, dtype=float)
     (float32_dtype, (X,), srcgrad.UnsupportedSyntaxError, r"dtype=np\.float32.*computes in float64"),
     (axis_not_literal, (X, 1), srcgrad.UnsupportedSyntaxError, r"axis=k"),
     (axis_too_big, (X,), srcgrad.TypingError, r"axis 2 is out of range for an array of 2 dimensions"),
+    (axis_float, (X,), srcgrad.TypingError, r"axis=1\.5: axis must be int or a tuple of ints or None"),
     (repeated_axis, (X,), srcgrad.TypingError, r"repeated"),
     (cumsum_no_axis, (X,), srcgrad.UnsupportedSyntaxError, r"np\.cumsum of a 2-d array without axis="),
     (clip_no_bounds, (Y,), srcgrad.TypingError, r"np\.clip needs a_min or a_max"),
