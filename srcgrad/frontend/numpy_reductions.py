@@ -296,7 +296,8 @@ def _logaddexp(base2):
         tail = lw.emit(node, "log1p", [lw.emit(node, "exp", [lw.emit(node, "neg", [gap])])])
         if base2:
             tail = lw.emit(node, "div", [tail, _const(lw, math.log(2.0))])
-        half = lw.emit(node, "add", [lw.emit(node, "mul", [a, _const(lw, 0.5)]), lw.emit(node, "mul", [c, _const(lw, 0.5)])])
+        a2, c2 = (lw.emit(node, "mul", [v, _const(lw, 0.5)]) for v in (a, c))     # a/2 + b/2: no overflow
+        half = lw.emit(node, "add", [a2, c2])
         at_tie = lw.emit(node, "add", [half, _const(lw, 1.0 if base2 else math.log(2.0))])
         return lw.emit(node, "select", [tie, at_tie, lw.emit(node, "add", [m, tail])])
     return Callee(lower, arity=2)
@@ -372,4 +373,5 @@ REDUCTION_CALLS = {
 
 # x.var(), x.clip(lo, hi), ...: as the numpy functions (x.sort() is in place in numpy: not here)
 REDUCTION_METHODS = {"var": np.var, "std": np.std, "cumsum": np.cumsum, "cumprod": np.cumprod,
-                     "argmax": np.argmax, "argmin": np.argmin, "argsort": np.argsort, "clip": np.clip, "round": np.round}
+                     "argmax": np.argmax, "argmin": np.argmin, "argsort": np.argsort, "clip": np.clip,
+                     "round": np.round}
