@@ -218,3 +218,4 @@ for _name in ("gather", "mask_select", "scatter", "setmask", "scatter_add"):    
 __all__ = ["ADJOINT", "const"]
 
 from . import linalg_rules  # noqa: E402,F401  (fills ADJOINT for np.linalg and np.einsum)
+from . import reduction_rules  # noqa: E402,F401  (the reductions family's rules, into ADJOINT and TANGENT)

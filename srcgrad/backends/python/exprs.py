@@ -259,3 +259,6 @@ EXPR = {
     "slogdet_log": _linalg("slogdet", 1), "inv": _linalg("inv"), "solve": _linalg("solve"),
     "cholesky": _linalg("cholesky"), "cholesky_grad": helper("_cholesky_grad"),
 }
+
+from .reduction_exprs import REDUCTION_EXPR  # noqa: E402  (the reductions family)
+EXPR.update(REDUCTION_EXPR)
