@@ -110,3 +110,5 @@ def _custom(op, ts, xs, out):
 
 
 __all__ = ["TANGENT", "linear_tangent"]
+
+from . import join_tangents  # noqa: E402,F401  (joining and building arrays: adds to TANGENT)

@@ -27,12 +27,15 @@ class Callee:
     """One entry: ``lower(lw, node, args, env)``; ``arity`` when the number of arguments is
     fixed (checked before they are lowered), ``keywords`` the ones it accepts, ``prim`` the
     primitive an elementary function computes, ``shape_first`` when the first argument is a
-    shape (``n`` or ``(n, m)``) that ``lower`` reads from the node itself."""
+    shape (``n`` or ``(n, m)``) that ``lower`` reads from the node itself, ``raw_args`` when
+    ``lower`` reads every argument from the node (list literals: np.concatenate([a, b])) and
+    is given None for ``args``."""
 
-    __slots__ = ("lower", "arity", "keywords", "prim", "shape_first")
+    __slots__ = ("lower", "arity", "keywords", "prim", "shape_first", "raw_args")
 
-    def __init__(self, lower, arity=None, keywords=(), prim=None, shape_first=False):
+    def __init__(self, lower, arity=None, keywords=(), prim=None, shape_first=False, raw_args=False):
         self.lower, self.arity, self.keywords, self.prim, self.shape_first = lower, arity, keywords, prim, shape_first
+        self.raw_args = raw_args
 
 
 # ---------------------------------------------------------------------- elementary functions
@@ -278,6 +281,10 @@ CALLS = {
     builtins.round: Callee(_round), builtins.len: Callee(_len, arity=1),
 }
 
+# joining, splitting and building arrays (numpy_joins.py)
+from .numpy_joins import JOIN_CALLS, KEYWORD_NAMES as _JOIN_KEYWORD_NAMES  # noqa: E402  (needs Callee)
+CALLS.update(JOIN_CALLS)
+
 # x.sum(), x.dot(y), ...: the numpy function of the same name with x as its first argument
 ARRAY_METHODS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min, "dot": np.dot}
 
@@ -295,7 +302,7 @@ def array_method(func, fobj):
 
 # Keywords are accepted where the call is spelt as a numpy reduction is (np.sum(x, axis=0)),
 # checked by spelling before the callee is looked up
-KEYWORD_SPELLINGS = frozenset(_REDUCTIONS)
+KEYWORD_SPELLINGS = frozenset(_REDUCTIONS) | _JOIN_KEYWORD_NAMES
 
 
 def callee(fobj):

@@ -427,6 +427,8 @@ class Expressions:
                                                              f"x.{m}()" for m in sorted(ARRAY_METHODS)))
         check_callee(self, node, fobj, called)
         entry = callee(fobj)
+        if entry is not None and entry.raw_args:
+            return entry.lower(self, node, None, env)
         if entry is not None:
             args = [self.expr(a, env) for a in node.args[1 if entry.shape_first else 0:]]
             return entry.lower(self, node, [None] + args if entry.shape_first else args, env)

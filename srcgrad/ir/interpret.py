@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from ..errors import NEGATIVE_INT_POWER
+from .interpret_joins import JOIN_EVAL
 from .types import BOOL, F32, F64, I64, ArrayType
 
 _I64_MIN, _I64_MAX = -2**63, 2**63 - 1
@@ -373,6 +374,7 @@ EVAL.update({
     "yield": None,         # terminators: ``block`` hands their operands back
     "return": None,
 })
+EVAL.update(JOIN_EVAL)      # joining, splitting and building arrays (interpret_joins.py)
 
 def clone(fn):
     """A deep copy of IR Function ``fn`` (fresh ops and values; attrs shared), made without

@@ -377,3 +377,7 @@ _def("return", lambda ts, a: NONE, "ends the function", effect=True)
 
 DIFFERENTIABLE_FLOAT_OPS = UNARY_MATH + ("add", "sub", "mul", "div", "pow", "neg", "abs", "min", "max", "atan2",
                                          "hypot", "mod", "select", "to_f64")
+
+# joining, splitting and building arrays (their records live in join_primitives.py)
+from .join_primitives import define as _define_joins  # noqa: E402  (needs _def above)
+_define_joins(_def)

@@ -147,6 +147,20 @@ def p_overwrite_in_loop(x, n):
 
 M = np.array([[0.5, -1.0], [2.0, 0.3], [-0.7, 1.1]])
 
+
+# joining, splitting and building arrays
+def p_concat(v):
+    t = np.concatenate([v, v * 2.0])
+    return np.sum(t * np.tanh(t))
+def p_split_size(v):
+    a, b = np.split(v[:2], 2)
+    return np.sum(a * np.tanh(b))
+def p_diagonal(m): return np.trace(m) + np.sum(np.diagonal(m, 1) ** 2)
+def p_diag_embed(v): return np.sum(np.diag(v, 1) @ np.tanh(np.concatenate([v, v[:1]])))
+def p_tri(m): return np.sum(np.tril(m) * np.triu(m, 1) + np.tril(m, -1) ** 2)
+def p_linspace(x): return np.sum(np.linspace(x, 2.0 * x + 1.0, 4) ** 2)
+def p_roll(v): return np.sum(np.roll(v, 1) * np.tanh(v))
+
 CASES = {
     "const": (p_const, (0.7,), 0),
     "to_f64": (p_to_f64, (0.7, 3), 0),
@@ -212,6 +226,13 @@ CASES = {
     "assert": (p_assert, (0.7,), 0),
     "yield": (p_if, (0.7,), 0),
     "return": (p_const, (0.7,), 0),
+    "concat": (p_concat, (V,), 0),
+    "split_size": (p_split_size, (V,), 0),
+    "diagonal": (p_diagonal, (M,), 0),
+    "diag_embed": (p_diag_embed, (V,), 0),
+    "tri": (p_tri, (M,), 0),
+    "linspace": (p_linspace, (0.7,), 0),
+    "roll": (p_roll, (V,), 0),
     "unary math": None,         # filled in below: one program per function of math
 }
 del CASES["unary math"]

@@ -13,7 +13,8 @@ habit; registry.py says what a rule is):
 - ``KERNELS`` (kernels.py): matmul, reductions and their gradients;
 - ``TAPES`` (memory.py): the tapes of reverse mode (memory.py also keeps the arena and
   frees per iteration);
-- ``CALLS`` (callbacks.py): calls back into Python.
+- ``CALLS`` (callbacks.py): calls back into Python;
+- ``JOINS`` (joins.py): joining, splitting and building arrays (np.concatenate, diagonals, ...).
 
 Errors leave the function through its exit block with a status (error_codes.py); bounds
 checks a loop can make before it are made there (checks.py). jit.py compiles the result.
@@ -30,6 +31,7 @@ from .callbacks import CALLS
 from .checks import checkable_accesses, versioned_loop
 from .error_codes import OK, RANGE_STEP, SITE
 from .fusion import lazy_ops, lazy_positions
+from .joins import JOINS
 from .kernels import KERNELS, Kernels
 from .lazy import Lazy, LazyArrays
 from .loop_memory import frees_each_iteration
@@ -50,7 +52,7 @@ def tables(target):
     """The lowering's tables for ``target``: (scalar tables, whose entries lower numbers and
     array elements; op tables, whose entries lower whole ops). Each lowered primitive is a
     key of exactly one of them."""
-    return [target.math, SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS]
+    return [target.math, SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, JOINS]
 
 
 def _scalar_op(ctx, op, ins):

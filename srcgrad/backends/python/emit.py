@@ -22,7 +22,7 @@ from .exprs import EXPR, _attr, _call, _name, _store, constant, is_const, range_
 from .plan import Plan
 
 COMMENT = "__srcgrad_line_"      # a marker statement ``__srcgrad_line_<k>__``: the k-th comment
-HELPERS = ("_sum_to", "_broadcast_like", "_reduce_grad", "_power", "_int_power")
+HELPERS = ("_sum_to", "_broadcast_like", "_reduce_grad", "_power", "_int_power", "_joins")
 
 
 class Namer:

@@ -231,3 +231,6 @@ EXPR = {
     "sum_to": helper("_sum_to"), "broadcast_like": _broadcast_like, "reduce_grad": _reduce_grad,
     "range_len": _range_len,
 }
+
+from .join_exprs import JOIN_EXPR  # noqa: E402  (joining and building arrays; needs the helpers above)
+EXPR.update(JOIN_EXPR)

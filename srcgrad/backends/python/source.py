@@ -13,7 +13,7 @@ import astor
 import astor.source_repr
 import numpy as np
 
-from .. import runtime
+from .. import runtime, runtime_joins
 from .emit import COMMENT, Emitter, is_comment
 
 _MARKER = re.compile(r"^(\s*)" + COMMENT + r"(\d+)__$", re.M)
@@ -124,6 +124,7 @@ def compile_function(fn, source=None, externals=None):
         source, externals = generate(fn)
     namespace = {"np": np, "math": math, "_sum_to": runtime.sum_to, "_broadcast_like": runtime.broadcast_like,
                  "_reduce_grad": runtime.reduce_grad, "_power": runtime.power, "_int_power": runtime.int_power,
+                 "_joins": runtime_joins,
                  **(externals or {})}
     filename = f"<srcgrad {fn.name}>"
     exec(compile(source, filename, "exec"), namespace)

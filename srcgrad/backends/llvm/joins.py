@@ -1,0 +1,201 @@
+"""The llvm backend's rules (``JOINS``) for joining, splitting and building arrays: each a
+loop nest over the result (or over each operand) that copies elements, with numpy's checks
+and messages (shapes that do not join, a split that is not equal, a negative count).
+
+Example (inside the lowering):
+    >>> JOINS["roll"](ctx, op, ins)       # a new array: x rolled by shift
+"""
+from llvmlite import ir
+
+from ...ir.interpret_joins import SPLIT_MESSAGE, STACK_MESSAGE
+from ...ir.types import BOOL, F32, F64, I64
+from .registry import lower
+from .types import DOUBLE, INT64
+
+JOINS = {}
+CONCAT_MESSAGE = ("all the input array dimensions except for the concatenation axis must match exactly, but "
+                  "along dimension {}, the array at index 0 has size {} and the array at index {} has size {}")
+
+
+def _i64(n):
+    return ir.Constant(INT64, n)
+
+
+def _smin(b, x, y):
+    return b.select(b.icmp_signed("<", x, y), x, y)
+
+
+def _smax(b, x, y):
+    return b.select(b.icmp_signed(">", x, y), x, y)
+
+
+def _convert(ctx, src_t, out_t, v):
+    """An element of an array of ``src_t`` (as loaded) as a value for an array of ``out_t``."""
+    if out_t.dtype in (F64, F32):
+        return ctx.as_f64(src_t, v)
+    if out_t.dtype is I64 and src_t.dtype is BOOL:
+        return ctx.b.zext(v, INT64)
+    return v
+
+
+def _check_shapes(ctx, op, shapes, axis):
+    """numpy's checks: every operand's shape is operand 0's (np.stack), or is along every
+    axis but the joined one (the others), in numpy's order."""
+    b = ctx.b
+    stack = op.attrs.get("fn") == "stack"
+    for k in range(1, len(shapes)):
+        for d, (n0, nk) in enumerate(zip(shapes[0], shapes[k])):
+            if d == axis and not stack:
+                continue
+            bad = b.icmp_signed("!=", n0, nk)
+            if stack:
+                ctx.raise_at(bad, lambda err: ValueError(STACK_MESSAGE))
+            else:
+                ctx.raise_at(bad, lambda err, d=d, k=k: ValueError(CONCAT_MESSAGE.format(d, err[0], k, err[1])),
+                             [n0, nk])
+
+
+@lower(JOINS, "concat")
+def _concat(ctx, op, ins):
+    """Each operand copied into its place along ``axis`` (with its new axis where expanded)."""
+    b = ctx.b
+    axis, expand = op.attrs["axis"], op.attrs["expand"]
+    out_t = op.results[0].type
+    ts = [v.type for v in op.operands]
+    given = [ctx.shape_values(x, t.ndim) for x, t in zip(ins, ts)]
+    _check_shapes(ctx, op, given, axis)
+    shapes = [s[:axis] + [_i64(1)] + s[axis:] if e else s for s, e in zip(given, expand)]
+    total = _i64(0)
+    for s in shapes:
+        total = b.add(total, s[axis])
+    result = ctx.new_array(out_t, shapes[0][:axis] + [total] + shapes[0][axis + 1:], None)
+    offset = _i64(0)
+    for x, t, s, e in zip(ins, ts, shapes, expand):
+        def move(idx, x=x, t=t, e=e, offset=offset):
+            src = idx[:axis] + idx[axis + 1:] if e else idx
+            value = _convert(ctx, t, out_t, ctx.load_element(t, x, src))
+            ctx.store_element(out_t, result, idx[:axis] + [b.add(idx[axis], offset)] + idx[axis + 1:], value)
+        ctx.each_index(s, move)
+        offset = b.add(offset, s[axis])
+    return result
+
+
+@lower(JOINS, "split_size")
+def _split_size(ctx, op, ins):
+    b = ctx.b
+    n, sections = ins[0], _i64(op.attrs["sections"])
+    ctx.raise_at(b.icmp_signed("!=", b.srem(n, sections), _i64(0)), lambda err: ValueError(SPLIT_MESSAGE))
+    return b.sdiv(n, sections)
+
+
+def _diagonal_span(b, n, m, k):
+    """(length, first row, first column) of diagonal k of an n×m matrix."""
+    zero = _i64(0)
+    length = _smax(b, _smin(b, b.add(n, _smin(b, k, zero)), b.sub(m, _smax(b, k, zero))), zero)
+    return length, b.neg(_smin(b, k, zero)), _smax(b, k, zero)
+
+
+@lower(JOINS, "diagonal")
+def _diagonal(ctx, op, ins):
+    b = ctx.b
+    x, k = ins
+    t, out_t = op.operands[0].type, op.results[0].type
+    n, m = ctx.shape_values(x, 2)
+    length, row, col = _diagonal_span(b, n, m, k)
+    result = ctx.new_array(out_t, [length], None)
+    ctx.each_index([length], lambda i: b.store(b.load(ctx.raw_pointer(t, x, [b.add(row, i[0]), b.add(col, i[0])])),
+                                               ctx.raw_pointer(out_t, result, i)))
+    return result
+
+
+@lower(JOINS, "diag_embed")
+def _diag_embed(ctx, op, ins):
+    b = ctx.b
+    v, n, m, k = ins
+    t, out_t = op.operands[0].type, op.results[0].type
+    result = ctx.new_array(out_t, [n, m], 0.0)
+    length, row, col = _diagonal_span(b, n, m, k)
+    length = _smin(b, length, ctx.shape_values(v, 1)[0])
+    ctx.each_index([length], lambda i: b.store(b.load(ctx.raw_pointer(t, v, i)), ctx.raw_pointer(
+        out_t, result, [b.add(row, i[0]), b.add(col, i[0])])))
+    return result
+
+
+@lower(JOINS, "tri")
+def _tri(ctx, op, ins):
+    b = ctx.b
+    n, m, k = ins
+    out_t = op.results[0].type
+    result = ctx.new_array(out_t, [n, m], None)
+    ctx.each_index([n, m], lambda idx: ctx.store_element(out_t, result, idx, b.icmp_signed(
+        "<=", b.sub(idx[1], idx[0]), k)))
+    return result
+
+
+@lower(JOINS, "linspace")
+def _linspace(ctx, op, ins):
+    """numpy's formula: step = (stop - start) / div, y_i = i * step + start (where step is 0:
+    i / div * delta + start; where div is 0: i * delta + start), the last point stop itself."""
+    b = ctx.b
+    start, stop, num = ins
+    endpoint = op.attrs["endpoint"]
+    ctx.raise_at(b.icmp_signed("<", num, _i64(0)),
+                 lambda err: ValueError(f"Number of samples, {err[0]}, must be non-negative."), [num])
+    div = b.sub(num, _i64(1)) if endpoint else num
+    fdiv = b.sitofp(div, DOUBLE)
+    delta = b.fsub(stop, start)
+    step = b.fdiv(delta, fdiv)
+    positive = b.icmp_signed(">", div, _i64(0))
+    zero_step = b.and_(positive, b.fcmp_ordered("==", step, ir.Constant(DOUBLE, 0.0)))
+    out_t = op.results[0].type
+    result = ctx.new_array(out_t, [num], None)
+
+    def point(idx):
+        i = b.sitofp(idx[0], DOUBLE)
+        scaled = b.select(zero_step, b.fmul(b.fdiv(i, fdiv), delta),
+                          b.select(positive, b.fmul(i, step), b.fmul(i, delta)))
+        value = b.fadd(scaled, start)
+        if endpoint:
+            value = b.select(b.and_(b.icmp_signed(">", num, _i64(1)), b.icmp_signed("==", idx[0], div)), stop, value)
+        ctx.store_element(out_t, result, idx, value)
+    ctx.each_index([num], point)
+    return result
+
+
+def _mod(b, a, n):
+    """a mod n in [0, n) (Python's %), for n > 0; 0 where n is 0."""
+    safe = b.select(b.icmp_signed("==", n, _i64(0)), _i64(1), n)
+    r = b.srem(a, safe)
+    return b.select(b.icmp_signed("<", r, _i64(0)), b.add(r, safe), r)
+
+
+@lower(JOINS, "roll")
+def _roll(ctx, op, ins):
+    """out[i] = x[(i - shift) mod n] along the axis, or over the flattened array (axis None)."""
+    b = ctx.b
+    x, shift = ins
+    t = op.operands[0].type
+    axis = op.attrs.get("axis")
+    shape = ctx.shape_values(x, t.ndim)
+    result = ctx.new_array(t, shape, None)
+    n = shape[axis] if axis is not None else ctx.product(shape)
+    s = _mod(b, shift, n)
+
+    def back(i):                # (i - s) mod n, for 0 <= i < n
+        j = b.sub(i, s)
+        return b.select(b.icmp_signed("<", j, _i64(0)), b.add(j, n), j)
+
+    def move(idx):
+        if axis is not None:
+            src = idx[:axis] + [back(idx[axis])] + idx[axis + 1:]
+        else:
+            flat = _i64(0)
+            for i, size in zip(idx, shape):
+                flat = b.add(b.mul(flat, size), i)
+            flat, src = back(flat), []
+            for size in reversed(shape):
+                src.insert(0, b.srem(flat, size))
+                flat = b.sdiv(flat, size)
+        b.store(b.load(ctx.raw_pointer(t, x, src)), ctx.raw_pointer(t, result, idx))
+    ctx.each_index(shape, move)
+    return result

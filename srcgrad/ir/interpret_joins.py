@@ -1,0 +1,52 @@
+"""The interpreter's semantics (ir/interpret.py's ``EVAL``) of the primitives that join,
+split and build arrays: numpy's own functions, with numpy's errors.
+
+Example:
+    >>> JOIN_EVAL["split_size"](None, op, [6])      # 3 for np.split(x, 2)
+"""
+import numpy as np
+
+from .types import BOOL, F32, F64, I64
+
+_NP_DTYPE = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
+SPLIT_MESSAGE = "array split does not result in an equal division"
+STACK_MESSAGE = "all input arrays must have the same shape"
+
+
+def _concat(it, op, ins):
+    axis, expand = op.attrs["axis"], op.attrs["expand"]
+    if op.attrs.get("fn") == "stack" and len({x.shape for x in ins}) > 1:
+        raise ValueError(STACK_MESSAGE)
+    parts = [np.expand_dims(x, axis) if e else x for x, e in zip(ins, expand)]
+    return np.concatenate(parts, axis=axis).astype(_NP_DTYPE[op.results[0].type.dtype], copy=False)
+
+
+def _split_size(it, op, ins):
+    (n,), sections = ins, op.attrs["sections"]
+    if n % sections:
+        raise ValueError(SPLIT_MESSAGE)
+    return n // sections
+
+
+def _diag_embed(it, op, ins):
+    v, n, m, k = ins
+    out = np.zeros((n, m), dtype=v.dtype)
+    rows = np.arange(min(len(v), len(np.diagonal(out, k)))) + max(0, -k)
+    out[rows, rows + k] = v[:len(rows)]
+    return out
+
+
+def _linspace(it, op, ins):
+    start, stop, num = ins
+    return np.linspace(float(start), float(stop), num, endpoint=op.attrs["endpoint"])
+
+
+JOIN_EVAL = {
+    "concat": _concat,
+    "split_size": _split_size,
+    "diagonal": lambda it, op, ins: np.diagonal(*ins).copy(),
+    "diag_embed": _diag_embed,
+    "tri": lambda it, op, ins: np.tri(*ins, dtype=bool),
+    "linspace": _linspace,
+    "roll": lambda it, op, ins: np.roll(ins[0], ins[1], axis=op.attrs.get("axis")),
+}
