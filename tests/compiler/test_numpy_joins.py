@@ -1,0 +1,167 @@
+"""Joining, splitting and building arrays (np.concatenate, np.stack, np.hstack, np.vstack,
+np.column_stack, np.split, np.array_split, np.diag, np.diagonal, np.trace, np.eye,
+np.identity, np.tril, np.triu, np.linspace, np.roll): values as numpy's, gradients against
+PyTorch and finite differences, jvp against the gradient, the two backends against each
+other; numpy's errors for shapes that do not join; clear refusals."""
+import numpy as np
+import pytest
+import torch
+
+import srcgrad
+
+from .test_gradients import numeric_gradient
+
+BACKENDS = ("python", "llvm")
+RNG = np.random.default_rng(11)
+X = RNG.normal(size=(4, 3))
+Y = RNG.normal(size=(4, 3))
+V = RNG.normal(size=6)
+W = RNG.normal(size=3)
+
+
+# each program: (numpy function, the same in torch, arguments); every argument is differentiated
+def joins(x, y, v, w):
+    a = np.concatenate([x, y * 2.0, x[:1]])                 # (9, 3)
+    b = np.concatenate((x, y), axis=1) + np.concatenate([y, x], -1)
+    c = np.stack([v, v * v], axis=1)                         # (6, 2)
+    d = np.hstack([v, w]) * np.hstack((v[:3], w, v[3:]))
+    e = np.vstack([x, w, w * 3.0]) @ w
+    f = np.column_stack([v[:4], x, v[2:]]) * 0.5
+    g = np.stack([w, w * 2.0, np.tanh(w)])                   # axis 0
+    return (np.sum(np.tanh(a)) + np.sum(b * b) + np.sum(c[:, 0] * c[:, 1]) + np.sum(d) + np.sum(np.sin(e))
+            + np.sum(f * f) + np.sum(g * np.cos(g)) + np.sum(np.concatenate([v], axis=None) ** 3))
+
+
+def joins_torch(x, y, v, w):
+    a = torch.cat([x, y * 2.0, x[:1]])
+    b = torch.cat((x, y), dim=1) + torch.cat([y, x], -1)
+    c = torch.stack([v, v * v], dim=1)
+    d = torch.hstack([v, w]) * torch.hstack((v[:3], w, v[3:]))
+    e = torch.vstack([x, w, w * 3.0]) @ w
+    f = torch.column_stack([v[:4], x, v[2:]]) * 0.5
+    g = torch.stack([w, w * 2.0, torch.tanh(w)])
+    return (torch.sum(torch.tanh(a)) + torch.sum(b * b) + torch.sum(c[:, 0] * c[:, 1]) + torch.sum(d)
+            + torch.sum(torch.sin(e)) + torch.sum(f * f) + torch.sum(g * torch.cos(g)) + torch.sum(v ** 3))
+
+
+def splits(x, v):
+    a, b, c = np.split(v, 3)
+    p, q = np.split(x, 2, axis=0)
+    r, s = np.split(x, [1], axis=1)
+    t, u, z = np.split(v, [2, 5])
+    h, i, j, k = np.array_split(v, 4)
+    m, n = np.array_split(x, 2, 1)
+    return (np.sum(a * np.tanh(b) * c) + np.sum(p * q) + np.sum(r) * np.sum(s * s) + np.sum(t) * np.sum(np.sin(u))
+            + np.sum(z ** 3) + np.sum(h * h) - np.sum(i) * np.sum(j * k) + np.sum(m * m) * np.sum(np.cos(n)))
+
+
+def splits_torch(x, v):
+    a, b, c = torch.tensor_split(v, 3)
+    p, q = torch.tensor_split(x, 2, dim=0)
+    r, s = torch.tensor_split(x, [1], dim=1)
+    t, u, z = torch.tensor_split(v, [2, 5])
+    h, i, j, k = torch.tensor_split(v, 4)
+    m, n = torch.tensor_split(x, 2, 1)
+    return (torch.sum(a * torch.tanh(b) * c) + torch.sum(p * q) + torch.sum(r) * torch.sum(s * s)
+            + torch.sum(t) * torch.sum(torch.sin(u)) + torch.sum(z ** 3) + torch.sum(h * h)
+            - torch.sum(i) * torch.sum(j * k) + torch.sum(m * m) * torch.sum(torch.cos(n)))
+
+
+def diagonals(x, v, w):
+    sq = x[:3, :] * 2.0
+    a = np.sum(np.diag(v) @ v) + np.sum(np.diag(w, 1) @ np.tanh(v[:4])) * np.sum(np.diag(w, -2) @ v[:5])
+    b = np.diag(x) * np.diagonal(x, -1) + np.sum(np.diagonal(x, 1) ** 2)
+    c = np.trace(sq) + np.trace(x, -2) * np.trace(sq, offset=1) + np.trace(x, 5)
+    e = np.eye(3) @ w + np.eye(4, 3, k=1)[:3] @ w + np.identity(3) @ (w * w) + np.eye(3, M=4, k=-1) @ v[:4]
+    t = np.tril(x) * np.triu(y_of(x), 1) + np.tril(x, -1) ** 2 + np.triu(x, k=-1) * 3.0
+    return np.sin(a) + np.sum(b) + c + np.sum(e * e) + np.sum(np.tanh(t))
+
+
+def y_of(x):
+    return x * x + 0.5
+
+
+def diagonals_torch(x, v, w):
+    sq = x[:3, :] * 2.0
+    a = torch.sum(torch.diag(v) @ v) + torch.sum(torch.diag(w, 1) @ torch.tanh(v[:4])) * torch.sum(
+        torch.diag(w, -2) @ v[:5])
+    b = torch.diag(x) * torch.diagonal(x, -1) + torch.sum(torch.diagonal(x, 1) ** 2)
+    c = (torch.diagonal(sq).sum() + torch.diagonal(x, -2).sum() * torch.diagonal(sq, 1).sum()
+         + torch.diagonal(x, 5).sum())
+    e = (torch.eye(3, dtype=torch.float64) @ w + _eye_k(4, 3, 1)[:3] @ w + torch.eye(3, dtype=torch.float64) @ (w * w)
+         + _eye_k(3, 4, -1) @ v[:4])
+    t = torch.tril(x) * torch.triu(x * x + 0.5, 1) + torch.tril(x, -1) ** 2 + torch.triu(x, -1) * 3.0
+    return torch.sum(torch.sin(a)) + torch.sum(b) + c + torch.sum(e * e) + torch.sum(torch.tanh(t))
+
+
+def _eye_k(n, m, k):
+    return torch.tensor(np.eye(n, m, k))
+
+
+def spaced(start, stop, v):
+    a = np.linspace(start, stop, 6) * v
+    b = np.linspace(stop, 2.0 * start, num=5, endpoint=False) ** 2
+    c = np.linspace(start, stop, 1) + np.linspace(0.0, stop, 2) @ v[:2] + np.sum(np.linspace(start, 1.0, 0))
+    return np.sum(np.sin(a)) + np.sum(b) + np.sum(c) + np.sum(np.linspace(-1, 1) * start)
+
+
+def _linspace_torch(start, stop, num, endpoint=True):
+    """start·(1 - t) + stop·t, t = i / div: the meaning of np.linspace (numpy's last point is stop)."""
+    div = (num - 1 if endpoint else num) or 1
+    t = torch.arange(num, dtype=torch.float64) / div
+    return start * (1.0 - t) + stop * t
+
+
+def spaced_torch(start, stop, v):
+    a = _linspace_torch(start, stop, 6) * v
+    b = _linspace_torch(stop, 2.0 * start, 5, endpoint=False) ** 2
+    c = _linspace_torch(start, stop, 1) + _linspace_torch(0.0, stop, 2) @ v[:2]
+    return (torch.sum(torch.sin(a)) + torch.sum(b) + torch.sum(c)
+            + torch.sum(_linspace_torch(-1.0, 1.0, 50) * start))
+
+
+def rolled(x, v):
+    a = np.roll(v, 2) * np.tanh(v) + np.roll(v, -7) + np.roll(v, 0) * 0.5
+    b = np.roll(x, 1, axis=0) * x + np.roll(x, -1, 1) * np.roll(x, 4) + np.roll(x, 5, axis=-1)
+    return np.sum(a * a) + np.sum(np.sin(b))
+
+
+def rolled_torch(x, v):
+    a = torch.roll(v, 2) * torch.tanh(v) + torch.roll(v, -7) + torch.roll(v, 0) * 0.5
+    b = torch.roll(x, 1, 0) * x + torch.roll(x, -1, 1) * torch.roll(x, 4) + torch.roll(x, 5, -1)
+    return torch.sum(a * a) + torch.sum(torch.sin(b))
+
+
+PROGRAMS = {
+    "joins": (joins, joins_torch, (X, Y, V, W)),
+    "splits": (splits, splits_torch, (X, V)),
+    "diagonals": (diagonals, diagonals_torch, (X, V, W)),
+    "spaced": (spaced, spaced_torch, (0.3, 1.7, V)),
+    "rolled": (rolled, rolled_torch, (X, V)),
+}
+
+
+def _torch_grads(tfn, args):
+    ts = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in args]
+    return [g.numpy() for g in torch.autograd.grad(tfn(*ts), ts)]
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_values_gradients_and_tangents(name):
+    fn, tfn, args = PROGRAMS[name]
+    want = fn(*args)
+    expected = _torch_grads(tfn, args)
+    wrt = tuple(range(len(args)))
+    got = {}
+    for backend in BACKENDS:
+        assert srcgrad.jit(fn, backend=backend)(*args) == pytest.approx(want, rel=1e-12), backend
+        got[backend] = srcgrad.grad(fn, wrt=wrt, backend=backend)(*args)
+        for k, (g, e) in enumerate(zip(got[backend], expected)):
+            np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12, err_msg=f"{backend} d/d{k}")
+        tangents = tuple(RNG.normal(size=np.shape(a)) if isinstance(a, np.ndarray) else 0.7 for a in args)
+        value, dot = srcgrad.jvp(fn, args, tangents, backend=backend)
+        assert value == pytest.approx(want, rel=1e-12)
+        assert dot == pytest.approx(sum(float(np.sum(e * t)) for e, t in zip(expected, tangents)), rel=1e-10)
+    for k, (gp, gn) in enumerate(zip(got["python"], got["llvm"])):
+        np.testing.assert_allclose(gn, gp, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(gp, numeric_gradient(fn, args, k), rtol=1e-6, atol=1e-7)
