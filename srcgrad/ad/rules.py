@@ -12,7 +12,7 @@ import math
 
 from ..ir.core import const, cos, current, exp, select, sin, sqrt
 from ..ir.primitives import table_entry
-from ..ir.types import F64
+from ..ir.types import F32, F64
 
 ADJOINT = {}
 
@@ -203,7 +203,9 @@ for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv"
               "broadcast_like", "reduce_grad", "arange", "slice_add"):
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
-ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if x.type is F64 else (None,)
+# float32 arrays widen to float64 for whole-array arithmetic: the adjoint passes through
+ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if (x.type.dtype if x.type.is_array else x.type) in (F64, F32) \
+    else (None,)
 for _name in ("index", "if", "for", "while", "call_custom", "setitem", "slice", "setslice"):
     ADJOINT[_name] = "structural"
 

@@ -39,8 +39,8 @@ def _convert(ctx, src_t, out_t, v):
 
 
 def _check_shapes(ctx, op, shapes, axis):
-    """numpy's checks: every operand's shape is operand 0's (np.stack), or is along every
-    axis but the joined one (the others), in numpy's order."""
+    """numpy's checks, on the shapes with their new axes: every operand's shape is operand
+    0's (np.stack), or is along every axis but the joined one (the others), in numpy's order."""
     b = ctx.b
     stack = op.attrs.get("fn") == "stack"
     for k in range(1, len(shapes)):
@@ -63,8 +63,8 @@ def _concat(ctx, op, ins):
     out_t = op.results[0].type
     ts = [v.type for v in op.operands]
     given = [ctx.shape_values(x, t.ndim) for x, t in zip(ins, ts)]
-    _check_shapes(ctx, op, given, axis)
     shapes = [s[:axis] + [_i64(1)] + s[axis:] if e else s for s, e in zip(given, expand)]
+    _check_shapes(ctx, op, shapes, axis)
     total = _i64(0)
     for s in shapes:
         total = b.add(total, s[axis])
