@@ -12,6 +12,9 @@ from ..ir.primitives import table_entry
 from .rules import ADJOINT
 
 _WHOLE = ("s", False, False, False)       # a slice spec entry for `:`
+# ops whose array contributions have their operand's shape already (no broadcasting to undo;
+# a sum_to would also type a float32 operand's adjoint as float32)
+SHAPED = ("concat", "diagonal", "diag_embed", "roll")
 
 
 def _emit(prim, args, **attrs):

@@ -18,6 +18,7 @@ from ..errors import TypingError
 from ..ir.core import Block, Builder, Function, Value, current, for_op, if_op, while_op
 from ..ir.memory import Buffers
 from ..ir.primitives import PRIMITIVES
+from .join_rules import SHAPED
 from ..ir.types import F64, I64, ArrayType, is_float, user_name
 from .activity import active_values, dependence_edges, useful_values
 from .array_rules import ARRAY_ADJOINT
@@ -322,7 +323,7 @@ class _Reverser:
 
     def _unbroadcast(self, c, v, mapping, op):
         """A contribution from a broadcasting op, summed back to the shape of operand ``v``."""
-        if c is None or not c.type.is_array or len(op.operands) < 2 or not PRIMITIVES[op.prim].elementwise:
+        if c is None or not c.type.is_array or len(op.operands) < 2 or op.prim == "matmul" or op.prim in SHAPED:
             return c
         b = current()
         if v.type.is_array:
