@@ -26,3 +26,18 @@ def diag_embed(v, n, m, k):
     for i in range(length):
         out[start + i, start + i + k] = v[i]
     return out
+
+
+def tile_sum(g, x, *reps):
+    """The adjoint of np.tile(x, reps): g's tiles summed to x's shape (reps one per axis of g)."""
+    shape = (1,) * (g.ndim - x.ndim) + x.shape
+    split = [n for pair in zip(reps, shape) for n in pair]          # (r0, n0, r1, n1, ...)
+    return np.asarray(g, dtype=np.float64).reshape(split).sum(axis=tuple(range(0, 2 * g.ndim, 2))).reshape(x.shape)
+
+
+def repeat_sum(g, x, r, axis):
+    """The adjoint of np.repeat(x, r, axis): each run of r elements of g summed."""
+    g = np.asarray(g, dtype=np.float64)
+    if axis is None:
+        return g.reshape(x.size, r).sum(axis=1).reshape(x.shape)
+    return g.reshape(x.shape[:axis] + (x.shape[axis], r) + x.shape[axis + 1:]).sum(axis=axis + 1)

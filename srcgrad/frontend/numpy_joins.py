@@ -1,7 +1,7 @@
 """The numpy functions that join, split and build arrays, as entries of the CALLS table
 (frontend/calls.py merges ``JOIN_CALLS``): np.concatenate, np.stack, np.hstack, np.vstack,
 np.column_stack, np.split, np.array_split, np.diag, np.diagonal, np.trace, np.eye,
-np.identity, np.tril, np.triu, np.linspace, np.roll.
+np.identity, np.tril, np.triu, np.linspace, np.roll, np.tile, np.repeat.
 
 Their list arguments (``np.concatenate([a, b])``, ``np.split(x, [2, 5])``) are list or tuple
 literals in the source, read here element by element; so every entry lowers its arguments
@@ -24,10 +24,10 @@ PARAMETERS = {"concatenate": ("arrays", "axis"), "stack": ("arrays", "axis"), "h
               "array_split": ("ary", "indices_or_sections", "axis"), "diag": ("v", "k"),
               "diagonal": ("a", "offset"), "trace": ("a", "offset"), "eye": ("N", "M", "k"), "identity": ("n",),
               "tril": ("m", "k"), "triu": ("m", "k"), "linspace": ("start", "stop", "num", "endpoint"),
-              "roll": ("a", "shift", "axis")}
+              "roll": ("a", "shift", "axis"), "tile": ("A", "reps"), "repeat": ("a", "repeats", "axis")}
 REQUIRED = {"concatenate": 1, "stack": 1, "hstack": 1, "vstack": 1, "column_stack": 1, "split": 2,
             "array_split": 2, "diag": 1, "diagonal": 1, "trace": 1, "eye": 1, "identity": 1, "tril": 1, "triu": 1,
-            "linspace": 2, "roll": 2}
+            "linspace": 2, "roll": 2, "tile": 2, "repeat": 2}
 
 
 def _arguments(lw, node, name):
@@ -288,12 +288,33 @@ def _roll(lw, node, args, env):
     return lw.emit(node, "roll", [x, shift], {"axis": axis})
 
 
+def _tile(lw, node, args, env):
+    """np.tile(x, reps): reps an int or a tuple or list of ints written out."""
+    got = _arguments(lw, node, "tile")
+    x = _array(lw, got["A"], env, "tile")
+    given = got["reps"].elts if isinstance(got["reps"], (ast.Tuple, ast.List)) else [got["reps"]]
+    reps = [_int(lw, e, env, "np.tile's repetitions") for e in given]
+    reps = [lw.b.const(1)] * (x.type.ndim - len(reps)) + reps       # numpy pads with 1s in front
+    return lw.emit(node, "tile", [x] + reps)
+
+
+def _repeat(lw, node, args, env):
+    """np.repeat(x, r, axis=None|k) with one int count."""
+    got = _arguments(lw, node, "repeat")
+    x = _array(lw, got["a"], env, "repeat")
+    if isinstance(got["repeats"], (ast.Tuple, ast.List)):
+        lw.unsupported(got["repeats"], "np.repeat with a count per element (yet)", "repeat by one int")
+    r = _int(lw, got["repeats"], env, "np.repeat's count")
+    axis = _axis(lw, node, got.get("axis"), x.type.ndim, default=None, none_ok=True)
+    return lw.emit(node, "repeat", [x, r], {"axis": axis})
+
+
 def _entries():
     from .calls import Callee
     lowerings = {**{n: _joiner(n) for n in JOINING}, "split": _splitter("split"),
                  "array_split": _splitter("array_split"), "diag": _diag, "diagonal": _diagonal, "trace": _trace,
                  "eye": _eye("eye"), "identity": _eye("identity"), "tril": _triangle("tril"),
-                 "triu": _triangle("triu"), "linspace": _linspace, "roll": _roll}
+                 "triu": _triangle("triu"), "linspace": _linspace, "roll": _roll, "tile": _tile, "repeat": _repeat}
     return {getattr(np, n): Callee(f, keywords=PARAMETERS[n], raw_args=True) for n, f in lowerings.items()}
 
 

@@ -41,6 +41,29 @@ def _linspace(it, op, ins):
     return np.linspace(float(start), float(stop), num, endpoint=op.attrs["endpoint"])
 
 
+def _tile_sum(it, op, ins):
+    """dx[i] += g[j] for every j whose element is a copy of x[i] (j mod x's shape)."""
+    g, x, *reps = ins
+    out = np.zeros(x.shape)
+    idx = np.indices(g.shape)
+    lead = g.ndim - x.ndim
+    np.add.at(out, tuple(idx[lead + a] % n for a, n in enumerate(x.shape)), g)
+    return out
+
+
+def _repeat_sum(it, op, ins):
+    """dx[i] += g[j] for the r elements j repeating x[i]."""
+    g, x, r = ins
+    axis = op.attrs.get("axis")
+    out = np.zeros(x.shape)
+    idx = np.indices(g.shape)
+    if axis is None:
+        np.add.at(out.reshape(-1), idx[0] // r if r else idx[0], g)
+    else:
+        np.add.at(out, tuple(i // r if a == axis else i for a, i in enumerate(idx)), g)
+    return out
+
+
 JOIN_EVAL = {
     "concat": _concat,
     "split_size": _split_size,
@@ -49,4 +72,8 @@ JOIN_EVAL = {
     "tri": lambda it, op, ins: np.tri(*ins, dtype=bool),
     "linspace": _linspace,
     "roll": lambda it, op, ins: np.roll(ins[0], ins[1], axis=op.attrs.get("axis")),
+    "tile": lambda it, op, ins: np.tile(ins[0], tuple(ins[1:])),
+    "tile_sum": _tile_sum,
+    "repeat": lambda it, op, ins: np.repeat(ins[0], ins[1], axis=op.attrs.get("axis")),
+    "repeat_sum": _repeat_sum,
 }

@@ -86,6 +86,28 @@ def _roll_rule(ts, attrs):
     return x
 
 
+def _tile_rule(ts, attrs):
+    x = _array(ts[0], "np.tile")
+    _ints(ts[1:], "np.tile's repetitions")
+    if len(ts) - 1 < x.ndim:
+        raise TypingError("np.tile needs one repetition count per axis (padded with 1s in front)")
+    return ArrayType(x.dtype, len(ts) - 1)
+
+
+def _repeat_rule(ts, attrs):
+    x = _array(ts[0], "np.repeat")
+    _ints(ts[1:], "np.repeat's count")
+    axis = attrs.get("axis")
+    if axis is not None and not 0 <= axis < x.ndim:
+        raise TypingError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+    return ArrayType(x.dtype, 1 if axis is None else x.ndim)
+
+
+def _summed_back_rule(ts, attrs):
+    _array(ts[0], "a gradient")
+    return ArrayType(F64, _array(ts[1], "an array").ndim)
+
+
 def define(_def):
     """Add the family's records to the table (``_def`` is ir/primitives.py's)."""
     _def("concat", _concat_rule, "np.concatenate / np.stack / np.hstack / np.vstack / np.column_stack: a new "
@@ -103,3 +125,11 @@ def define(_def):
          may_raise=True)
     _def("roll", _roll_rule, "np.roll(x, shift, axis): a new array (a copy); attrs: axis (None: the flattened "
          "array, reshaped back)", allocates=True)
+    _def("tile", _tile_rule, "np.tile(x, reps): operands: x, one count per axis of the result (padded with 1s "
+         "in front); a new array", allocates=True, may_raise=True)
+    _def("tile_sum", _summed_back_rule, "the adjoint of np.tile: g's tiles summed to x's shape; operands: g, x, "
+         "the counts", allocates=True, shape_operand=1)
+    _def("repeat", _repeat_rule, "np.repeat(x, r, axis): each element r times; attrs: axis (None: of the "
+         "flattened array); a new array", allocates=True, may_raise=True)
+    _def("repeat_sum", _summed_back_rule, "the adjoint of np.repeat: each run of r elements of g summed; "
+         "operands: g, x, r; attrs: axis", allocates=True, shape_operand=1)

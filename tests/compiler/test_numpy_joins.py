@@ -132,7 +132,27 @@ def rolled_torch(x, v):
     return torch.sum(a * a) + torch.sum(torch.sin(b))
 
 
+def copies(x, v):
+    a = np.tile(v, 3) * np.sum(np.tile(v, (2, 1)))
+    b = np.tile(x, 2)[:, 2:5] + np.tile(x, (2, 1))[1:5, :]
+    c = np.tile(v[:2], (3, 2))
+    d = np.repeat(v, 2) * np.repeat(x, 3)[:12]
+    e = np.repeat(x, 2, axis=0)[::2] * np.repeat(x, 3, axis=-1)[:, ::3]
+    return np.sum(np.sin(a)) + np.sum(b * b) + np.sum(np.tanh(c)) + np.sum(d ** 3) + np.sum(e * np.cos(e))
+
+
+def copies_torch(x, v):
+    a = torch.tile(v, (3,)) * torch.sum(torch.tile(v, (2, 1)))
+    b = torch.tile(x, (2,))[:, 2:5] + torch.tile(x, (2, 1))[1:5, :]
+    c = torch.tile(v[:2], (3, 2))
+    d = torch.repeat_interleave(v, 2) * torch.repeat_interleave(x, 3)[:12]
+    e = torch.repeat_interleave(x, 2, dim=0)[::2] * torch.repeat_interleave(x, 3, dim=1)[:, ::3]
+    return (torch.sum(torch.sin(a)) + torch.sum(b * b) + torch.sum(torch.tanh(c)) + torch.sum(d ** 3)
+            + torch.sum(e * torch.cos(e)))
+
+
 PROGRAMS = {
+    "copies": (copies, copies_torch, (X, V)),
     "joins": (joins, joins_torch, (X, Y, V, W)),
     "splits": (splits, splits_torch, (X, V)),
     "diagonals": (diagonals, diagonals_torch, (X, V, W)),
@@ -185,6 +205,9 @@ def diag_k(a, k): return np.diag(a, k)
 def tril_k(a, k): return np.tril(a, k)
 def triu_k(a, k): return np.triu(a, k)
 def trace_k(a, k): return np.trace(a, k)
+def tile_k(a, k): return np.tile(a, (2, k))
+def repeat_k(a, k): return np.repeat(a, k)
+def repeat_rows(a, k): return np.repeat(a, k, axis=0)
 
 
 F32 = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
@@ -204,6 +227,8 @@ BOOLS = np.array([True, False, True])
     (_first_of_two, (np.ones(5),)),
     (linspace_n, (-1,)),
     (eye_n, (-2,)),
+    (tile_k, (np.ones(3), -1)),
+    (repeat_k, (np.ones(3), -2)),
 ])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_numpy_errors(fn, args, backend):
@@ -222,6 +247,8 @@ def test_numpy_errors(fn, args, backend):
     (tril_k, (I64, 0)), (triu_k, (F32, -1)), (tril_k, (np.ones((3, 4), dtype=bool), 1)), (trace_k, (I64, -1)),
     (trace_k, (F32, 0)), (linspace_n, (1,)), (linspace_n, (0,)), (linspace_n, (7,)), (eye_n, (0,)),
     (_first_of_two, (I64.T,)),
+    (tile_k, (F32, 2)), (tile_k, (BOOLS, 0)), (tile_k, (I64[0], 3)), (repeat_k, (F32, 2)), (repeat_k, (I64, 0)),
+    (repeat_rows, (BOOLS[None, :], 3)), (repeat_rows, (F32, 1)),
 ])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_values_and_dtypes_as_numpy(fn, args, backend):

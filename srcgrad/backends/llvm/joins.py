@@ -9,6 +9,7 @@ from llvmlite import ir
 
 from ...ir.interpret_joins import SPLIT_MESSAGE, STACK_MESSAGE
 from ...ir.types import BOOL, F32, F64, I64
+from .error_codes import NEGATIVE_SIZE
 from .registry import lower
 from .types import DOUBLE, INT64
 
@@ -199,3 +200,86 @@ def _roll(ctx, op, ins):
         b.store(b.load(ctx.raw_pointer(t, x, src)), ctx.raw_pointer(t, result, idx))
     ctx.each_index(shape, move)
     return result
+
+
+# ---------------------------------------------------------------------- np.tile, np.repeat
+def _tile_source(b, idx, x_shape):
+    """The element of x that out[idx] of np.tile copies: idx mod x's shape (trailing axes)."""
+    lead = len(idx) - len(x_shape)
+    return [b.srem(i, n) for i, n in zip(idx[lead:], x_shape)]
+
+
+def _repeat_source(b, idx, x_shape, r, axis):
+    """The element of x that out[idx] of np.repeat copies: idx // r along the axis, or in
+    the flattened array (C order) for axis None."""
+    if axis is not None:
+        return idx[:axis] + [b.sdiv(idx[axis], r)] + idx[axis + 1:]
+    flat, src = b.sdiv(idx[0], r), []
+    for n in reversed(x_shape):
+        src.insert(0, b.srem(flat, n))
+        flat = b.sdiv(flat, n)
+    return src
+
+
+def _no_negative(ctx, counts):
+    for r in counts:
+        ctx.guard(ctx.b.icmp_signed("<", r, _i64(0)), NEGATIVE_SIZE)
+
+
+def _gather(ctx, op, x, out_shape, source):
+    t, out_t = op.operands[0].type, op.results[0].type
+    result = ctx.new_array(out_t, out_shape, None)
+    ctx.each_index(out_shape, lambda idx: ctx.b.store(ctx.b.load(ctx.raw_pointer(t, x, source(idx))),
+                                                      ctx.raw_pointer(out_t, result, idx)))
+    return result
+
+
+def _scatter_add(ctx, op, g, x, source):
+    """The adjoint of a gather: zeros shaped like x, each element of g added where it came from."""
+    b = ctx.b
+    gt, xt, out_t = op.operands[0].type, op.operands[1].type, op.results[0].type
+    result = ctx.new_array(out_t, ctx.shape_values(x, xt.ndim), 0.0)
+
+    def add(idx):
+        ptr = ctx.raw_pointer(out_t, result, source(idx))
+        b.store(b.fadd(b.load(ptr), ctx.as_f64(gt, ctx.load_element(gt, g, idx))), ptr)
+    ctx.each_index(ctx.shape_values(g, gt.ndim), add)
+    return result
+
+
+@lower(JOINS, "tile")
+def _tile(ctx, op, ins):
+    x, *reps = ins
+    _no_negative(ctx, reps)
+    x_shape = ctx.shape_values(x, op.operands[0].type.ndim)
+    padded = [_i64(1)] * (len(reps) - len(x_shape)) + x_shape
+    out_shape = [ctx.b.mul(r, n) for r, n in zip(reps, padded)]
+    return _gather(ctx, op, x, out_shape, lambda idx: _tile_source(ctx.b, idx, x_shape))
+
+
+@lower(JOINS, "tile_sum")
+def _tile_sum(ctx, op, ins):
+    g, x = ins[:2]
+    x_shape = ctx.shape_values(x, op.operands[1].type.ndim)
+    return _scatter_add(ctx, op, g, x, lambda idx: _tile_source(ctx.b, idx, x_shape))
+
+
+@lower(JOINS, "repeat")
+def _repeat(ctx, op, ins):
+    b = ctx.b
+    x, r = ins
+    _no_negative(ctx, [r])
+    axis = op.attrs.get("axis")
+    x_shape = ctx.shape_values(x, op.operands[0].type.ndim)
+    if axis is None:
+        out_shape = [b.mul(ctx.product(x_shape), r)]
+    else:
+        out_shape = x_shape[:axis] + [b.mul(x_shape[axis], r)] + x_shape[axis + 1:]
+    return _gather(ctx, op, x, out_shape, lambda idx: _repeat_source(b, idx, x_shape, r, axis))
+
+
+@lower(JOINS, "repeat_sum")
+def _repeat_sum(ctx, op, ins):
+    g, x, r = ins
+    x_shape = ctx.shape_values(x, op.operands[1].type.ndim)
+    return _scatter_add(ctx, op, g, x, lambda idx: _repeat_source(ctx.b, idx, x_shape, r, op.attrs.get("axis")))

@@ -35,6 +35,20 @@ def _joins(fname):
     return lambda em, op, ins: _call(_attr("_joins", fname), ins)
 
 
+def _tile(em, op, ins):
+    return _np("tile", [ins[0], ast.Tuple(elts=list(ins[1:]), ctx=ast.Load())])
+
+
+def _repeat(em, op, ins):
+    axis = op.attrs.get("axis")
+    return _np("repeat", ins) if axis is None else _np("repeat", ins, axis=axis)
+
+
+def _summed_back(fname):
+    return lambda em, op, ins: _call(_attr("_joins", fname), ins + [ast.Constant(op.attrs.get("axis"))]
+                                     if fname == "repeat_sum" else ins)
+
+
 JOIN_EXPR = {
     "concat": _concat,
     "split_size": lambda em, op, ins: _call(_attr("_joins", "split_size"), ins + [ast.Constant(op.attrs["sections"])]),
@@ -43,4 +57,8 @@ JOIN_EXPR = {
     "tri": lambda em, op, ins: _np("tri", ins, dtype="bool"),
     "linspace": _linspace,
     "roll": _roll,
+    "tile": _tile,
+    "tile_sum": _summed_back("tile_sum"),
+    "repeat": _repeat,
+    "repeat_sum": _summed_back("repeat_sum"),
 }
