@@ -14,7 +14,7 @@ from .rules import ADJOINT
 _WHOLE = ("s", False, False, False)       # a slice spec entry for `:`
 # ops whose array contributions have their operand's shape already (no broadcasting to undo;
 # a sum_to would also type a float32 operand's adjoint as float32)
-SHAPED = ("concat", "diagonal", "diag_embed", "roll", "tile", "repeat")
+SHAPED = ("concat", "diagonal", "diag_embed", "roll", "tile", "repeat", "kron")
 
 
 def _emit(prim, args, **attrs):
@@ -82,9 +82,13 @@ ADJOINT["tile"] = lambda g, x, *rest: (lambda: _emit("tile_sum", [g, x] + list(r
     len(rest) - 1)
 ADJOINT["repeat"] = lambda g, x, r, out: (
     lambda: _emit("repeat_sum", [g, x, r], axis=out.owner.attrs.get("axis")), None)
+# bilinear: each operand's adjoint contracts g with the other operand
+ADJOINT["kron"] = lambda g, a, b, out: (lambda: _emit("kron_grad", [g, b, a], wrt=0),
+                                        lambda: _emit("kron_grad", [g, a, b], wrt=1))
 # no derivative: an integer (the size of a part) and a mask of bools
 ADJOINT["split_size"] = None
 ADJOINT["tri"] = None
 # made by reverse mode only (no derivative of a derivative)
 ADJOINT["tile_sum"] = None
 ADJOINT["repeat_sum"] = None
+ADJOINT["kron_grad"] = None

@@ -48,3 +48,12 @@ def _linspace(op, ts, xs, out):
     if d_stop is not None:
         terms.append(b.emit("mul", [t, d_stop]))
     return terms[0] if len(terms) == 1 else b.emit("add", terms)
+
+
+@table_entry(TANGENT, "kron")
+def _kron(op, ts, xs, out):
+    """d kron(a, b) = kron(da, b) + kron(a, db)."""
+    b = current()
+    terms = [b.emit("kron", [ts[0], xs[1]])] if ts[0] is not None else []
+    terms += [b.emit("kron", [xs[0], ts[1]])] if ts[1] is not None else []
+    return None if not terms else terms[0] if len(terms) == 1 else b.emit("add", terms)

@@ -41,3 +41,15 @@ def repeat_sum(g, x, r, axis):
     if axis is None:
         return g.reshape(x.size, r).sum(axis=1).reshape(x.shape)
     return g.reshape(x.shape[:axis] + (x.shape[axis], r) + x.shape[axis + 1:]).sum(axis=axis + 1)
+
+
+def kron_grad(g, other, like, wrt):
+    """The adjoint of np.kron(a, b) for a (wrt 0: ``other`` is b) or for b (wrt 1: ``other``
+    is a): g seen as blocks g[i, k] (per axis, i over a, k over b) contracted with the other."""
+    a_shape, b_shape = (like.shape, other.shape) if wrt == 0 else (other.shape, like.shape)
+    blocks = np.asarray(g, dtype=np.float64).reshape([n for pair in zip(a_shape, b_shape) for n in pair])
+    d = len(a_shape)
+    letters = "abcdefgh"
+    i, k = letters[:d], letters[d:2 * d]
+    g_sub = "".join(x + y for x, y in zip(i, k))
+    return np.einsum(f"{g_sub},{k if wrt == 0 else i}->{i if wrt == 0 else k}", blocks, other)

@@ -1,7 +1,7 @@
 """The numpy functions that join, split and build arrays, as entries of the CALLS table
 (frontend/calls.py merges ``JOIN_CALLS``): np.concatenate, np.stack, np.hstack, np.vstack,
 np.column_stack, np.split, np.array_split, np.diag, np.diagonal, np.trace, np.eye,
-np.identity, np.tril, np.triu, np.linspace, np.roll, np.tile, np.repeat.
+np.identity, np.tril, np.triu, np.linspace, np.roll, np.tile, np.repeat, np.kron.
 
 Their list arguments (``np.concatenate([a, b])``, ``np.split(x, [2, 5])``) are list or tuple
 literals in the source, read here element by element; so every entry lowers its arguments
@@ -24,10 +24,11 @@ PARAMETERS = {"concatenate": ("arrays", "axis"), "stack": ("arrays", "axis"), "h
               "array_split": ("ary", "indices_or_sections", "axis"), "diag": ("v", "k"),
               "diagonal": ("a", "offset"), "trace": ("a", "offset"), "eye": ("N", "M", "k"), "identity": ("n",),
               "tril": ("m", "k"), "triu": ("m", "k"), "linspace": ("start", "stop", "num", "endpoint"),
-              "roll": ("a", "shift", "axis"), "tile": ("A", "reps"), "repeat": ("a", "repeats", "axis")}
+              "roll": ("a", "shift", "axis"), "tile": ("A", "reps"), "repeat": ("a", "repeats", "axis"),
+              "kron": ("a", "b")}
 REQUIRED = {"concatenate": 1, "stack": 1, "hstack": 1, "vstack": 1, "column_stack": 1, "split": 2,
             "array_split": 2, "diag": 1, "diagonal": 1, "trace": 1, "eye": 1, "identity": 1, "tril": 1, "triu": 1,
-            "linspace": 2, "roll": 2, "tile": 2, "repeat": 2}
+            "linspace": 2, "roll": 2, "tile": 2, "repeat": 2, "kron": 2}
 
 
 def _arguments(lw, node, name):
@@ -309,12 +310,26 @@ def _repeat(lw, node, args, env):
     return lw.emit(node, "repeat", [x, r], {"axis": axis})
 
 
+def _kron(lw, node, args, env):
+    """np.kron(a, b) of two vectors or two matrices: ints stay ints, floats compute in float64."""
+    got = _arguments(lw, node, "kron")
+    a, b = (_array(lw, got[p], env, "kron") for p in ("a", "b"))
+    if a.type.ndim != b.type.ndim or a.type.ndim not in (1, 2):
+        lw.typing_error(node, f"np.kron takes two vectors or two matrices here, got {a.type} and {b.type}")
+    if BOOL in (a.type.dtype, b.type.dtype):
+        lw.typing_error(node, "np.kron of bools (numpy's result is a bool there); convert them first: a * 1.0")
+    if not a.type.dtype is b.type.dtype is I64:
+        a, b = lw.to_float_array_operands(node, a, b)
+    return lw.emit(node, "kron", [a, b])
+
+
 def _entries():
     from .calls import Callee
     lowerings = {**{n: _joiner(n) for n in JOINING}, "split": _splitter("split"),
                  "array_split": _splitter("array_split"), "diag": _diag, "diagonal": _diagonal, "trace": _trace,
                  "eye": _eye("eye"), "identity": _eye("identity"), "tril": _triangle("tril"),
-                 "triu": _triangle("triu"), "linspace": _linspace, "roll": _roll, "tile": _tile, "repeat": _repeat}
+                 "triu": _triangle("triu"), "linspace": _linspace, "roll": _roll, "tile": _tile, "repeat": _repeat,
+                 "kron": _kron}
     return {getattr(np, n): Callee(f, keywords=PARAMETERS[n], raw_args=True) for n, f in lowerings.items()}
 
 

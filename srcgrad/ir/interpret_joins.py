@@ -64,6 +64,18 @@ def _repeat_sum(it, op, ins):
     return out
 
 
+def _kron_grad(it, op, ins):
+    """da[i] = sum_k g[i·p + k]·b[k], db[k] = sum_i g[i·p + k]·a[i] (per axis; p: b's shape)."""
+    g, other, like = ins
+    wrt = op.attrs["wrt"]
+    p = np.array(other.shape if wrt == 0 else like.shape).reshape((-1,) + (1,) * g.ndim)
+    idx = np.indices(g.shape)
+    outer, inner = tuple(idx // p), tuple(idx % p)
+    out = np.zeros(like.shape)
+    np.add.at(out, outer if wrt == 0 else inner, g * other[inner if wrt == 0 else outer])
+    return out
+
+
 JOIN_EVAL = {
     "concat": _concat,
     "split_size": _split_size,
@@ -76,4 +88,6 @@ JOIN_EVAL = {
     "tile_sum": _tile_sum,
     "repeat": lambda it, op, ins: np.repeat(ins[0], ins[1], axis=op.attrs.get("axis")),
     "repeat_sum": _repeat_sum,
+    "kron": lambda it, op, ins: np.kron(*ins),
+    "kron_grad": _kron_grad,
 }

@@ -108,6 +108,18 @@ def _summed_back_rule(ts, attrs):
     return ArrayType(F64, _array(ts[1], "an array").ndim)
 
 
+def _kron_rule(ts, attrs):
+    a, b = (_array(t, "np.kron", (1, 2)) for t in ts)
+    if a.ndim != b.ndim or a.dtype != b.dtype or a.dtype not in (F64, I64):
+        raise TypingError(f"np.kron takes two float or two int arrays of one rank here, got {a} and {b}")
+    return a
+
+
+def _kron_grad_rule(ts, attrs):
+    _array(ts[0], "a gradient")
+    return ArrayType(F64, _array(ts[2], "np.kron's operand").ndim)
+
+
 def define(_def):
     """Add the family's records to the table (``_def`` is ir/primitives.py's)."""
     _def("concat", _concat_rule, "np.concatenate / np.stack / np.hstack / np.vstack / np.column_stack: a new "
@@ -133,3 +145,7 @@ def define(_def):
          "flattened array); a new array", allocates=True, may_raise=True)
     _def("repeat_sum", _summed_back_rule, "the adjoint of np.repeat: each run of r elements of g summed; "
          "operands: g, x, r; attrs: axis", allocates=True, shape_operand=1)
+    _def("kron", _kron_rule, "np.kron(a, b) of two vectors or two matrices: out[i·p + k] = a[i]·b[k] per axis "
+         "(p: b's shape)", allocates=True)
+    _def("kron_grad", _kron_grad_rule, "the adjoint of np.kron for one operand: operands: g, the other operand, "
+         "the operand (read for its shape); attrs: wrt (0: a, 1: b)", allocates=True, shape_operand=2)

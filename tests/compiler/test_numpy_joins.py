@@ -151,7 +151,18 @@ def copies_torch(x, v):
             + torch.sum(e * torch.cos(e)))
 
 
+def products(x, y, v, w):
+    return (np.sum(np.sin(np.kron(x, y))) + np.sum(np.kron(v, w) ** 2) + np.sum(np.kron(x, x[:1, :2]) * 0.5)
+            + np.sum(np.kron(w, w[:2])))
+
+
+def products_torch(x, y, v, w):
+    return (torch.sum(torch.sin(torch.kron(x, y))) + torch.sum(torch.kron(v, w) ** 2)
+            + torch.sum(torch.kron(x, x[:1, :2].contiguous()) * 0.5) + torch.sum(torch.kron(w, w[:2].contiguous())))
+
+
 PROGRAMS = {
+    "products": (products, products_torch, (X, Y.T, V, W)),
     "copies": (copies, copies_torch, (X, V)),
     "joins": (joins, joins_torch, (X, Y, V, W)),
     "splits": (splits, splits_torch, (X, V)),
@@ -162,7 +173,7 @@ PROGRAMS = {
 
 
 def _torch_grads(tfn, args):
-    ts = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in args]
+    ts = [torch.tensor(np.ascontiguousarray(a), dtype=torch.float64, requires_grad=True) for a in args]
     return [g.numpy() for g in torch.autograd.grad(tfn(*ts), ts)]
 
 
@@ -208,6 +219,7 @@ def trace_k(a, k): return np.trace(a, k)
 def tile_k(a, k): return np.tile(a, (2, k))
 def repeat_k(a, k): return np.repeat(a, k)
 def repeat_rows(a, k): return np.repeat(a, k, axis=0)
+def kron2(a, b): return np.kron(a, b)
 
 
 F32 = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
@@ -248,7 +260,7 @@ def test_numpy_errors(fn, args, backend):
     (trace_k, (F32, 0)), (linspace_n, (1,)), (linspace_n, (0,)), (linspace_n, (7,)), (eye_n, (0,)),
     (_first_of_two, (I64.T,)),
     (tile_k, (F32, 2)), (tile_k, (BOOLS, 0)), (tile_k, (I64[0], 3)), (repeat_k, (F32, 2)), (repeat_k, (I64, 0)),
-    (repeat_rows, (BOOLS[None, :], 3)), (repeat_rows, (F32, 1)),
+    (repeat_rows, (BOOLS[None, :], 3)), (repeat_rows, (F32, 1)), (kron2, (I64, I64.T)), (kron2, (I64[0], W)),
 ])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_values_and_dtypes_as_numpy(fn, args, backend):
@@ -292,6 +304,7 @@ def flattening(a, b): return np.concatenate([np.outer(a, b), np.outer(b, a)], ax
 def eye_dtype(a, b): return np.eye(3, dtype=int)
 def split_zero(a, b): return np.array_split(a, 0)
 def trace_of_vector(a, b): return np.trace(a)
+def kron_mixed_ranks(a, b): return np.kron(a, np.outer(a, b))
 
 
 TWO = (np.ones(2), np.ones(2))
@@ -313,6 +326,7 @@ TWO = (np.ones(2), np.ones(2))
     (eye_dtype, TWO, srcgrad.UnsupportedSyntaxError, "the keyword dtype= of np.eye"),
     (split_zero, TWO, srcgrad.TypingError, "number sections must be larger than 0."),
     (trace_of_vector, TWO, srcgrad.TypingError, "np.trace takes a matrix here"),
+    (kron_mixed_ranks, TWO, srcgrad.TypingError, "np.kron takes two vectors or two matrices here"),
 ])
 def test_refusals_name_the_call(fn, args, error, words):
     with pytest.raises(error) as info:

@@ -32,7 +32,7 @@ Constructs that once gave wrong answers (issue 9) each sit behind a name in ``FE
   derivative passes refuse a view used after a write through the other name);
 - ``joins``: in the array programs, np.concatenate / stack / hstack / vstack / column_stack,
   np.split / array_split unpacked, np.roll, np.diag / diagonal / trace / eye / identity,
-  np.tril / triu, np.linspace, np.tile and np.repeat (array_programs._JOINS).
+  np.tril / triu, np.linspace, np.tile, np.repeat and np.kron (array_programs._JOINS).
 """
 import os
 

@@ -283,3 +283,47 @@ def _repeat_sum(ctx, op, ins):
     g, x, r = ins
     x_shape = ctx.shape_values(x, op.operands[1].type.ndim)
     return _scatter_add(ctx, op, g, x, lambda idx: _repeat_source(ctx.b, idx, x_shape, r, op.attrs.get("axis")))
+
+
+# ---------------------------------------------------------------------- np.kron
+def _product(ctx, t, x, y):
+    return ctx.b.fmul(x, y) if t.dtype is F64 else ctx.b.mul(x, y)
+
+
+@lower(JOINS, "kron")
+def _kron(ctx, op, ins):
+    """out[i·p + k] = a[i]·b[k] along each axis (p: b's shape)."""
+    b = ctx.b
+    a, c = ins
+    t = op.operands[0].type
+    sa, sb = ctx.shape_values(a, t.ndim), ctx.shape_values(c, t.ndim)
+    result = ctx.new_array(t, [b.mul(m, p) for m, p in zip(sa, sb)], None)
+
+    def put(idx):
+        i, k = idx[:t.ndim], idx[t.ndim:]
+        at = [b.add(b.mul(ii, p), kk) for ii, kk, p in zip(i, k, sb)]
+        ctx.store_element(t, result, at, _product(ctx, t, ctx.load_element(t, a, i), ctx.load_element(t, c, k)))
+    ctx.each_index(sa + sb, put)
+    return result
+
+
+@lower(JOINS, "kron_grad")
+def _kron_grad(ctx, op, ins):
+    """da[i] += g[i·p + k]·b[k] (wrt 0) or db[k] += g[i·p + k]·a[i] (wrt 1)."""
+    b = ctx.b
+    g, other, like = ins
+    gt, ot, lt = (v.type for v in op.operands)
+    out_t = op.results[0].type
+    wrt = op.attrs["wrt"]
+    so, sl = ctx.shape_values(other, ot.ndim), ctx.shape_values(like, lt.ndim)
+    sa, sb = (sl, so) if wrt == 0 else (so, sl)
+    result = ctx.new_array(out_t, sl, 0.0)
+
+    def add(idx):
+        i, k = idx[:lt.ndim], idx[lt.ndim:]
+        gv = ctx.as_f64(gt, ctx.load_element(gt, g, [b.add(b.mul(ii, p), kk) for ii, kk, p in zip(i, k, sb)]))
+        mine, theirs = (i, k) if wrt == 0 else (k, i)
+        ptr = ctx.raw_pointer(out_t, result, mine)
+        b.store(b.fadd(b.load(ptr), b.fmul(gv, ctx.as_f64(ot, ctx.load_element(ot, other, theirs)))), ptr)
+    ctx.each_index(sa + sb, add)
+    return result

@@ -61,4 +61,6 @@ JOIN_EXPR = {
     "tile_sum": _summed_back("tile_sum"),
     "repeat": _repeat,
     "repeat_sum": _summed_back("repeat_sum"),
+    "kron": lambda em, op, ins: _np("kron", ins),
+    "kron_grad": lambda em, op, ins: _call(_attr("_joins", "kron_grad"), ins + [ast.Constant(op.attrs["wrt"])]),
 }
