@@ -333,3 +333,48 @@ def test_refusals_name_the_call(fn, args, error, words):
         srcgrad.jit(fn)(*args)
     assert words in str(info.value)
     assert "test_numpy_joins.py" in str(info.value)
+
+
+# ---------------------------------------------------------------------- edges
+def empty_parts(x): return np.concatenate([x[:0], x, x[5:]])
+def split_out_of_range(x):
+    a, b, c = np.split(x, [-2, 10])
+    return np.sum(a) + np.sum(b) * 2.0 + np.sum(c) * 3.0
+def split_backwards(x):
+    a, b, c = np.split(x, [3, 1])
+    return np.sum(a) + np.sum(b) * 2.0 + np.sum(c * c)
+def roll_empty(x): return np.roll(x[:0], 3)
+def linspace_edges(x):
+    return np.linspace(1.0, 1.0, 5) + np.linspace(0.0, 5e-324, 3)[1] + np.linspace(-2, 3, 4, endpoint=False)[2]
+def tile_none(x): return np.tile(x, 0)
+def repeat_none(x): return np.repeat(x, 0)
+def split_views(x):
+    a, b = np.split(x, 2)
+    a[0] = 7.0          # numpy's parts are views: x sees the write
+    return x
+def diag_far_off(x): return np.diag(np.outer(x, x), -9)
+def eye_off(x): return np.eye(3, 5, 7) + np.eye(4, 5, -2)[:3]
+def linspace_to_inf(x): return np.linspace(0.0, np.inf, 3)
+def roll_flat_far(x): return np.roll(np.outer(x, x[:2]), -13)
+def tril_of_nan(x): return np.tril(np.outer(x, x) / 0.0 * 0.0, 1)
+def linspace_n_of(x, n): return np.linspace(x[0], x[1], n)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (empty_parts, ()), (split_out_of_range, ()), (split_backwards, ()), (roll_empty, ()), (linspace_edges, ()),
+    (tile_none, ()), (repeat_none, ()), (split_views, ()), (diag_far_off, ()), (eye_off, ()), (linspace_to_inf, ()),
+    (roll_flat_far, ()), (tril_of_nan, ()), (linspace_n_of, (7,)), (linspace_n_of, (1,)),
+])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_edges_as_numpy(fn, args, backend):
+    with np.errstate(all="ignore"):
+        want = fn(V.copy(), *args)
+        got = srcgrad.jit(fn, backend=backend)(V.copy(), *args)
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_split_parts_gradients(backend):
+    for fn in (split_out_of_range, split_backwards):
+        np.testing.assert_allclose(srcgrad.grad(fn, backend=backend)(V), numeric_gradient(fn, (V,), 0), rtol=1e-6)
