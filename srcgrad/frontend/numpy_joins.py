@@ -124,9 +124,9 @@ def _joiner(name):
         if name == "concatenate":
             expand = (False,) * len(xs)
             axis = _axis(lw, node, got.get("axis"), max(ndims), none_ok=True)
-            if axis is None and max(ndims) > 1:
-                lw.unsupported(node, "np.concatenate(..., axis=None) of arrays of more than one dimension (yet)",
-                               "join vectors, or matrices along an axis")
+            if axis is None:        # flattened first: np.repeat(x, 1) is x.ravel() (a copy, C order)
+                xs = [lw.emit(node, "repeat", [x, lw.b.const(1)], {"axis": None}) if x.type.ndim > 1 else x
+                      for x in xs]
             axis = axis or 0
         elif name == "stack":
             expand = (True,) * len(xs)

@@ -29,7 +29,8 @@ def joins(x, y, v, w):
     f = np.column_stack([v[:4], x, v[2:]]) * 0.5
     g = np.stack([w, w * 2.0, np.tanh(w)])                   # axis 0
     return (np.sum(np.tanh(a)) + np.sum(b * b) + np.sum(c[:, 0] * c[:, 1]) + np.sum(d) + np.sum(np.sin(e))
-            + np.sum(f * f) + np.sum(g * np.cos(g)) + np.sum(np.concatenate([v], axis=None) ** 3))
+            + np.sum(f * f) + np.sum(g * np.cos(g)) + np.sum(np.concatenate([v], axis=None) ** 3)
+            + np.sum(np.concatenate([x, w, y.T], axis=None) * np.concatenate((v, y, w, v), axis=None)))
 
 
 def joins_torch(x, y, v, w):
@@ -41,7 +42,8 @@ def joins_torch(x, y, v, w):
     f = torch.column_stack([v[:4], x, v[2:]]) * 0.5
     g = torch.stack([w, w * 2.0, torch.tanh(w)])
     return (torch.sum(torch.tanh(a)) + torch.sum(b * b) + torch.sum(c[:, 0] * c[:, 1]) + torch.sum(d)
-            + torch.sum(torch.sin(e)) + torch.sum(f * f) + torch.sum(g * torch.cos(g)) + torch.sum(v ** 3))
+            + torch.sum(torch.sin(e)) + torch.sum(f * f) + torch.sum(g * torch.cos(g)) + torch.sum(v ** 3)
+            + torch.sum(torch.cat([x.reshape(-1), w, y.T.reshape(-1)]) * torch.cat((v, y.reshape(-1), w, v))))
 
 
 def splits(x, v):
@@ -201,6 +203,7 @@ def test_values_gradients_and_tangents(name):
 # ---------------------------------------------------------------------- numpy's errors and dtypes
 def concatenate2(a, b): return np.concatenate([a, b])
 def concatenate_rows(a, b): return np.concatenate((a, b), axis=1)
+def concatenate_flat(a, b): return np.concatenate([a, b], axis=None)
 def stack2(a, b): return np.stack([a, b])
 def vstack2(a, b): return np.vstack([a, b])
 def hstack2(a, b): return np.hstack([a, b])
@@ -253,7 +256,8 @@ def test_numpy_errors(fn, args, backend):
 
 @pytest.mark.parametrize("fn,args", [
     (concatenate2, (F32, F32)), (concatenate2, (F32, I64.T)), (concatenate2, (I64, np.zeros((1, 2), dtype=bool))),
-    (concatenate2, (BOOLS, BOOLS)), (stack2, (F32[0], F32[1])), (vstack2, (I64, I64[0])), (hstack2, (BOOLS, BOOLS)),
+    (concatenate2, (BOOLS, BOOLS)), (concatenate_flat, (I64, BOOLS)), (concatenate_flat, (F32, F32.T)),
+    (stack2, (F32[0], F32[1])), (vstack2, (I64, I64[0])), (hstack2, (BOOLS, BOOLS)),
     (column_stack2, (F32[0], F32.T)), (roll_by, (F32, 7)), (roll_by, (I64, -3)), (roll_by, (np.ones((0, 3)), 2)),
     (roll_rows, (BOOLS[None, :].repeat(2, 0), 1)), (diag_k, (F32, 1)), (diag_k, (I64[0], -1)), (diag_k, (F32, 5)),
     (tril_k, (I64, 0)), (triu_k, (F32, -1)), (tril_k, (np.ones((3, 4), dtype=bool), 1)), (trace_k, (I64, -1)),
@@ -300,7 +304,6 @@ def diag_of_3d(a, b): return np.diag(a)
 def roll_by_tuple(a, b): return np.roll(a, (1, 2))
 def variable_endpoint(a, b): return np.linspace(0.0, 1.0, 5, endpoint=b[0] > 0)
 def axis_out_of_range(a, b): return np.stack([a, b], axis=3)
-def flattening(a, b): return np.concatenate([np.outer(a, b), np.outer(b, a)], axis=None)
 def eye_dtype(a, b): return np.eye(3, dtype=int)
 def split_zero(a, b): return np.array_split(a, 0)
 def trace_of_vector(a, b): return np.trace(a)
@@ -322,7 +325,6 @@ TWO = (np.ones(2), np.ones(2))
     (roll_by_tuple, TWO, srcgrad.UnsupportedSyntaxError, "np.roll by several shifts"),
     (variable_endpoint, TWO, srcgrad.UnsupportedSyntaxError, "endpoint that is not True or False"),
     (axis_out_of_range, TWO, srcgrad.TypingError, "axis 3 is out of bounds for array of dimension 2"),
-    (flattening, TWO, srcgrad.UnsupportedSyntaxError, "axis=None) of arrays of more than one dimension"),
     (eye_dtype, TWO, srcgrad.UnsupportedSyntaxError, "the keyword dtype= of np.eye"),
     (split_zero, TWO, srcgrad.TypingError, "number sections must be larger than 0."),
     (trace_of_vector, TWO, srcgrad.TypingError, "np.trace takes a matrix here"),

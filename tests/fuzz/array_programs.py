@@ -30,7 +30,7 @@ _JOINS = {
           "p{k}, q{k} = np.split({y}, [2])|np.concatenate([q{k}, p{k} * 2.0])",
           "p{k}, q{k} = np.array_split({y}, 2)|np.hstack([q{k}, p{k}])", "np.tile({w}, 2)[:5]",
           "np.repeat({w}, 2)[1:]", "np.repeat({X}, 2, axis=1)[:, 1]",
-          "np.kron({y}[:1], {y})"],
+          "np.kron({y}[:1], {y})", "np.concatenate([{X}[:1, :2], {w}], axis=None)"],
     "m": ["np.roll({w}, -1)", "np.diag(np.outer({w}, {w}))", "np.sum(np.stack([{w}, {w} * 2.0]), axis=0)",
           "np.tril({X}[:3, :]) @ {w}", "np.triu({X}[:3, :], 1) @ {w}", "np.eye(3) @ {w}",
           "np.identity(3) @ {w}", "np.linspace({c}, 1.0, 3) * {w}", "np.diagonal({X}) * {w}",
