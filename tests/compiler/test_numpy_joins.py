@@ -20,30 +20,37 @@ W = RNG.normal(size=3)
 
 
 # each program: (numpy function, the same in torch, arguments); every argument is differentiated
-def joins(x, y, v, w):
+def concatenations(x, y, v, w):
     a = np.concatenate([x, y * 2.0, x[:1]])                 # (9, 3)
     b = np.concatenate((x, y), axis=1) + np.concatenate([y, x], -1)
+    flat = np.concatenate([x, w, y.T], axis=None) * np.concatenate((v, y, w, v), axis=None)
+    return np.sum(np.tanh(a)) + np.sum(b * b) + np.sum(np.concatenate([v], axis=None) ** 3) + np.sum(flat)
+
+
+def concatenations_torch(x, y, v, w):
+    a = torch.cat([x, y * 2.0, x[:1]])
+    b = torch.cat((x, y), dim=1) + torch.cat([y, x], -1)
+    flat = torch.cat([x.reshape(-1), w, y.T.reshape(-1)]) * torch.cat((v, y.reshape(-1), w, v))
+    return torch.sum(torch.tanh(a)) + torch.sum(b * b) + torch.sum(v ** 3) + torch.sum(flat)
+
+
+def stacks(x, v, w):
     c = np.stack([v, v * v], axis=1)                         # (6, 2)
     d = np.hstack([v, w]) * np.hstack((v[:3], w, v[3:]))
     e = np.vstack([x, w, w * 3.0]) @ w
     f = np.column_stack([v[:4], x, v[2:]]) * 0.5
     g = np.stack([w, w * 2.0, np.tanh(w)])                   # axis 0
-    return (np.sum(np.tanh(a)) + np.sum(b * b) + np.sum(c[:, 0] * c[:, 1]) + np.sum(d) + np.sum(np.sin(e))
-            + np.sum(f * f) + np.sum(g * np.cos(g)) + np.sum(np.concatenate([v], axis=None) ** 3)
-            + np.sum(np.concatenate([x, w, y.T], axis=None) * np.concatenate((v, y, w, v), axis=None)))
+    return (np.sum(c[:, 0] * c[:, 1]) + np.sum(d) + np.sum(np.sin(e)) + np.sum(f * f) + np.sum(g * np.cos(g)))
 
 
-def joins_torch(x, y, v, w):
-    a = torch.cat([x, y * 2.0, x[:1]])
-    b = torch.cat((x, y), dim=1) + torch.cat([y, x], -1)
+def stacks_torch(x, v, w):
     c = torch.stack([v, v * v], dim=1)
     d = torch.hstack([v, w]) * torch.hstack((v[:3], w, v[3:]))
     e = torch.vstack([x, w, w * 3.0]) @ w
     f = torch.column_stack([v[:4], x, v[2:]]) * 0.5
     g = torch.stack([w, w * 2.0, torch.tanh(w)])
-    return (torch.sum(torch.tanh(a)) + torch.sum(b * b) + torch.sum(c[:, 0] * c[:, 1]) + torch.sum(d)
-            + torch.sum(torch.sin(e)) + torch.sum(f * f) + torch.sum(g * torch.cos(g)) + torch.sum(v ** 3)
-            + torch.sum(torch.cat([x.reshape(-1), w, y.T.reshape(-1)]) * torch.cat((v, y.reshape(-1), w, v))))
+    return (torch.sum(c[:, 0] * c[:, 1]) + torch.sum(d) + torch.sum(torch.sin(e)) + torch.sum(f * f)
+            + torch.sum(g * torch.cos(g)))
 
 
 def splits(x, v):
@@ -166,7 +173,8 @@ def products_torch(x, y, v, w):
 PROGRAMS = {
     "products": (products, products_torch, (X, Y.T, V, W)),
     "copies": (copies, copies_torch, (X, V)),
-    "joins": (joins, joins_torch, (X, Y, V, W)),
+    "concatenations": (concatenations, concatenations_torch, (X, Y, V, W)),
+    "stacks": (stacks, stacks_torch, (X, V, W)),
     "splits": (splits, splits_torch, (X, V)),
     "diagonals": (diagonals, diagonals_torch, (X, V, W)),
     "spaced": (spaced, spaced_torch, (0.3, 1.7, V)),
