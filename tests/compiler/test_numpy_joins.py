@@ -296,6 +296,14 @@ def test_float32_gradients():
     for backend in BACKENDS:
         for g, e in zip(srcgrad.grad(f, wrt=(0, 1), backend=backend)(a, b), want):
             np.testing.assert_allclose(g, e, rtol=1e-6)
+        # whole-array arithmetic widens float32 to float64 (to_f64): its adjoint passes through
+        # (it was dropped, and such gradients were zeros)
+        k = srcgrad.grad(lambda_free_sum, backend=backend)(a)
+        np.testing.assert_allclose(k, 2.0 * a.astype(np.float64) * 3.0, rtol=1e-6)
+
+
+def lambda_free_sum(a):
+    return np.sum(a * a * 3.0)
 
 
 # ---------------------------------------------------------------------- refusals
