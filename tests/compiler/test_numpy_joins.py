@@ -396,3 +396,35 @@ def test_edges_as_numpy(fn, args, backend):
 def test_split_parts_gradients(backend):
     for fn in (split_out_of_range, split_backwards):
         np.testing.assert_allclose(srcgrad.grad(fn, backend=backend)(V), numeric_gradient(fn, (V,), 0), rtol=1e-6)
+
+
+# ---------------------------------------------------------------------- in loops (tapes)
+def joined_in_a_for(x):
+    s = 0.0
+    y = x
+    for i in range(3):
+        t = np.concatenate([y * float(i), x])
+        a, b = np.split(t, 2)
+        y = np.roll(a, 1) * b + np.tanh(np.diag(np.outer(a, b)))
+        s += np.sum(np.tanh(t)) + np.trace(np.tril(np.outer(y, x)))
+    return s
+
+
+def built_in_a_while(x, n):
+    s = 0.0
+    k = 0
+    while k < n:
+        s += np.sum(np.linspace(s, x[0], 4) * np.repeat(x[:2], 2)) + np.sum(np.kron(x, x)[::3] * np.tile(x, 2)[1:4])
+        k += 1
+    return s
+
+
+@pytest.mark.parametrize("fn,args", [(joined_in_a_for, (W,)), (built_in_a_while, (W, 3))])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_in_loops(fn, args, backend):
+    assert srcgrad.jit(fn, backend=backend)(*args) == pytest.approx(fn(*args), rel=1e-12)
+    expected = numeric_gradient(fn, args, 0)
+    np.testing.assert_allclose(srcgrad.grad(fn, wrt=0, backend=backend)(*args), expected, rtol=1e-6, atol=1e-8)
+    t = np.array([0.2, 0.5, -0.3])
+    _, dot = srcgrad.jvp(fn, args, (t,) + (0,) * (len(args) - 1), backend=backend)
+    assert dot == pytest.approx(float(np.dot(expected, t)), rel=1e-6)
