@@ -1,7 +1,7 @@
 """The numpy functions that join, split and build arrays, as entries of the CALLS table
 (frontend/calls.py merges ``JOIN_CALLS``): np.concatenate, np.stack, np.hstack, np.vstack,
 np.column_stack, np.split, np.array_split, np.diag, np.diagonal, np.trace, np.eye,
-np.identity, np.tril, np.triu, np.linspace, np.roll, np.tile, np.repeat, np.kron.
+np.identity, np.tril, np.triu, np.linspace, np.roll, np.tile, np.repeat, np.kron, np.hsplit, np.vsplit, np.tri.
 
 Their list arguments (``np.concatenate([a, b])``, ``np.split(x, [2, 5])``) are list or tuple
 literals in the source, read here element by element; so every entry lowers its arguments
@@ -25,10 +25,12 @@ PARAMETERS = {"concatenate": ("arrays", "axis"), "stack": ("arrays", "axis"), "h
               "diagonal": ("a", "offset"), "trace": ("a", "offset"), "eye": ("N", "M", "k"), "identity": ("n",),
               "tril": ("m", "k"), "triu": ("m", "k"), "linspace": ("start", "stop", "num", "endpoint"),
               "roll": ("a", "shift", "axis"), "tile": ("A", "reps"), "repeat": ("a", "repeats", "axis"),
-              "kron": ("a", "b")}
+              "kron": ("a", "b"), "hsplit": ("ary", "indices_or_sections"), "vsplit": ("ary", "indices_or_sections"),
+              "tri": ("N", "M", "k")}
 REQUIRED = {"concatenate": 1, "stack": 1, "hstack": 1, "vstack": 1, "column_stack": 1, "split": 2,
             "array_split": 2, "diag": 1, "diagonal": 1, "trace": 1, "eye": 1, "identity": 1, "tril": 1, "triu": 1,
-            "linspace": 2, "roll": 2, "tile": 2, "repeat": 2, "kron": 2}
+            "linspace": 2, "roll": 2, "tile": 2, "repeat": 2, "kron": 2,
+            "hsplit": 2, "vsplit": 2, "tri": 1}
 
 
 def _arguments(lw, node, name):
@@ -159,7 +161,11 @@ def _splitter(name):
     def lower(lw, node, args, env):
         got = _arguments(lw, node, name)
         x = _array(lw, got["ary"], env, name)
+        if name == "vsplit" and x.type.ndim < 2:
+            lw.typing_error(node, "vsplit only works on arrays of 2 or more dimensions")
         axis = _axis(lw, node, got.get("axis"), x.type.ndim)
+        if name == "hsplit":
+            axis = 0 if x.type.ndim == 1 else 1
         how = got["indices_or_sections"]
         if isinstance(how, (ast.List, ast.Tuple)):
             cuts = [_int(lw, e, env, f"the indices of np.{name}") for e in how.elts]
@@ -171,7 +177,7 @@ def _splitter(name):
                             else f"np.split into {sections} sections")
         n = lw.emit(node, "shape", [x], {"axis": axis})
         b = lw.b
-        if name == "split":
+        if name != "array_split":
             size = lw.emit(node, "split_size", [n], {"sections": sections})
             starts = [lw.emit(node, "mul", [b.const(i), size]) if i else b.const(0) for i in range(sections + 1)]
         else:       # the first n % sections parts are one longer
@@ -278,15 +284,38 @@ def _linspace(lw, node, args, env):
     return lw.emit(node, "linspace", [lw.b.convert(v, F64) for v in ends] + [num], {"endpoint": endpoint})
 
 
+def _listed(node):
+    return node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
+
+
 def _roll(lw, node, args, env):
-    """np.roll(x, shift, axis=None|k) with one integer shift."""
+    """np.roll(x, shift, axis=None|k): shifts and axes may be tuples written out (one roll per
+    axis; a single shift or axis is used for each of the others); without an axis, the
+    flattened array rolls by the shifts' sum."""
     got = _arguments(lw, node, "roll")
     x = _array(lw, got["a"], env, "roll")
-    if isinstance(got["shift"], (ast.Tuple, ast.List)):
-        lw.unsupported(got["shift"], "np.roll by several shifts (yet)", "roll one axis at a time")
-    shift = _int(lw, got["shift"], env, "np.roll's shift")
-    axis = _axis(lw, node, got.get("axis"), x.type.ndim, default=None, none_ok=True)
-    return lw.emit(node, "roll", [x, shift], {"axis": axis})
+    shifts = [_int(lw, e, env, "np.roll's shift") for e in _listed(got["shift"])]
+    given = got.get("axis")
+    if given is None or lw.is_none(given):
+        total = shifts[0]
+        for s in shifts[1:]:
+            total = lw.emit(node, "add", [total, s])
+        return lw.emit(node, "roll", [x, total], {"axis": None})
+    axes = [_axis(lw, node, e, x.type.ndim) for e in _listed(given)]
+    if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
+        lw.typing_error(node, "np.roll's shift and axis must have the same length (or one of them 1)")
+    shifts, axes = shifts * (len(axes) if len(shifts) == 1 else 1), axes * (len(shifts) if len(axes) == 1 else 1)
+    for s, a in zip(shifts, axes):
+        x = lw.emit(node, "roll", [x, s], {"axis": a})
+    return x
+
+
+def _tri(lw, node, args, env):
+    """np.tri(N, M=None, k=0): ones at and below diagonal k, as float64."""
+    got = _arguments(lw, node, "tri")
+    n = _int(lw, got["N"], env, "the size of np.tri")
+    m = n if got.get("M") is None or lw.is_none(got["M"]) else _int(lw, got["M"], env, "the size of np.tri")
+    return lw.emit(node, "to_f64", [lw.emit(node, "tri", [n, m, _offset(lw, node, env, got.get("k"))])])
 
 
 def _tile(lw, node, args, env):
@@ -329,7 +358,7 @@ def _entries():
                  "array_split": _splitter("array_split"), "diag": _diag, "diagonal": _diagonal, "trace": _trace,
                  "eye": _eye("eye"), "identity": _eye("identity"), "tril": _triangle("tril"),
                  "triu": _triangle("triu"), "linspace": _linspace, "roll": _roll, "tile": _tile, "repeat": _repeat,
-                 "kron": _kron}
+                 "kron": _kron, "hsplit": _splitter("hsplit"), "vsplit": _splitter("vsplit"), "tri": _tri}
     return {getattr(np, n): Callee(f, keywords=PARAMETERS[n], raw_args=True) for n, f in lowerings.items()}
 
 

@@ -60,8 +60,12 @@ def splits(x, v):
     t, u, z = np.split(v, [2, 5])
     h, i, j, k = np.array_split(v, 4)
     m, n = np.array_split(x, 2, 1)
-    return (np.sum(a * np.tanh(b) * c) + np.sum(p * q) + np.sum(r) * np.sum(s * s) + np.sum(t) * np.sum(np.sin(u))
-            + np.sum(z ** 3) + np.sum(h * h) - np.sum(i) * np.sum(j * k) + np.sum(m * m) * np.sum(np.cos(n)))
+    o, o2 = np.hsplit(x, [2])
+    e, f = np.vsplit(x, 2)
+    extra = np.sum(o) * np.sum(o2 * o2) + np.sum(e * f)
+    return extra + (np.sum(a * np.tanh(b) * c) + np.sum(p * q) + np.sum(r) * np.sum(s * s)
+                    + np.sum(t) * np.sum(np.sin(u)) + np.sum(z ** 3) + np.sum(h * h) - np.sum(i) * np.sum(j * k)
+                    + np.sum(m * m) * np.sum(np.cos(n)))
 
 
 def splits_torch(x, v):
@@ -71,7 +75,10 @@ def splits_torch(x, v):
     t, u, z = torch.tensor_split(v, [2, 5])
     h, i, j, k = torch.tensor_split(v, 4)
     m, n = torch.tensor_split(x, 2, 1)
-    return (torch.sum(a * torch.tanh(b) * c) + torch.sum(p * q) + torch.sum(r) * torch.sum(s * s)
+    o, o2 = torch.tensor_split(x, [2], 1)
+    e, f = torch.tensor_split(x, 2, 0)
+    extra = torch.sum(o) * torch.sum(o2 * o2) + torch.sum(e * f)
+    return extra + (torch.sum(a * torch.tanh(b) * c) + torch.sum(p * q) + torch.sum(r) * torch.sum(s * s)
             + torch.sum(t) * torch.sum(torch.sin(u)) + torch.sum(z ** 3) + torch.sum(h * h)
             - torch.sum(i) * torch.sum(j * k) + torch.sum(m * m) * torch.sum(torch.cos(n)))
 
@@ -132,13 +139,15 @@ def spaced_torch(start, stop, v):
 def rolled(x, v):
     a = np.roll(v, 2) * np.tanh(v) + np.roll(v, -7) + np.roll(v, 0) * 0.5
     b = np.roll(x, 1, axis=0) * x + np.roll(x, -1, 1) * np.roll(x, 4) + np.roll(x, 5, axis=-1)
-    return np.sum(a * a) + np.sum(np.sin(b))
+    c = np.roll(x, (1, 2), axis=(0, 1)) * np.roll(x, (2, -1)) + np.roll(x, 1, axis=(0, 1))
+    return np.sum(a * a) + np.sum(np.sin(b)) + np.sum(c * np.tri(4, 3, -1))
 
 
 def rolled_torch(x, v):
     a = torch.roll(v, 2) * torch.tanh(v) + torch.roll(v, -7) + torch.roll(v, 0) * 0.5
     b = torch.roll(x, 1, 0) * x + torch.roll(x, -1, 1) * torch.roll(x, 4) + torch.roll(x, 5, -1)
-    return torch.sum(a * a) + torch.sum(torch.sin(b))
+    c = torch.roll(x, (1, 2), (0, 1)) * torch.roll(x, 1) + torch.roll(x, (1, 1), (0, 1))
+    return torch.sum(a * a) + torch.sum(torch.sin(b)) + torch.sum(c * torch.tril(torch.ones(4, 3), -1))
 
 
 def copies(x, v):
@@ -317,7 +326,8 @@ def variable_sections(a, b):
     p, q = np.split(a, len(b) - 1)
     return p
 def diag_of_3d(a, b): return np.diag(a)
-def roll_by_tuple(a, b): return np.roll(a, (1, 2))
+def roll_lengths(a, b): return np.roll(np.outer(a, b), (1, 2, 3), axis=(0, 1))
+def vsplit_vector(a, b): return np.vsplit(a, 2)[0]
 def variable_endpoint(a, b): return np.linspace(0.0, 1.0, 5, endpoint=b[0] > 0)
 def axis_out_of_range(a, b): return np.stack([a, b], axis=3)
 def eye_dtype(a, b): return np.eye(3, dtype=int)
@@ -338,7 +348,8 @@ TWO = (np.ones(2), np.ones(2))
     (stack_mixed_ranks, TWO, srcgrad.TypingError, "all input arrays must have the same shape"),
     (variable_sections, TWO, srcgrad.UnsupportedSyntaxError, "the number of sections of np.split that is not a"),
     (diag_of_3d, (np.ones((2, 2, 2)), 1.0), srcgrad.TypingError, "Input must be 1- or 2-d."),
-    (roll_by_tuple, TWO, srcgrad.UnsupportedSyntaxError, "np.roll by several shifts"),
+    (roll_lengths, TWO, srcgrad.TypingError, "np.roll's shift and axis must have the same length"),
+    (vsplit_vector, TWO, srcgrad.TypingError, "vsplit only works on arrays of 2 or more dimensions"),
     (variable_endpoint, TWO, srcgrad.UnsupportedSyntaxError, "endpoint that is not True or False"),
     (axis_out_of_range, TWO, srcgrad.TypingError, "axis 3 is out of bounds for array of dimension 2"),
     (eye_dtype, TWO, srcgrad.UnsupportedSyntaxError, "the keyword dtype= of np.eye"),
