@@ -18,11 +18,11 @@ from ..errors import TypingError
 from ..ir.core import Block, Builder, Function, Value, current, for_op, if_op, while_op
 from ..ir.memory import Buffers
 from ..ir.primitives import PRIMITIVES
-from .join_rules import SHAPED
 from ..ir.types import F64, I64, ArrayType, is_float, user_name
 from .activity import active_values, dependence_edges, useful_values
 from .array_rules import ARRAY_ADJOINT
 from .clone import clone_op, fresh_block
+from .join_rules import SHAPED
 from .mutation import (WRITES, reads_mutable, refuse_in_branch, refuse_nested_reads, refuse_stale_uses,
                        refuse_whole_array_reads)
 from .names import adjoint_name, derivative_name
