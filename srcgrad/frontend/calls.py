@@ -282,11 +282,12 @@ CALLS = {
 }
 
 # joining, splitting and building arrays (numpy_joins.py)
-from .numpy_joins import JOIN_CALLS, KEYWORD_NAMES as _JOIN_KEYWORD_NAMES  # noqa: E402  (needs Callee)
+from .numpy_joins import JOIN_CALLS, JOIN_METHODS, KEYWORD_NAMES as _JOIN_KEYWORD_NAMES  # noqa: E402  (needs Callee)
 CALLS.update(JOIN_CALLS)
 
 # x.sum(), x.dot(y), ...: the numpy function of the same name with x as its first argument
 ARRAY_METHODS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min, "dot": np.dot}
+ARRAY_METHODS.update(JOIN_METHODS)
 
 
 def array_method(func, fobj):

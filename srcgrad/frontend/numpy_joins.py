@@ -15,6 +15,7 @@ import ast
 
 import numpy as np
 
+from ..ir.core import Value
 from ..ir.types import BOOL, F32, F64, I64
 
 JOINING = {"concatenate", "stack", "hstack", "vstack", "column_stack"}
@@ -33,15 +34,17 @@ REQUIRED = {"concatenate": 1, "stack": 1, "hstack": 1, "vstack": 1, "column_stac
             "hsplit": 2, "vsplit": 2, "tri": 1}
 
 
-def _arguments(lw, node, name):
+def _arguments(lw, node, name, args=None):
     """The call's arguments by parameter name (ast nodes), refusing unknown keywords, *args
-    and a wrong count with numpy's parameter names."""
+    and a wrong count with numpy's parameter names. Called as an array method (``x.trace()``:
+    ``args`` holds x first), the first parameter is x, as a value."""
     params = PARAMETERS[name]
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         lw.unsupported(node, f"*args or **kwargs in a call to np.{name}", "write the arguments out")
-    if len(node.args) > len(params):
-        lw.typing_error(node, f"np.{name} takes at most {len(params)} arguments here ({len(node.args)} given)")
-    got = dict(zip(params, node.args))
+    given = node.args if args is None else [args[0]] + list(node.args)
+    if len(given) > len(params):
+        lw.typing_error(node, f"np.{name} takes at most {len(params)} arguments here ({len(given)} given)")
+    got = dict(zip(params, given))
     for kw in node.keywords:
         if kw.arg not in params or kw.arg in got:
             lw.unsupported(node, f"the keyword {kw.arg}= of np.{name}",
@@ -81,7 +84,7 @@ def _int(lw, node, env, what):
 
 
 def _array(lw, node, env, name):
-    x = lw.expr(node, env)
+    x = node if isinstance(node, Value) else lw.expr(node, env)
     if not x.type.is_array:
         lw.typing_error(node, f"np.{name} needs an array here, got {x.type}")
     return x
@@ -217,14 +220,14 @@ def _matrix(lw, node, env, given, name):
 
 def _diagonal(lw, node, args, env):
     """np.diagonal(x, offset): a copy (numpy's is a read-only view)."""
-    got = _arguments(lw, node, "diagonal")
+    got = _arguments(lw, node, "diagonal", args)
     x = _matrix(lw, node, env, got["a"], "diagonal")
     return lw.emit(node, "diagonal", [x, _offset(lw, node, env, got.get("offset"))])
 
 
 def _trace(lw, node, args, env):
     """np.trace(x, offset): the sum of a diagonal."""
-    got = _arguments(lw, node, "trace")
+    got = _arguments(lw, node, "trace", args)
     x = _matrix(lw, node, env, got["a"], "trace")
     if x.type.dtype is F32:
         (x,) = lw.to_float_array_operands(node, x)
@@ -330,7 +333,7 @@ def _tile(lw, node, args, env):
 
 def _repeat(lw, node, args, env):
     """np.repeat(x, r, axis=None|k) with one int count."""
-    got = _arguments(lw, node, "repeat")
+    got = _arguments(lw, node, "repeat", args)
     x = _array(lw, got["a"], env, "repeat")
     if isinstance(got["repeats"], (ast.Tuple, ast.List)):
         lw.unsupported(got["repeats"], "np.repeat with a count per element (yet)", "repeat by one int")
@@ -363,4 +366,6 @@ def _entries():
 
 
 JOIN_CALLS = _entries()
+# x.repeat(2), x.diagonal(1), x.trace(): the numpy function with x as its first argument
+JOIN_METHODS = {"repeat": np.repeat, "diagonal": np.diagonal, "trace": np.trace}
 KEYWORD_NAMES = frozenset(PARAMETERS)       # the spellings under which keywords are accepted

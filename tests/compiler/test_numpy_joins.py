@@ -179,7 +179,20 @@ def products_torch(x, y, v, w):
             + torch.sum(torch.kron(x, x[:1, :2].contiguous()) * 0.5) + torch.sum(torch.kron(w, w[:2].contiguous())))
 
 
+def methods(x, v):
+    return (np.sum(x.repeat(2) * np.sin(x.repeat(2))) + x.trace() + x.trace(1) * x.trace(offset=-1)
+            + np.sum(x.diagonal(1) ** 2) + np.sum(v.repeat(3, axis=0)[::2] ** 3) + np.sum(x.repeat(2, 1) ** 2))
+
+
+def methods_torch(x, v):
+    r = torch.repeat_interleave(x, 2)
+    return (torch.sum(r * torch.sin(r)) + torch.diagonal(x).sum() + torch.diagonal(x, 1).sum() * torch.diagonal(
+        x, -1).sum() + torch.sum(torch.diagonal(x, 1) ** 2) + torch.sum(torch.repeat_interleave(v, 3)[::2] ** 3)
+        + torch.sum(torch.repeat_interleave(x, 2, 1) ** 2))
+
+
 PROGRAMS = {
+    "methods": (methods, methods_torch, (X, V)),
     "products": (products, products_torch, (X, Y.T, V, W)),
     "copies": (copies, copies_torch, (X, V)),
     "concatenations": (concatenations, concatenations_torch, (X, Y, V, W)),
