@@ -31,13 +31,14 @@ _JOINS = {
           "p{k}, q{k} = np.array_split({y}, 2)|np.hstack([q{k}, p{k}])",
           "p{k}, q{k} = np.hsplit({X}, [1])|p{k}[:, 0] * np.sum(q{k}, axis=1)", "np.tile({w}, 2)[:5]",
           "np.repeat({w}, 2)[1:]", "np.repeat({X}, 2, axis=1)[:, 1]",
-          "np.kron({y}[:1], {y})", "np.concatenate([{X}[:1, :2], {w}], axis=None)"],
+          "np.kron({y}[:1], {y})", "np.concatenate([{X}[:1, :2], {w}], axis=None)",
+          "{w}.repeat(2)[1:]"],
     "m": ["np.roll({w}, -1)", "np.diag(np.outer({w}, {w}))", "np.sum(np.stack([{w}, {w} * 2.0]), axis=0)",
           "np.tril({X}[:3, :]) @ {w}", "np.triu({X}[:3, :], 1) @ {w}", "np.eye(3) @ {w}",
           "np.identity(3) @ {w}", "np.linspace({c}, 1.0, 3) * {w}", "np.diagonal({X}) * {w}",
           "np.column_stack([{w}, {w} * {c}]) @ np.ones(2)",
           "p{k}, q{k} = np.split(np.concatenate([{w}, {w}]), 2)|p{k} * q{k}", "np.tile({w}[:1], 3)",
-          "np.repeat({y}, 3)[::5]", "np.kron({w}[:1], {w})"],
+          "np.repeat({y}, 3)[::5]", "np.kron({w}[:1], {w})", "{X}.diagonal() * {w}"],
     "nm": ["np.roll({X}, (1, -2), axis=(0, 1))", "np.tri(5, 3, -1) * {X}", "np.roll({X}, 1, axis=0)", "np.roll({X}, -2, axis=1)", "np.roll({X}, 4)",
            "np.column_stack([{y}, {X}[:, 1:]])", "np.concatenate([{X}[3:], {X}[:3]])",
            "np.vstack([{X}[:2], np.tril({X}[2:])])", "np.hstack([{X}[:, :1], np.triu({X}[:, 1:], -1)])",
@@ -47,7 +48,8 @@ _JOINS = {
            "np.kron({X}[:, :1], {X}[:1, :])"],
     "s": ["np.trace({X}[:3, :])", "np.trace({X}, 1)", "np.sum(np.stack([{w}, {w} * 2.0]))",
           "np.sum(np.linspace(0.0, {c}, 4))", "np.sum(np.diag({w}) @ {w})", "np.sum(np.roll({X}, 2, axis=0) * {X})",
-          "np.sum(np.repeat({X}, 2, axis=0) ** 2)", "np.sum(np.kron({w}, {y}) * np.kron({y}, {w}))"],
+          "np.sum(np.repeat({X}, 2, axis=0) ** 2)", "np.sum(np.kron({w}, {y}) * np.kron({y}, {w}))",
+          "{X}[:3, :].trace(-1)"],
 }
 
 
