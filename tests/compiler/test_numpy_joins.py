@@ -452,3 +452,19 @@ def test_in_loops(fn, args, backend):
     t = np.array([0.2, 0.5, -0.3])
     _, dot = srcgrad.jvp(fn, args, (t,) + (0,) * (len(args) - 1), backend=backend)
     assert dot == pytest.approx(float(np.dot(expected, t)), rel=1e-6)
+
+
+def linspace_of(a, b, n): return np.linspace(a, b, n)
+def linspace_open(a, b, n): return np.linspace(a, b, n, endpoint=False)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_linspace_bits_as_numpy(backend):
+    """numpy's formula, to the bit: i·step + start (i / div · delta where step is 0), stop last."""
+    rng = np.random.default_rng(3)
+    for fn in (linspace_of, linspace_open):
+        compiled = srcgrad.jit(fn, backend=backend)
+        for _ in range(40):
+            a, b = (rng.normal() * 10.0 ** rng.integers(-5, 5) for _ in range(2))
+            n = int(rng.integers(0, 60))
+            np.testing.assert_array_equal(compiled(a, b, n), fn(a, b, n))
