@@ -1,8 +1,11 @@
 """Joining, splitting and building arrays (np.concatenate, np.stack, np.hstack, np.vstack,
-np.column_stack, np.split, np.array_split, np.diag, np.diagonal, np.trace, np.eye,
-np.identity, np.tril, np.triu, np.linspace, np.roll): values as numpy's, gradients against
+np.column_stack, np.split, np.array_split, np.hsplit, np.vsplit, np.diag, np.diagonal,
+np.trace, np.eye, np.identity, np.tri, np.tril, np.triu, np.linspace, np.roll, np.tile,
+np.repeat, np.kron, and the methods x.repeat, x.diagonal, x.trace): values as numpy's, gradients against
 PyTorch and finite differences, jvp against the gradient, the two backends against each
 other; numpy's errors for shapes that do not join; clear refusals."""
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -468,3 +471,38 @@ def test_linspace_bits_as_numpy(backend):
             a, b = (rng.normal() * 10.0 ** rng.integers(-5, 5) for _ in range(2))
             n = int(rng.integers(0, 60))
             np.testing.assert_array_equal(compiled(a, b, n), fn(a, b, n))
+
+
+# ---------------------------------------------------------------------- random shapes
+def r_cat0(a, b, c, k): return np.concatenate([a, b, a], axis=0)
+def r_cat1(a, b, c, k): return np.concatenate([a, c], axis=1)
+def r_stack(a, b, c, k): return np.stack([a, b], axis=2)
+def r_rolls(a, b, c, k): return np.roll(a, k) + np.roll(a, k, axis=0) * 2.0 + np.roll(a, -k, axis=1) * 3.0
+def r_tiles(a, b, c, k): return np.tile(a, (2, 1, abs(k)))
+def r_repeats(a, b, c, k): return np.repeat(a, abs(k), axis=1)
+def r_flat_repeats(a, b, c, k): return np.repeat(a, abs(k))
+def r_kron(a, b, c, k): return np.kron(a, b)
+def r_diagonals(a, b, c, k): return np.diagonal(a, k)
+def r_masks(a, b, c, k): return np.eye(a.shape[0], a.shape[1], k) + np.tri(a.shape[0], a.shape[1], k) * np.tril(a, k)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_random_shapes_as_numpy(backend):
+    """Values (exactly) and errors as numpy's for shapes with zero, one and more elements per
+    axis, offsets and shifts beyond the sizes."""
+    rng = np.random.default_rng(5)
+    fns = (r_cat0, r_cat1, r_stack, r_rolls, r_tiles, r_repeats, r_flat_repeats, r_kron, r_diagonals, r_masks)
+    compiled = {fn: srcgrad.jit(fn, backend=backend) for fn in fns}
+    for _ in range(12):
+        n, m, p = (int(rng.integers(0, 4)) for _ in range(3))
+        args = (rng.normal(size=(n, m)), rng.normal(size=(p, m)), rng.normal(size=(n, p)), int(rng.integers(-6, 6)))
+        for fn in fns:
+            try:
+                want = fn(*args)
+            except ValueError as e:
+                with pytest.raises(ValueError, match=re.escape(str(e))):
+                    compiled[fn](*args)
+                continue
+            got = compiled[fn](*args)
+            assert np.shape(got) == np.shape(want), fn.__name__
+            np.testing.assert_array_equal(got, want, err_msg=fn.__name__)
