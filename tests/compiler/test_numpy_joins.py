@@ -1,9 +1,9 @@
 """Joining, splitting and building arrays (np.concatenate, np.stack, np.hstack, np.vstack,
 np.column_stack, np.split, np.array_split, np.hsplit, np.vsplit, np.diag, np.diagonal,
 np.trace, np.eye, np.identity, np.tri, np.tril, np.triu, np.linspace, np.roll, np.tile,
-np.repeat, np.kron, and the methods x.repeat, x.diagonal, x.trace): values as numpy's, gradients against
-PyTorch and finite differences, jvp against the gradient, the two backends against each
-other; numpy's errors for shapes that do not join; clear refusals."""
+np.repeat, np.kron, and the methods x.repeat, x.diagonal, x.trace): values as numpy's,
+gradients against PyTorch and finite differences, jvp against the gradient, the two backends
+against each other; numpy's errors for shapes that do not join; clear refusals."""
 import re
 
 import numpy as np
