@@ -14,7 +14,7 @@ from .rules import ADJOINT
 _WHOLE = ("s", False, False, False)       # a slice spec entry for `:`
 # ops whose array contributions have their operand's shape already (no broadcasting to undo;
 # a sum_to would also type a float32 operand's adjoint as float32)
-SHAPED = ("concat", "diagonal", "diag_embed", "roll", "tile", "repeat", "kron")
+SHAPED = ("concat", "diagonal", "diag_embed", "roll", "tile", "repeat", "repeat_each", "kron")
 
 
 def _emit(prim, args, **attrs):
@@ -82,6 +82,8 @@ ADJOINT["tile"] = lambda g, x, *rest: (lambda: _emit("tile_sum", [g, x] + list(r
     len(rest) - 1)
 ADJOINT["repeat"] = lambda g, x, r, out: (
     lambda: _emit("repeat_sum", [g, x, r], axis=out.owner.attrs.get("axis")), None)
+ADJOINT["repeat_each"] = lambda g, x, counts, out: (
+    lambda: _emit("repeat_each_sum", [g, x, counts], axis=out.owner.attrs.get("axis")), None)
 # bilinear: each operand's adjoint contracts g with the other operand
 ADJOINT["kron"] = lambda g, a, b, out: (lambda: _emit("kron_grad", [g, b, a], wrt=0),
                                         lambda: _emit("kron_grad", [g, a, b], wrt=1))
@@ -92,3 +94,4 @@ ADJOINT["tri"] = None
 ADJOINT["tile_sum"] = None
 ADJOINT["repeat_sum"] = None
 ADJOINT["kron_grad"] = None
+ADJOINT["repeat_each_sum"] = None

@@ -26,7 +26,7 @@ def _concat(op, ts, xs, out):
     return b.emit("concat", parts, dict(op.attrs))
 
 
-@table_entry(TANGENT, "diagonal", "diag_embed", "roll", "tile", "repeat")
+@table_entry(TANGENT, "diagonal", "diag_embed", "roll", "tile", "repeat", "repeat_each")
 def _first_linear(op, ts, xs, out):
     """op(dx, *rest): linear in its first operand; the others (sizes, offsets) are integers."""
     if ts[0] is None:

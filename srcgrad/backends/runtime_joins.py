@@ -53,3 +53,16 @@ def kron_grad(g, other, like, wrt):
     i, k = letters[:d], letters[d:2 * d]
     g_sub = "".join(x + y for x, y in zip(i, k))
     return np.einsum(f"{g_sub},{k if wrt == 0 else i}->{i if wrt == 0 else k}", blocks, other)
+
+
+def repeat_each_sum(g, x, counts, axis):
+    """The adjoint of np.repeat(x, counts, axis): the run of g repeating each element, summed."""
+    out = np.zeros(x.shape)
+    runs = out.reshape(-1) if axis is None else np.moveaxis(out, axis, 0)
+    n = runs.shape[0]
+    counts = np.broadcast_to(counts, (n,))
+    ends = np.cumsum(counts)
+    parts = g.reshape(-1) if axis is None else np.moveaxis(np.asarray(g, dtype=np.float64), axis, 0)
+    for i in range(n):
+        runs[i] = parts[ends[i] - counts[i]:ends[i]].sum(axis=0)
+    return out

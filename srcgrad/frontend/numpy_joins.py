@@ -332,13 +332,19 @@ def _tile(lw, node, args, env):
 
 
 def _repeat(lw, node, args, env):
-    """np.repeat(x, r, axis=None|k) with one int count."""
+    """np.repeat(x, r, axis=None|k) with one int count or an int vector of counts."""
     got = _arguments(lw, node, "repeat", args)
     x = _array(lw, got["a"], env, "repeat")
     if isinstance(got["repeats"], (ast.Tuple, ast.List)):
-        lw.unsupported(got["repeats"], "np.repeat with a count per element (yet)", "repeat by one int")
-    r = _int(lw, got["repeats"], env, "np.repeat's count")
+        lw.unsupported(got["repeats"], "np.repeat with counts written as a list", "pass an int array of counts")
+    r = lw.expr(got["repeats"], env)
     axis = _axis(lw, node, got.get("axis"), x.type.ndim, default=None, none_ok=True)
+    if r.type.is_array:         # a count per element (numpy's broadcasting of one count too)
+        if r.type.ndim != 1 or r.type.dtype is not I64:
+            lw.typing_error(got["repeats"], f"np.repeat's counts must be a vector of ints, got {r.type}")
+        return lw.emit(node, "repeat_each", [x, r], {"axis": axis})
+    if r.type not in (I64, BOOL):
+        lw.typing_error(got["repeats"], f"np.repeat's count must be an integer, got {r.type}")
     return lw.emit(node, "repeat", [x, r], {"axis": axis})
 
 

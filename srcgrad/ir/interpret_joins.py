@@ -76,6 +76,18 @@ def _kron_grad(it, op, ins):
     return out
 
 
+def _repeat_each_sum(it, op, ins):
+    """dx[i] += g[j] for the counts[i] positions j repeating x[i] along the axis."""
+    g, x, counts = ins
+    axis = op.attrs.get("axis")
+    out = np.zeros(x.shape)
+    flat = out.reshape(-1) if axis is None else np.moveaxis(out, axis, 0)
+    n = flat.shape[0]
+    source = np.repeat(np.arange(n), np.broadcast_to(counts, (n,)))
+    np.add.at(flat, source, g if axis is None else np.moveaxis(g, axis, 0))
+    return out
+
+
 JOIN_EVAL = {
     "concat": _concat,
     "split_size": _split_size,
@@ -90,4 +102,6 @@ JOIN_EVAL = {
     "repeat_sum": _repeat_sum,
     "kron": lambda it, op, ins: np.kron(*ins),
     "kron_grad": _kron_grad,
+    "repeat_each": lambda it, op, ins: np.repeat(ins[0], ins[1], axis=op.attrs.get("axis")),
+    "repeat_each_sum": _repeat_each_sum,
 }

@@ -103,6 +103,13 @@ def _repeat_rule(ts, attrs):
     return ArrayType(x.dtype, 1 if axis is None else x.ndim)
 
 
+def _repeat_each_rule(ts, attrs):
+    counts = _array(ts[1], "np.repeat's counts", (1,))
+    if counts.dtype is not I64:
+        raise TypingError(f"np.repeat's counts must be integers, got {counts}")
+    return _repeat_rule(ts[:1], attrs)
+
+
 def _summed_back_rule(ts, attrs):
     _array(ts[0], "a gradient")
     return ArrayType(F64, _array(ts[1], "an array").ndim)
@@ -149,3 +156,7 @@ def define(_def):
          "(p: b's shape)", allocates=True)
     _def("kron_grad", _kron_grad_rule, "the adjoint of np.kron for one operand: operands: g, the other operand, "
          "the operand (read for its shape); attrs: wrt (0: a, 1: b)", allocates=True, shape_operand=2)
+    _def("repeat_each", _repeat_each_rule, "np.repeat(x, counts, axis): element i counts[i] times (one count: "
+         "each); attrs: axis (None: of the flattened array); a new array", allocates=True, may_raise=True)
+    _def("repeat_each_sum", _summed_back_rule, "the adjoint of np.repeat with counts: each element's run of g "
+         "summed; operands: g, x, counts; attrs: axis", allocates=True, shape_operand=1)

@@ -161,6 +161,8 @@ def p_tri(m): return np.sum(np.tril(m) * np.triu(m, 1) + np.tril(m, -1) ** 2)
 def p_linspace(x): return np.sum(np.linspace(x, 2.0 * x + 1.0, 4) ** 2)
 def p_roll(v): return np.sum(np.roll(v, 1) * np.tanh(v))
 def p_tile(v): return np.sum(np.tanh(np.tile(v, (2, 2))) * np.tile(v, 4)[:6])
+COUNTS = np.array([2, 0, 1])
+def p_repeat_each(v): return np.sum(np.tanh(np.repeat(v, COUNTS)) * 2.0) + np.sum(np.repeat(np.outer(v, v), COUNTS, axis=1))
 def p_kron(m): return np.sum(np.tanh(np.kron(m, m.T))) + np.sum(np.kron(m[0], m[:, 1]) ** 2)
 def p_repeat(m): return np.sum(np.tanh(np.repeat(m, 2, axis=1))) + np.sum(np.repeat(m, 3)[::4] ** 2)
 
@@ -241,6 +243,8 @@ CASES = {
     "repeat": (p_repeat, (M,), 0),
     "repeat_sum": (p_repeat, (M,), 0),
     "kron": (p_kron, (M,), 0),
+    "repeat_each": (p_repeat_each, (V,), 0),
+    "repeat_each_sum": (p_repeat_each, (V,), 0),
     "kron_grad": (p_kron, (M,), 0),
     "unary math": None,         # filled in below: one program per function of math
 }

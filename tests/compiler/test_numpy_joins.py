@@ -162,6 +162,24 @@ def copies(x, v):
     return np.sum(np.sin(a)) + np.sum(b * b) + np.sum(np.tanh(c)) + np.sum(d ** 3) + np.sum(e * np.cos(e))
 
 
+COUNTS = np.array([2, 0, 1, 3])
+COUNTS6 = np.array([1, 2, 0, 0, 1, 3])
+
+
+def counted(x, v):
+    a = np.repeat(x, COUNTS, axis=0) * np.repeat(x, COUNTS[1:], axis=1)[:1, :3]
+    b = np.repeat(v, COUNTS6) ** 2 + np.repeat(v[:2], COUNTS[:1])[:1]
+    return np.sum(np.sin(a)) + np.sum(b) + np.sum(np.repeat(x, np.arange(12)) ** 3)
+
+
+def counted_torch(x, v):
+    counts = torch.tensor(COUNTS)
+    a = torch.repeat_interleave(x, counts, 0) * torch.repeat_interleave(x, counts[1:], 1)[:1, :3]
+    b = torch.repeat_interleave(v, torch.tensor(COUNTS6)) ** 2 + torch.repeat_interleave(v[:2], 2)[:1]
+    return (torch.sum(torch.sin(a)) + torch.sum(b)
+            + torch.sum(torch.repeat_interleave(x.reshape(-1), torch.arange(12)) ** 3))
+
+
 def copies_torch(x, v):
     a = torch.tile(v, (3,)) * torch.sum(torch.tile(v, (2, 1)))
     b = torch.tile(x, (2,))[:, 2:5] + torch.tile(x, (2, 1))[1:5, :]
@@ -198,6 +216,7 @@ PROGRAMS = {
     "methods": (methods, methods_torch, (X, V)),
     "products": (products, products_torch, (X, Y.T, V, W)),
     "copies": (copies, copies_torch, (X, V)),
+    "counted": (counted, counted_torch, (X, V)),
     "concatenations": (concatenations, concatenations_torch, (X, Y, V, W)),
     "stacks": (stacks, stacks_torch, (X, V, W)),
     "splits": (splits, splits_torch, (X, V)),
@@ -256,6 +275,8 @@ def tile_k(a, k): return np.tile(a, (2, k))
 def repeat_k(a, k): return np.repeat(a, k)
 def repeat_rows(a, k): return np.repeat(a, k, axis=0)
 def kron2(a, b): return np.kron(a, b)
+def repeat_each(a, c): return np.repeat(a, c)
+def repeat_each_rows(a, c): return np.repeat(a, c, axis=1)
 
 
 F32 = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
@@ -277,6 +298,9 @@ BOOLS = np.array([True, False, True])
     (eye_n, (-2,)),
     (tile_k, (np.ones(3), -1)),
     (repeat_k, (np.ones(3), -2)),
+    (repeat_each, (np.ones(3), np.array([1, -1, 2]))),
+    (repeat_each, (np.ones(3), np.array([1, 2]))),
+    (repeat_each_rows, (np.ones((2, 3)), np.array([1, 2]))),
 ])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_numpy_errors(fn, args, backend):
@@ -298,6 +322,8 @@ def test_numpy_errors(fn, args, backend):
     (_first_of_two, (I64.T,)),
     (tile_k, (F32, 2)), (tile_k, (BOOLS, 0)), (tile_k, (I64[0], 3)), (repeat_k, (F32, 2)), (repeat_k, (I64, 0)),
     (repeat_rows, (BOOLS[None, :], 3)), (repeat_rows, (F32, 1)), (kron2, (I64, I64.T)), (kron2, (I64[0], W)),
+    (repeat_each, (F32, np.array([3]))), (repeat_each_rows, (BOOLS[None, :], np.array([0, 2, 1]))),
+    (repeat_each_rows, (I64, np.array([2, 0]))),
 ])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_values_and_dtypes_as_numpy(fn, args, backend):

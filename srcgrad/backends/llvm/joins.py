@@ -14,6 +14,7 @@ from .registry import lower
 from .types import DOUBLE, INT64
 
 JOINS = {}
+REPEATS_MESSAGE = "repeats may not contain negative values."
 CONCAT_MESSAGE = ("all the input array dimensions except for the concatenation axis must match exactly, but "
                   "along dimension {}, the array at index 0 has size {} and the array at index {} has size {}")
 
@@ -326,4 +327,91 @@ def _kron_grad(ctx, op, ins):
         ptr = ctx.raw_pointer(out_t, result, mine)
         b.store(b.fadd(b.load(ptr), b.fmul(gv, ctx.as_f64(ot, ctx.load_element(ot, other, theirs)))), ptr)
     ctx.each_index(sa + sb, add)
+    return result
+
+
+# ---------------------------------------------------------------------- np.repeat by counts
+def _runs(ctx, op, x_shape, counts, axis, step):
+    """For each position i along the axis (of the flattened array for axis None) and each of
+    its count(i) copies: ``step(i, at)``, ``at`` the copy's position in the result. Checks
+    numpy's conditions first; returns the result's length along the axis."""
+    b = ctx.b
+    n = ctx.product(x_shape) if axis is None else x_shape[axis]
+    length = ctx.shape_values(counts, 1)[0]
+    one = b.icmp_signed("==", length, _i64(1))
+    ctx.raise_at(b.and_(b.icmp_signed("!=", length, n), b.not_(one)), lambda err: ValueError(
+        f"operands could not be broadcast together with shape ({err[0]},) ({err[1]},)"), [n, length])
+    ct = op.operands[2 if op.prim == "repeat_each_sum" else 1].type
+
+    def count(i):
+        return ctx.load_element(ct, counts, [b.select(one, _i64(0), i)])
+    total = ctx.stack_slot(INT64)
+    b.store(_i64(0), total)
+
+    def add_count(i):
+        c = count(i[0])
+        ctx.raise_at(b.icmp_signed("<", c, _i64(0)), lambda err: ValueError(REPEATS_MESSAGE))
+        b.store(b.add(b.load(total), c), total)
+    ctx.each_index([n], add_count)
+    if step is not None:
+        at = ctx.stack_slot(INT64)
+        b.store(_i64(0), at)
+
+        def copies(i):
+            def copy(t):
+                step(i[0], b.load(at))
+                b.store(b.add(b.load(at), _i64(1)), at)
+            ctx.each_index([count(i[0])], copy)
+        ctx.each_index([n], copies)
+    return b.load(total)
+
+
+def _unravel(b, flat, shape):
+    out = []
+    for size in reversed(shape):
+        out.insert(0, b.srem(flat, size))
+        flat = b.sdiv(flat, size)
+    return out
+
+
+@lower(JOINS, "repeat_each")
+def _repeat_each(ctx, op, ins):
+    b = ctx.b
+    x, counts = ins
+    t, out_t = op.operands[0].type, op.results[0].type
+    axis = op.attrs.get("axis")
+    x_shape = ctx.shape_values(x, t.ndim)
+    total = _runs(ctx, op, x_shape, counts, axis, None)
+    out_shape = [total] if axis is None else x_shape[:axis] + [total] + x_shape[axis + 1:]
+    result = ctx.new_array(out_t, out_shape, None)
+    rest = [] if axis is None else x_shape[:axis] + x_shape[axis + 1:]
+
+    def step(i, at):
+        def move(idx):
+            src = _unravel(b, i, x_shape) if axis is None else idx[:axis] + [i] + idx[axis:]
+            dst = [at] if axis is None else idx[:axis] + [at] + idx[axis:]
+            b.store(b.load(ctx.raw_pointer(t, x, src)), ctx.raw_pointer(out_t, result, dst))
+        ctx.each_index(rest, move)
+    _runs(ctx, op, x_shape, counts, axis, step)
+    return result
+
+
+@lower(JOINS, "repeat_each_sum")
+def _repeat_each_sum(ctx, op, ins):
+    b = ctx.b
+    g, x, counts = ins
+    gt, xt, out_t = op.operands[0].type, op.operands[1].type, op.results[0].type
+    axis = op.attrs.get("axis")
+    x_shape = ctx.shape_values(x, xt.ndim)
+    result = ctx.new_array(out_t, x_shape, 0.0)
+    rest = [] if axis is None else x_shape[:axis] + x_shape[axis + 1:]
+
+    def step(i, at):
+        def add(idx):
+            dst = _unravel(b, i, x_shape) if axis is None else idx[:axis] + [i] + idx[axis:]
+            src = [at] if axis is None else idx[:axis] + [at] + idx[axis:]
+            ptr = ctx.raw_pointer(out_t, result, dst)
+            b.store(b.fadd(b.load(ptr), ctx.as_f64(gt, ctx.load_element(gt, g, src))), ptr)
+        ctx.each_index(rest, add)
+    _runs(ctx, op, x_shape, counts, axis, step)
     return result

@@ -46,7 +46,7 @@ def _repeat(em, op, ins):
 
 def _summed_back(fname):
     return lambda em, op, ins: _call(_attr("_joins", fname), ins + [ast.Constant(op.attrs.get("axis"))]
-                                     if fname == "repeat_sum" else ins)
+                                     if fname != "tile_sum" else ins)
 
 
 JOIN_EXPR = {
@@ -63,4 +63,6 @@ JOIN_EXPR = {
     "repeat_sum": _summed_back("repeat_sum"),
     "kron": lambda em, op, ins: _np("kron", ins),
     "kron_grad": lambda em, op, ins: _call(_attr("_joins", "kron_grad"), ins + [ast.Constant(op.attrs["wrt"])]),
+    "repeat_each": _repeat,
+    "repeat_each_sum": _summed_back("repeat_each_sum"),
 }
