@@ -507,6 +507,8 @@ def r_rolls(a, b, c, k): return np.roll(a, k) + np.roll(a, k, axis=0) * 2.0 + np
 def r_tiles(a, b, c, k): return np.tile(a, (2, 1, abs(k)))
 def r_repeats(a, b, c, k): return np.repeat(a, abs(k), axis=1)
 def r_flat_repeats(a, b, c, k): return np.repeat(a, abs(k))
+def r_counts(a, b, c, k): return np.repeat(a, np.arange(a.shape[1]), axis=1)
+def r_flat_counts(a, b, c, k): return np.repeat(a, np.arange(k, k + 1))
 def r_kron(a, b, c, k): return np.kron(a, b)
 def r_diagonals(a, b, c, k): return np.diagonal(a, k)
 def r_masks(a, b, c, k): return np.eye(a.shape[0], a.shape[1], k) + np.tri(a.shape[0], a.shape[1], k) * np.tril(a, k)
@@ -517,7 +519,8 @@ def test_random_shapes_as_numpy(backend):
     """Values (exactly) and errors as numpy's for shapes with zero, one and more elements per
     axis, offsets and shifts beyond the sizes."""
     rng = np.random.default_rng(5)
-    fns = (r_cat0, r_cat1, r_stack, r_rolls, r_tiles, r_repeats, r_flat_repeats, r_kron, r_diagonals, r_masks)
+    fns = (r_cat0, r_cat1, r_stack, r_rolls, r_tiles, r_repeats, r_flat_repeats, r_counts, r_flat_counts, r_kron,
+           r_diagonals, r_masks)
     compiled = {fn: srcgrad.jit(fn, backend=backend) for fn in fns}
     for _ in range(12):
         n, m, p = (int(rng.integers(0, 4)) for _ in range(3))

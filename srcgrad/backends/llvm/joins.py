@@ -350,7 +350,10 @@ def _runs(ctx, op, x_shape, counts, axis, step):
 
     def add_count(i):
         c = count(i[0])
-        ctx.raise_at(b.icmp_signed("<", c, _i64(0)), lambda err: ValueError(REPEATS_MESSAGE))
+        negative = b.icmp_signed("<", c, _i64(0))
+        # numpy: one count for all is a scalar count (a negative size), else its own message
+        ctx.guard(b.and_(negative, one), NEGATIVE_SIZE)
+        ctx.raise_at(b.and_(negative, b.not_(one)), lambda err: ValueError(REPEATS_MESSAGE))
         b.store(b.add(b.load(total), c), total)
     ctx.each_index([n], add_count)
     if step is not None:
