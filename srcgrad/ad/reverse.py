@@ -22,6 +22,7 @@ from ..ir.types import F64, I64, ArrayType, is_float, user_name
 from .activity import active_values, dependence_edges, useful_values
 from .array_rules import ARRAY_ADJOINT
 from .clone import clone_op, fresh_block
+from .join_rules import SHAPED
 from .mutation import (WRITES, reads_mutable, refuse_in_branch, refuse_nested_reads, refuse_stale_uses,
                        refuse_whole_array_reads)
 from .names import adjoint_name, derivative_name
@@ -322,7 +323,7 @@ class _Reverser:
 
     def _unbroadcast(self, c, v, mapping, op):
         """A contribution from a broadcasting op, summed back to the shape of operand ``v``."""
-        if c is None or not c.type.is_array or len(op.operands) < 2 or op.prim == "matmul":
+        if c is None or not c.type.is_array or len(op.operands) < 2 or op.prim == "matmul" or op.prim in SHAPED:
             return c
         b = current()
         if v.type.is_array:

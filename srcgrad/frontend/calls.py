@@ -29,15 +29,17 @@ class Callee:
     fixed (checked before they are lowered), ``keywords`` the ones it accepts, ``prim`` the
     primitive an elementary function computes, ``shape_first`` when the first argument is a
     shape (``n`` or ``(n, m)``) that ``lower`` reads from the node itself; ``takes_none`` when
-    a literal ``None`` argument reaches ``lower`` as None (np.clip(x, None, 1.0))."""
+    a literal ``None`` argument reaches ``lower`` as None (np.clip(x, None, 1.0)); ``raw_args``
+    when ``lower`` reads every argument from the node (list literals: np.concatenate([a, b]))
+    and is given None for ``args``; ``static_after``: positional arguments from there on are
+    options that ``lower`` reads from the node."""
 
-    __slots__ = ("lower", "arity", "keywords", "prim", "shape_first", "static_after", "takes_none")
+    __slots__ = ("lower", "arity", "keywords", "prim", "shape_first", "static_after", "takes_none", "raw_args")
 
     def __init__(self, lower, arity=None, keywords=(), prim=None, shape_first=False, static_after=None,
-                 takes_none=False):
+                 takes_none=False, raw_args=False):
         self.lower, self.arity, self.keywords, self.prim, self.shape_first = lower, arity, keywords, prim, shape_first
-        self.static_after = static_after     # positional arguments from here on are options read from the node
-        self.takes_none = takes_none
+        self.static_after, self.takes_none, self.raw_args = static_after, takes_none, raw_args
 
 
 # ---------------------------------------------------------------------- elementary functions
@@ -263,8 +265,13 @@ CALLS = {
     **LINALG_CALLS,
 }
 
+# joining, splitting and building arrays (numpy_joins.py)
+from .numpy_joins import JOIN_CALLS, JOIN_METHODS  # noqa: E402  (needs Callee)
+CALLS.update(JOIN_CALLS)
+
 # x.sum(), x.dot(y), ...: the numpy function of the same name with x as its first argument
 ARRAY_METHODS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min, "dot": np.dot}
+ARRAY_METHODS.update(JOIN_METHODS)
 
 
 def array_method(func, fobj):

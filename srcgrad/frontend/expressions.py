@@ -470,11 +470,14 @@ class Expressions(Containers, Indexing):
                                                              f"x.{m}()" for m in sorted(ARRAY_METHODS)))
         check_callee(self, node, fobj, called)
         entry = callee(fobj)
+        if entry is not None and entry.raw_args:
+            out = entry.lower(self, node, None, env)
+            return Tree(tuple, out) if isinstance(out, list) else out     # several values (np.split): a tuple
         if entry is not None:
             args = [None if entry.takes_none and _is_none(a) else self.lowered_arg(a, env)
                     for a in node.args[1 if entry.shape_first else 0:entry.static_after]]
             out = entry.lower(self, node, [None] + args if entry.shape_first else args, env)
-            return Tree(tuple, out) if isinstance(out, list) else out     # several values (np.split): a tuple
+            return Tree(tuple, out) if isinstance(out, list) else out
         args = [self.expr_any(a, env) for a in node.args]       # a Python function may take containers
         if isinstance(fobj, custom_vjp):
             return self.custom_call(node, fobj, args)

@@ -27,7 +27,7 @@ class _Entry:
 
     def __init__(self, lower, arity=None, keywords=(), shape_first=False, static_after=None):
         self.lower, self.arity, self.keywords, self.prim = lower, arity, keywords, None
-        self.shape_first, self.static_after, self.takes_none = shape_first, static_after, False
+        self.shape_first, self.static_after, self.takes_none, self.raw_args = shape_first, static_after, False, False
 
 
 # ---------------------------------------------------------------------- compile-time arguments

@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import NEGATIVE_INT_POWER
 from .indexing_eval import INDEXING_EVAL
 from .linalg_eval import LINALG_EVAL
+from .interpret_joins import JOIN_EVAL
 from .types import BOOL, F32, F64, I64, ArrayType
 
 _I64_MIN, _I64_MAX = -2**63, 2**63 - 1
@@ -447,6 +448,7 @@ EVAL.update({
     "float_trunc": _numpy_math("trunc"), "float_rint": _numpy_math("rint"),
 })
 
+EVAL.update(JOIN_EVAL)      # joining, splitting and building arrays (interpret_joins.py)
 
 def clone(fn):
     """A deep copy of IR Function ``fn`` (fresh ops and values; attrs shared), made without

@@ -530,3 +530,7 @@ _def("take_along", _along_rule, "np.take_along_axis(g, idx, axis): np.sort is x 
      "attrs: axis", may_raise=True)
 _def("put_along", _along_rule, "the adjoint of take_along for a permutation idx: out (zeros) with "
      "out[.., idx[i], ..] += g[.., i, ..]; attrs: axis", may_raise=True)
+
+# joining, splitting and building arrays (their records live in join_primitives.py)
+from .join_primitives import define as _define_joins  # noqa: E402  (needs _def above)
+_define_joins(_def)

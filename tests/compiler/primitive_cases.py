@@ -187,6 +187,24 @@ def p_float_trunc(x): return np.sum(np.trunc(x * 2.0) * x)
 def p_float_rint(x): return np.sum(np.rint(x * 2.0) * x)
 
 
+# joining, splitting and building arrays
+def p_concat(v):
+    t = np.concatenate([v, v * 2.0])
+    return np.sum(t * np.tanh(t))
+def p_split_size(v):
+    a, b = np.split(v[:2], 2)
+    return np.sum(a * np.tanh(b))
+def p_diagonal(m): return np.trace(m) + np.sum(np.diagonal(m, 1) ** 2)
+def p_diag_embed(v): return np.sum(np.diag(v, 1) @ np.tanh(np.concatenate([v, v[:1]])))
+def p_tri(m): return np.sum(np.tril(m) * np.triu(m, 1) + np.tril(m, -1) ** 2)
+def p_linspace(x): return np.sum(np.linspace(x, 2.0 * x + 1.0, 4) ** 2)
+def p_roll(v): return np.sum(np.roll(v, 1) * np.tanh(v))
+def p_tile(v): return np.sum(np.tanh(np.tile(v, (2, 2))) * np.tile(v, 4)[:6])
+COUNTS = np.array([2, 0, 1])
+def p_repeat_each(v): return np.sum(np.tanh(np.repeat(v, COUNTS)) * 2.0) + np.sum(np.repeat(np.outer(v, v), COUNTS, axis=1))
+def p_kron(m): return np.sum(np.tanh(np.kron(m, m.T))) + np.sum(np.kron(m[0], m[:, 1]) ** 2)
+def p_repeat(m): return np.sum(np.tanh(np.repeat(m, 2, axis=1))) + np.sum(np.repeat(m, 3)[::4] ** 2)
+
 CASES = {
     "const": (p_const, (0.7,), 0),
     "to_f64": (p_to_f64, (0.7, 3), 0),
@@ -270,6 +288,21 @@ CASES = {
     "float_ceil": (p_float_ceil, (V,), 0),
     "float_trunc": (p_float_trunc, (V,), 0),
     "float_rint": (p_float_rint, (V,), 0),
+    "concat": (p_concat, (V,), 0),
+    "split_size": (p_split_size, (V,), 0),
+    "diagonal": (p_diagonal, (M,), 0),
+    "diag_embed": (p_diag_embed, (V,), 0),
+    "tri": (p_tri, (M,), 0),
+    "linspace": (p_linspace, (0.7,), 0),
+    "roll": (p_roll, (V,), 0),
+    "tile": (p_tile, (V,), 0),
+    "tile_sum": (p_tile, (V,), 0),
+    "repeat": (p_repeat, (M,), 0),
+    "repeat_sum": (p_repeat, (M,), 0),
+    "kron": (p_kron, (M,), 0),
+    "repeat_each": (p_repeat_each, (V,), 0),
+    "repeat_each_sum": (p_repeat_each, (V,), 0),
+    "kron_grad": (p_kron, (M,), 0),
     "unary math": None,         # filled in below: one program per function of math
 }
 del CASES["unary math"]

@@ -54,6 +54,46 @@ _REDUCTIONS = {
           "np.sum(np.sort({n}) * {n})", "np.sum(np.sort({nm}, axis=0) * {nm})", "{n}[np.argsort({n})[1]]"],
 }
 _FLOOR_MOD = ["({} % 1.5)", "({} // -0.7)", "({} % -0.4)", "(({} * 3.0) // 1.25)"]
+# joining, splitting and building arrays, by the kind they make; "line|expression" binds a
+# split's parts first (p{k}, q{k}: names of this step)
+_JOINS = {
+    "n": ["np.concatenate([{y}[:2], {y}[2:]])", "np.roll({y}, 2)", "np.hstack([{w}, {y}[:2]])",
+          "np.linspace(0.0, {c}, 5) * {y}", "np.concatenate([np.diag({X}[:3, :]), {y}[3:]])",
+          "np.vstack([{X}, {w}])[1:, 0]", "np.roll({X}, 1)[:, 1]",
+          "p{k}, q{k} = np.split({y}, [2])|np.concatenate([q{k}, p{k} * 2.0])",
+          "p{k}, q{k} = np.array_split({y}, 2)|np.hstack([q{k}, p{k}])",
+          "p{k}, q{k} = np.hsplit({X}, [1])|p{k}[:, 0] * np.sum(q{k}, axis=1)", "np.tile({w}, 2)[:5]",
+          "np.repeat({w}, 2)[1:]", "np.repeat({X}, 2, axis=1)[:, 1]",
+          "np.kron({y}[:1], {y})", "np.concatenate([{X}[:1, :2], {w}], axis=None)",
+          "{w}.repeat(2)[1:]", "np.repeat({w}, np.arange(1, 4))[1:]"],
+    "m": ["np.roll({w}, -1)", "np.diag(np.outer({w}, {w}))", "np.sum(np.stack([{w}, {w} * 2.0]), axis=0)",
+          "np.tril({X}[:3, :]) @ {w}", "np.triu({X}[:3, :], 1) @ {w}", "np.eye(3) @ {w}",
+          "np.identity(3) @ {w}", "np.linspace({c}, 1.0, 3) * {w}", "np.diagonal({X}) * {w}",
+          "np.column_stack([{w}, {w} * {c}]) @ np.ones(2)",
+          "p{k}, q{k} = np.split(np.concatenate([{w}, {w}]), 2)|p{k} * q{k}", "np.tile({w}[:1], 3)",
+          "np.repeat({y}, 3)[::5]", "np.kron({w}[:1], {w})", "{X}.diagonal() * {w}",
+          "np.repeat({w}, np.arange(3))"],
+    "nm": ["np.roll({X}, (1, -2), axis=(0, 1))", "np.tri(5, 3, -1) * {X}", "np.roll({X}, 1, axis=0)", "np.roll({X}, -2, axis=1)", "np.roll({X}, 4)",
+           "np.column_stack([{y}, {X}[:, 1:]])", "np.concatenate([{X}[3:], {X}[:3]])",
+           "np.vstack([{X}[:2], np.tril({X}[2:])])", "np.hstack([{X}[:, :1], np.triu({X}[:, 1:], -1)])",
+           "np.stack([{y}, {y} * 2.0, {y}], axis=1)", "(np.tril({X}, -1) + np.triu({X}))",
+           "np.eye(5, 3, k=-1) * {X}", "({X} @ np.diag({w}))", "np.tile({w}, (5, 1))",
+           "np.repeat({X}[:, :1], 3, axis=1)", "np.tile({X}[:, :1], 3)",
+           "np.kron({X}[:, :1], {X}[:1, :])"],
+    "s": ["np.trace({X}[:3, :])", "np.trace({X}, 1)", "np.sum(np.stack([{w}, {w} * 2.0]))",
+          "np.sum(np.linspace(0.0, {c}, 4))", "np.sum(np.diag({w}) @ {w})", "np.sum(np.roll({X}, 2, axis=0) * {X})",
+          "np.sum(np.repeat({X}, 2, axis=0) ** 2)", "np.sum(np.kron({w}, {y}) * np.kron({y}, {w}))",
+          "{X}[:3, :].trace(-1)"],
+}
+
+
+def _join_expr(draw, kind, pick, k, lines):
+    """A random construct of the joining family making an array of ``kind``."""
+    form = draw(st.sampled_from(_JOINS[kind])).format(y=pick("n"), w=pick("m"), X=pick("nm"), c=pick("s"), k=k)
+    if "|" in form:
+        line, form = form.split("|")
+        lines.append(f"    {line}")
+    return form
 
 
 @st.composite
@@ -125,6 +165,8 @@ def array_program(draw, features=None):
             op = draw(st.sampled_from(["=", "+=", "*="]))
             lines.append(f"    {target} {op} np.tanh({pick('s')} + np.sum({pick(draw(st.sampled_from(['n', 'm'])))}))")
             continue
+        elif "joins" in features and draw(st.booleans()):
+            expr = _join_expr(draw, kind, pick, k, lines)
         else:
             expr = draw(st.sampled_from(unary)).format(pick(kind))
         lines.append(f"    {name} = {expr}")

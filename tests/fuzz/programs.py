@@ -34,14 +34,18 @@ Constructs that once gave wrong answers (issue 9) each sit behind a name in ``FE
   with a default ``scale`` the checks pass or leave out;
 - ``views``: a view of ``buf`` or ``v`` (``buf[1:]``, ``buf[:2]``, ``buf[::2]``), written and read
   through either name in any order (compiled code must see every write, as Python does; the
-  derivative passes refuse a view used after a write through the other name).
+  derivative passes refuse a view used after a write through the other name);
+- ``joins``: in the array programs, np.concatenate / stack / hstack / vstack / column_stack,
+  np.split / array_split unpacked, np.roll, np.diag / diagonal / trace / eye / identity,
+  np.tril / triu, np.linspace, np.tile, np.repeat and np.kron (array_programs._JOINS).
 """
 import os
 
 from hypothesis import strategies as st
 
 FEATURES = frozenset({"floor_mod", "short_circuit", "allocations", "argument_writes", "math_names",
-                      "many_returns", "widening", "zero_points", "defaults", "views", "containers", "functions"})
+                      "many_returns", "widening", "zero_points", "defaults", "views", "containers", "functions",
+                      "joins"})
 # features that still fail, left out unless SRCGRAD_FUZZ_SKIP says otherwise ("" runs them all)
 STILL_FAILING = frozenset()
 

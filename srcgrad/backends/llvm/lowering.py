@@ -15,6 +15,7 @@ habit; registry.py says what a rule is):
   frees per iteration);
 - ``CALLS`` (callbacks.py): calls back into Python;
 - ``LINALG`` and ``LINALG_SCALAR`` (linalg.py): einsum, np.linalg's factorisations, norm_sqrt.
+- ``JOINS`` (joins.py): joining, splitting and building arrays (np.concatenate, diagonals, ...).
 
 Errors leave the function through its exit block with a status (error_codes.py); bounds
 checks a loop can make before it are made there (checks.py). jit.py compiles the result.
@@ -32,6 +33,7 @@ from .checks import checkable_accesses, versioned_loop
 from .error_codes import OK, RANGE_STEP, SITE
 from .fusion import lazy_ops, lazy_positions
 from .indexing import INDEXING
+from .joins import JOINS
 from .kernels import KERNELS, Kernels
 from .linalg import LINALG, LINALG_SCALAR
 from .lazy import Lazy, LazyArrays
@@ -54,7 +56,8 @@ def tables(target):
     """The lowering's tables for ``target``: (scalar tables, whose entries lower numbers and
     array elements; op tables, whose entries lower whole ops). Each lowered primitive is a
     key of exactly one of them."""
-    return [target.math, SCALAR, LINALG_SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, INDEXING, LINALG, REDUCTIONS]
+    return [target.math, SCALAR, LINALG_SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, INDEXING, LINALG, REDUCTIONS,
+                                                   JOINS]
 
 
 def _scalar_op(ctx, op, ins):

@@ -262,3 +262,5 @@ EXPR = {
 
 from .reduction_exprs import REDUCTION_EXPR  # noqa: E402  (the reductions family)
 EXPR.update(REDUCTION_EXPR)
+from .join_exprs import JOIN_EXPR  # noqa: E402  (joining and building arrays; needs the helpers above)
+EXPR.update(JOIN_EXPR)
