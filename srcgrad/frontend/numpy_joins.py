@@ -15,6 +15,8 @@ import ast
 
 import numpy as np
 
+from ..trees import Tree
+
 from ..ir.core import Value
 from ..ir.types import BOOL, F32, F64, I64
 
@@ -92,14 +94,18 @@ def _array(lw, node, env, name):
 
 # ---------------------------------------------------------------------- joining
 def _listed_arrays(lw, node, seq, env, name):
-    if not isinstance(seq, (ast.List, ast.Tuple)) or any(isinstance(e, ast.Starred) for e in seq.elts):
-        lw.unsupported(node, f"np.{name} of something other than a list of arrays written out",
+    """The arrays of a join: a list or tuple (written out, or a container value: ``parts``, a
+    comprehension over a container)."""
+    given = lw.expr_any(seq, env)
+    if not isinstance(given, Tree) or given.kind is dict:
+        lw.unsupported(node, f"np.{name} of something other than a list or tuple of arrays",
                        f"list the arrays in the call: np.{name}([a, b])")
-    if not seq.elts:
+    if not given.items:
         lw.typing_error(node, f"np.{name} needs at least one array")
+    elts = seq.elts if isinstance(seq, (ast.List, ast.Tuple)) and len(seq.elts) == len(given) else [seq] * len(given)
     xs = []
-    for k, e in enumerate(seq.elts):
-        x = lw.expr(e, env)
+    for k, (e, x) in enumerate(zip(elts, given.items)):
+        x = lw.value(e, x)
         if not x.type.is_array:
             lw.typing_error(e, f"np.{name} joins arrays; the element at index {k} is a {x.type} (numpy refuses "
                                "zero-dimensional arrays here); make it an array: np.full(1, v)")

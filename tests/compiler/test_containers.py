@@ -275,3 +275,25 @@ def test_np_array_of_a_comprehension_over_a_runtime_range(backend):
     assert srcgrad.grad(arrays_from_comprehensions, backend=backend)(1.5, 4) == pytest.approx(3 * 1.5 ** 2 * 36)
     out = srcgrad.jit(int_array_from_a_comprehension, backend=backend)(3)
     assert out.dtype == np.int64 and out.tolist() == [0, 2, 4]
+
+
+def joins_of_containers(x):
+    parts = [x, 2.0 * x]
+    parts.append(x * x)
+    rows = np.stack([p * p for p in parts])
+    return np.sum(np.concatenate(parts) * np.repeat(rows.sum(axis=0), 3)) + np.sum(np.vstack((x, x)))
+
+
+def joins_of_containers_torch(x):
+    parts = [x, 2.0 * x, x * x]
+    rows = torch.stack([p * p for p in parts])
+    return torch.sum(torch.cat(parts) * torch.repeat_interleave(rows.sum(dim=0), 3)) + torch.sum(torch.vstack((x, x)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numpy_joins_take_container_values(backend):
+    x = np.array([0.5, -1.0])
+    assert srcgrad.jit(joins_of_containers, backend=backend)(x) == pytest.approx(joins_of_containers(x), rel=1e-14)
+    tx = torch.tensor(x, requires_grad=True)
+    expected = torch.autograd.grad(joins_of_containers_torch(tx), tx)[0].numpy()
+    np.testing.assert_allclose(srcgrad.grad(joins_of_containers, backend=backend)(x), expected, rtol=1e-12)
