@@ -441,7 +441,7 @@ def _counts_from_zero(start, step):
     return start.type is I64 and constant_value(start) == 0 and constant_value(step) == 1
 
 
-_VIEWS = ("transpose", "sum_to", "call_custom_vjp", "tape_get")
+_VIEWS = ("transpose", "sum_to", "call_custom_vjp", "tape_get", "reshape", "restride")
 
 
 class _Overlay(dict):

@@ -208,3 +208,5 @@ for _name in ("index", "if", "for", "while", "call_custom", "setitem", "slice", 
     ADJOINT[_name] = "structural"
 
 __all__ = ["ADJOINT", "const"]
+
+from . import shape_rules  # noqa: E402,F401  (reshape, restride, astype, pack, stack: fills ADJOINT, TANGENT)

@@ -27,6 +27,7 @@ from ..ir.core import Block, Builder, Loc, if_op
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
 from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee
+from .numpy_shapes import lower_shape_call
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
@@ -404,6 +405,9 @@ class Expressions:
         if len(node.args) == 1 and range_of(node.args[0], env) is not None:
             return range_of(node.args[0], env).n          # len(range0)
         fobj = self.global_object(node.func)
+        shaped = lower_shape_call(self, node, fobj, env)        # reshape, transpose, np.array([...]), ...
+        if shaped is not None:
+            return shaped
         plain_function = inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
         if node.keywords and not plain_function and not (
                 isinstance(node.func, ast.Attribute)

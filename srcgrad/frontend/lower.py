@@ -27,6 +27,7 @@ from .calls import check_callee
 from .desugar import break_guard, check_returns, desugar
 from .expressions import BINOPS, WHAT_INSTEAD, Expressions, Range, Unbound
 from .names import FreshNames
+from .numpy_shapes import refuse_layout_dependent_writes
 from .source import source_of     # re-exported: api.py imports it from here
 
 
@@ -136,6 +137,7 @@ class _Lowerer(Expressions):
                 self.unsupported(self.fdef, "a function without a `return` of a value",
                                  "end the function with `return <value>`")
             self.b.ret(ret)
+        refuse_layout_dependent_writes(fn)      # numpy_shapes.py: a reshape's view-or-copy must not show
         return fn
 
     # ------------------------------------------------------------------ statements

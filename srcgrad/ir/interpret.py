@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import NEGATIVE_INT_POWER
 from .types import BOOL, F32, F64, I64, ArrayType
+from .shape_eval import SHAPE_EVAL
 
 _I64_MIN, _I64_MAX = -2**63, 2**63 - 1
 # ops whose results come as a sequence (any number of them); every other op gives one value or none
@@ -373,6 +374,8 @@ EVAL.update({
     "yield": None,         # terminators: ``block`` hands their operands back
     "return": None,
 })
+EVAL.update(SHAPE_EVAL)      # reshape, restride, astype, pack, stack (shape_eval.py)
+
 
 def clone(fn):
     """A deep copy of IR Function ``fn`` (fresh ops and values; attrs shared), made without

@@ -377,3 +377,6 @@ _def("return", lambda ts, a: NONE, "ends the function", effect=True)
 
 DIFFERENTIABLE_FLOAT_OPS = UNARY_MATH + ("add", "sub", "mul", "div", "pow", "neg", "abs", "min", "max", "atan2",
                                          "hypot", "mod", "select", "to_f64")
+
+# numpy's shapes and views (issue 11): reshape, restride, astype, pack, stack
+from . import shape_primitives  # noqa: E402,F401  (fills PRIMITIVES)

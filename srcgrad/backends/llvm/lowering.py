@@ -13,7 +13,8 @@ habit; registry.py says what a rule is):
 - ``KERNELS`` (kernels.py): matmul, reductions and their gradients;
 - ``TAPES`` (memory.py): the tapes of reverse mode (memory.py also keeps the arena and
   frees per iteration);
-- ``CALLS`` (callbacks.py): calls back into Python.
+- ``CALLS`` (callbacks.py): calls back into Python;
+- ``SHAPES`` (shapes.py): reshape, transposes, flips, squeeze, expand_dims, astype, np.array([...]).
 
 Errors leave the function through its exit block with a status (error_codes.py); bounds
 checks a loop can make before it are made there (checks.py). jit.py compiles the result.
@@ -36,6 +37,7 @@ from .loop_memory import frees_each_iteration
 from .memory import TAPES, Memory
 from .registry import lower
 from .scalar_math import INT_CHECKED, SCALAR, checked_int
+from .shapes import SHAPES
 from .types import BIT, BYTE, INT32, INT64, PTR, ltype
 
 # the terminators of blocks, lowered by Lowering.block (they are no op of their own)
@@ -50,7 +52,7 @@ def tables(target):
     """The lowering's tables for ``target``: (scalar tables, whose entries lower numbers and
     array elements; op tables, whose entries lower whole ops). Each lowered primitive is a
     key of exactly one of them."""
-    return [target.math, SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS]
+    return [target.math, SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, SHAPES]
 
 
 def _scalar_op(ctx, op, ins):

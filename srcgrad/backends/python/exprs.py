@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ...ir.types import F32, F64, I64
+from .shape_exprs import SHAPE_EXPR
 
 
 def _name(n):
@@ -231,3 +232,4 @@ EXPR = {
     "sum_to": helper("_sum_to"), "broadcast_like": _broadcast_like, "reduce_grad": _reduce_grad,
     "range_len": _range_len,
 }
+EXPR.update(SHAPE_EXPR)      # reshape, restride, astype, pack, stack (shape_exprs.py)
