@@ -12,7 +12,7 @@ import math
 
 from ..ir.core import const, cos, current, exp, select, sin, sqrt
 from ..ir.primitives import table_entry
-from ..ir.types import F64
+from ..ir.types import F32, F64, is_float
 
 ADJOINT = {}
 
@@ -203,7 +203,13 @@ for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv"
               "broadcast_like", "reduce_grad", "arange", "slice_add"):
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
-ADJOINT["to_f64"] = lambda g, x, out: (lambda: g,) if x.type is F64 else (None,)
+# a float32 array computes as float64: its derivative passes through unchanged (as float64:
+# a float32 tangent is widened)
+ADJOINT["to_f64"] = lambda g, x, out: (lambda: _as_f64(g),) if is_float(x.type) else (None,)
+
+
+def _as_f64(g):
+    return _emit("to_f64", g) if g.type.is_array and g.type.dtype is F32 else g
 for _name in ("index", "if", "for", "while", "call_custom", "setitem", "slice", "setslice"):
     ADJOINT[_name] = "structural"
 
