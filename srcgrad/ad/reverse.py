@@ -324,7 +324,7 @@ class _Reverser:
 
     def _unbroadcast(self, c, v, mapping, op):
         """A contribution from a broadcasting op, summed back to the shape of operand ``v``."""
-        if c is None or not c.type.is_array or len(op.operands) < 2 or op.prim == "matmul":
+        if c is None or not c.type.is_array or len(op.operands) < 2 or op.prim in ("matmul", "reshape", "stack"):
             return c
         b = current()
         if v.type.is_array:

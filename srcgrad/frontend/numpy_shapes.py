@@ -31,6 +31,8 @@ _DTYPE_WORDS = "np.float64, np.float32, float, np.int64, int or bool"
 # ---------------------------------------------------------------------- reading arguments
 def constant_int(lw, node, env, what):
     """An int known at compile time (a literal or a global): axes are part of the type."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -constant_int(lw, node.operand, env, what)
     v = lw.expr(node, env)
     op = v.owner
     if v.type is not I64 or op is None or op.prim != "const":
