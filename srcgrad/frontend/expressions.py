@@ -27,7 +27,7 @@ from ..ir.core import Block, Builder, Loc, if_op
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
 from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee
-from .numpy_shapes import lower_shape_call
+from .numpy_shapes import dtype_comparison, lower_shape_call
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
@@ -127,6 +127,9 @@ class Expressions:
             return [self.expr(e, env) for e in node.elts]
         if isinstance(node, ast.Call):
             return self.call(node, env)
+        if isinstance(node, ast.Attribute) and node.attr == "dtype" and not self.is_global_name(node.value):
+            self.unsupported(node, "x.dtype as a value", "compare it (x.dtype == np.float32) or pass it as a dtype: "
+                                                         "y.astype(x.dtype)")
         if isinstance(node, ast.Attribute) and node.attr == "shape" and not self.is_global_name(node.value):
             arr = self.expr(node.value, env)            # n, m = x.shape
             if arr.type.is_array:
@@ -167,6 +170,9 @@ class Expressions:
                 self.scalar_truth(node, v, "`not`")
                 return self.emit(node, "not", [self.b.convert(v, BOOL)])
             self.unsupported(node, "the operator ~")
+        known = dtype_comparison(self, node, env) if isinstance(node, ast.Compare) else None
+        if known is not None:
+            return known        # x.dtype == np.float32: known when compiling
         if isinstance(node, ast.Compare):
             for op in node.ops:
                 if type(op) not in _CMPOPS:
@@ -191,6 +197,9 @@ class Expressions:
             if node.attr == "ndim":
                 return self.b.const(arr.type.ndim)        # the rank is part of the array's type
             return self.emit(node, "transpose" if node.attr == "T" else "size", [arr])
+        if isinstance(node, ast.Attribute) and node.attr == "dtype" and not self.is_global_name(node.value):
+            self.unsupported(node, "x.dtype as a value", "compare it (x.dtype == np.float32) or pass it as a dtype: "
+                                                         "y.astype(x.dtype)")
         if isinstance(node, ast.Attribute) and node.attr == "shape" and not self.is_global_name(node.value):
             self.unsupported(node, "x.shape as one value", "unpack it (n, m = x.shape) or index it (x.shape[0])")
         if isinstance(node, ast.Attribute):

@@ -88,6 +88,19 @@ def dtype_of(lw, node, env):
     return dt
 
 
+def dtype_comparison(lw, node, env):
+    """``x.dtype == np.float32`` (or ``!=``) as the constant it is (dtypes are part of the
+    types); None for a comparison without ``.dtype`` of an array."""
+    if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+        return None
+    sides = [node.left, node.comparators[0]]
+    if not any(isinstance(s, ast.Attribute) and s.attr == "dtype" and not lw.is_global_name(s.value)
+               for s in sides):
+        return None
+    same = dtype_of(lw, sides[0], env) is dtype_of(lw, sides[1], env)
+    return lw.b.const(same if isinstance(node.ops[0], ast.Eq) else not same)
+
+
 def _normal_axes(lw, node, axes, ndim, what):
     """Axes counted from the front (-1 is the last), each once, each in range."""
     out = []

@@ -438,3 +438,30 @@ def test_refusals_name_the_construct_and_the_line(fn, args, error, says):
     with pytest.raises(error, match=says.replace("(", r"\(").replace(")", r"\)")) as info:
         srcgrad.jit(fn)(*args)
     assert "test_numpy_shapes.py" in str(info.value)
+
+
+# ---------------------------------------------------------------------- x.dtype
+def by_dtype(x, n):
+    scale = 2.0 if x.dtype == np.float32 else 1.0
+    other = 10.0 if n.dtype != x.dtype else 0.0
+    return np.sum(n.astype(x.dtype) * scale * x) + other + (100.0 if x.dtype == float else 0.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dtype_is_known_when_compiling(backend, dtype):
+    x, n = np.array([0.5, -1.0], dtype=dtype), np.array([1, 2])
+    assert srcgrad.jit(by_dtype, backend=backend)(x, n) == pytest.approx(by_dtype(x, n), rel=1e-7)
+    np.testing.assert_allclose(srcgrad.grad(by_dtype, backend=backend)(x, n),
+                               [2.0 if dtype is np.float32 else 1.0, 4.0 if dtype is np.float32 else 2.0])
+
+
+def dtype_as_value(x):
+    d = x.dtype
+    return np.sum(x.astype(d))
+
+
+def test_dtype_as_a_value_is_refused():
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="x.dtype as a value") as info:
+        srcgrad.jit(dtype_as_value)(np.ones(2))
+    assert "test_numpy_shapes.py" in str(info.value)
