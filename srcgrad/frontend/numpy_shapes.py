@@ -132,7 +132,7 @@ def _keywords(lw, node, what, allowed):
 
 def _order_c(lw, node, kws, what):
     order = kws.get("order")
-    if order is not None and not (isinstance(order, ast.Constant) and order.value in ("C", "A", "K")):
+    if order is not None and not (isinstance(order, ast.Constant) and order.value == "C"):
         lw.unsupported(node, f"{what} with order={ast.unparse(order)}", "only order='C' (the default) is supported")
 
 
