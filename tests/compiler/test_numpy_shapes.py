@@ -281,12 +281,24 @@ def returns_ravel_of_strided(M):
     return np.ravel(M[:, ::2])
 
 
+def returns_float32_of_ints(n):
+    return n.astype(np.float32)
+
+
+def returns_reshape_any_negative(x):
+    return x.reshape(-2, 3)           # numpy takes any negative size as the one to compute
+
+
+BIG = np.array([2 ** 60 + 2 ** 36 + 1, -(2 ** 62) - 2 ** 38 - 1, 3, 16777217])
+
+
 @pytest.mark.parametrize("fn,args", [
     (returns_views, (X,)), (returns_reshape, (X,)), (returns_expanded, (W,)), (returns_moved, (X,)),
     (returns_casts, (np.array([[-1.7, 0.2, np.nan], [np.inf, 2.9, -0.0]]),)), (returns_float32, (X,)),
     (returns_bools, (np.array([[0.0, np.nan, -0.0], [1.0, -2.0, 0.0]]),)), (returns_int_literal, (3,)),
     (returns_bool_literal, (3,)), (returns_float32_literal, (0.1,)), (returns_stack, (W, -W)),
-    (returns_ravel_of_strided, (X,)),
+    (returns_ravel_of_strided, (X,)), (returns_float32_of_ints, (BIG,)), (returns_reshape_any_negative, (W.repeat(2),)),
+    (returns_int_literal, (2 ** 31 + 1,)),
 ])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_array_results_are_numpy_s(fn, args, backend):

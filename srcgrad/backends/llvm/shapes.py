@@ -135,8 +135,8 @@ def convert(ctx, value, to):
     bool is ``!= 0`` (NaN: True)."""
     b = ctx.b
     if to in (F64, F32):
-        if value.type == INT64:
-            return b.sitofp(value, DOUBLE)
+        if value.type == INT64:     # to float32 in one rounding, as numpy (widening to double is exact)
+            return b.sitofp(value, DOUBLE) if to is F64 else b.fpext(b.sitofp(value, ir.FloatType()), DOUBLE)
         return b.uitofp(value, DOUBLE) if value.type == BIT else value
     if to is I64:
         if value.type == DOUBLE:
