@@ -196,6 +196,8 @@ class Expressions:
                 self.typing_error(node, f"only arrays have .{node.attr}, not {arr.type}")
             if node.attr == "ndim":
                 return self.b.const(arr.type.ndim)        # the rank is part of the array's type
+            if node.attr == "T" and arr.type.dtype is F32:      # the general permutation (numpy_shapes.py)
+                return self.emit(node, "restride", [arr], {"kind": "permute", "axes": tuple(reversed(range(arr.type.ndim)))})
             return self.emit(node, "transpose" if node.attr == "T" else "size", [arr])
         if isinstance(node, ast.Attribute) and node.attr == "dtype" and not self.is_global_name(node.value):
             self.unsupported(node, "x.dtype as a value", "compare it (x.dtype == np.float32) or pass it as a dtype: "

@@ -219,7 +219,7 @@ def test_values_gradients_and_tangents(name):
 
 def test_float32_arrays_get_their_gradient():
     def f(x):
-        return np.sum(np.transpose(x.reshape(2, 2)) @ np.array([1.0, 2.0]) * np.flip(x)[:2])
+        return np.sum(x.reshape(2, 2).T @ np.array([1.0, 2.0]) * np.flip(x)[:2])
     x = np.array([0.5, -1.5, 2.0, 0.25], dtype=np.float32)
     tx = torch.tensor(x.astype(np.float64), requires_grad=True)
     (e,) = torch.autograd.grad(torch.sum(tx.reshape(2, 2).T @ torch.tensor([1.0, 2.0], dtype=torch.float64)
@@ -234,7 +234,7 @@ def test_float32_arrays_get_their_gradient():
 
 # ---------------------------------------------------------------------- arrays as results
 def returns_views(M):
-    return np.flip(M.T, 0)
+    return np.flip(M.T, 0)      # M.T of float32: the general permutation
 
 
 def returns_reshape(M):
@@ -299,6 +299,11 @@ BIG = np.array([2 ** 60 + 2 ** 36 + 1, -(2 ** 62) - 2 ** 38 - 1, 3, 16777217])
     (returns_bool_literal, (3,)), (returns_float32_literal, (0.1,)), (returns_stack, (W, -W)),
     (returns_ravel_of_strided, (X,)), (returns_float32_of_ints, (BIG,)), (returns_reshape_any_negative, (W.repeat(2),)),
     (returns_int_literal, (2 ** 31 + 1,)),
+    # float32 stays float32 where numpy keeps it
+    (returns_views, (X.astype(np.float32),)), (returns_reshape, (X.astype(np.float32),)),
+    (returns_moved, (X.astype(np.float32),)), (returns_stack, (W.astype(np.float32), -W.astype(np.float32))),
+    (returns_stack, (W.astype(np.float32), W)), (returns_casts, (X.astype(np.float32),)),
+    (returns_ravel_of_strided, (X.astype(np.float32),)),
 ])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_array_results_are_numpy_s(fn, args, backend):
