@@ -27,6 +27,7 @@ from .ir.types import I64, ArrayType, is_float, type_of
 from .ir.passes import optimize
 from .ir.printer import format_function
 from .ir.verifier import verify
+from .trees import Tree, flatten, leaves_of
 
 BACKENDS = ("python", "llvm")      # the default (None) is llvm, falling back to python where it must
 
@@ -42,6 +43,13 @@ def _check_backend(backend):
 class _Specialisation:
     def __init__(self, ir, code_ir, source, run, llvm_ir=None):
         self.ir, self.code_ir, self.source, self.run, self.llvm_ir = ir, code_ir, source, run, llvm_ir
+        self.result_tree = ir.result_tree
+
+    def results(self, out):
+        """The compiled code's flat results as the function returns them (containers rebuilt)."""
+        if self.result_tree is None:
+            return out
+        return self.result_tree.rebuild(list(out) if isinstance(out, tuple) else [out])
 
 
 class Compiled:
@@ -82,27 +90,39 @@ class Compiled:
         return out
 
     def _signature(self, args):
-        types = []
-        for k, a in enumerate(args):
-            t = type_of(a)
-            if t is None:
-                name = self._params[k] if k < len(self._params) else f"#{k}"
-                raise TypingError(f"argument '{name}' of {self.fun.__name__} is a {type(a).__name__}"
-                                  + (f" of dtype {a.dtype}" if isinstance(a, np.ndarray) else "")
-                                  + "; compiled functions take float, int and bool numbers and numpy arrays of "
-                                    "float64, float32, int64 or bool")
-            if t is I64 and not -2**63 <= int(a) < 2**63:
-                name = self._params[k]
-                raise OverflowError(f"argument '{name}' of {self.fun.__name__} is {a}, beyond the 64-bit integers "
-                                    "compiled code computes with (-2**63 to 2**63 - 1)")
-            types.append(t)
-        return tuple(types)
+        """The compiler type of each argument; a container's is a Tree of its leaves' types (the
+        container's structure is part of the signature)."""
+        return tuple(self._type_of(a, self._params[k] if k < len(self._params) else f"#{k}")
+                     for k, a in enumerate(args))
+
+    def _type_of(self, a, name):
+        tree = flatten(a)
+        if isinstance(tree, Tree):
+            parts = tree.keys if tree.keys is not None else range(len(tree))
+            return Tree(tree.kind, [self._type_of(v, f"{name}[{k!r}]") for k, v in zip(parts, a.values() if
+                                    isinstance(a, dict) else a)], tree.keys)
+        t = type_of(a)
+        if t is None:
+            raise TypingError(f"argument '{name}' of {self.fun.__name__} is a {type(a).__name__}"
+                              + (f" of dtype {a.dtype}" if isinstance(a, np.ndarray) else "")
+                              + "; compiled functions take float, int and bool numbers, numpy arrays of "
+                                "float64, float32, int64 or bool, and tuples, lists, dicts and namedtuples of them")
+        if t is I64 and not -2**63 <= int(a) < 2**63:
+            raise OverflowError(f"argument '{name}' of {self.fun.__name__} is {a}, beyond the 64-bit integers "
+                                "compiled code computes with (-2**63 to 2**63 - 1)")
+        return t
 
     def _specialise(self, types):
         ir = verify(optimize(verify(lower(self.fun, list(types)))))
         code_ir = ir
         if self.kind in ("grad", "value_and_grad"):
-            code_ir = verify(optimize(verify(reverse(ir, self.wrt, with_value=self.kind == "value_and_grad")),
+            # a container's non-float leaves get no gradient (None); a plain int argument is an error
+            wrt = [i for k in self.wrt for i in _leaf_positions(types, k, float_only=isinstance(types[k], Tree))]
+            for k in self.wrt:
+                if isinstance(types[k], Tree) and not _leaf_positions(types, k, float_only=True):
+                    raise TypingError(f"cannot take the gradient with respect to argument '{self._params[k]}' of "
+                                      f"{self.fun.__name__}: {types[k].words()} holding no float number or array")
+            code_ir = verify(optimize(verify(reverse(ir, wrt, with_value=self.kind == "value_and_grad")),
                                       keep_errors=False))
         elif self.kind == "vjp":
             code_ir = verify(optimize(verify(reverse(ir, _float_params(types), cotangents=True)), keep_errors=False))
@@ -155,20 +175,22 @@ class Compiled:
         return spec
 
     def call_with_extra(self, args, extra):
-        """vjp/jvp: specialise on ``args``; ``extra`` (cotangents or tangents) follow them."""
-        return self._specialisation_for(args).run(*args, *extra)
+        """vjp/jvp: specialise on ``args``; ``extra`` (cotangents or tangents, flat) follow their leaves."""
+        return self._specialisation_for(args).run(*_leaves(args), *extra)
 
     def _call(self, args):
-        out = self._specialisation_for(args).run(*args)
+        spec = self._specialisation_for(args)
+        out = spec.run(*_leaves(args))
         if self.kind == "jit":
-            return out
+            return spec.results(out)
         out = out if isinstance(out, tuple) else (out,)
         if self.kind == "grad":
             value, grads = None, list(out)
         else:
             value, grads = out[0], list(out[1:])
-        grads = [_like(g, args[i]) for g, i in zip(grads, self.wrt)]
-        g = grads[0] if self._single else tuple(grads)
+        grads = iter(grads)
+        per_arg = [_gradient_like(args[i], grads) for i in self.wrt]
+        g = per_arg[0] if self._single else tuple(per_arg)
         return (value, g) if self.kind == "value_and_grad" else g
 
     def _spec(self):
@@ -208,7 +230,45 @@ class Compiled:
 
 
 def _float_params(types):
-    return [k for k, t in enumerate(types) if is_float(t)]
+    """The positions of the float leaves among all arguments' leaves."""
+    leaves = [t for ty in types for t in (ty.leaves() if isinstance(ty, Tree) else [ty])]
+    return [k for k, t in enumerate(leaves) if is_float(t)]
+
+
+def _leaf_positions(types, k, float_only=False):
+    """The positions of argument ``k``'s leaves among all arguments' leaves (its float ones)."""
+    start = sum(len(t.leaves()) if isinstance(t, Tree) else 1 for t in types[:k])
+    mine = types[k].leaves() if isinstance(types[k], Tree) else [types[k]]
+    return [start + j for j, t in enumerate(mine) if not float_only or is_float(t)]
+
+
+def _leaves(args):
+    """The arguments as the compiled code takes them: each container as its leaves."""
+    out = []
+    for a in args:
+        out += leaves_of(a)
+    return out
+
+
+def structure_of(obj):
+    tree = flatten(obj)
+    return tree.structure() if isinstance(tree, Tree) else None
+
+
+def _gradient_like_or_none(arg, grads):
+    """vjp: the gradient for ``arg`` like ``_gradient_like``, None for a number or array that is not a float."""
+    if not isinstance(flatten(arg), Tree) and not is_float(type_of(arg)):
+        return None
+    return _gradient_like(arg, grads)
+
+
+def _gradient_like(arg, grads):
+    """The gradient for ``arg`` from the iterator of float leaves' gradients: a number or array
+    like ``arg``, or a container like it (None where a leaf is not a float)."""
+    tree = flatten(arg)
+    if not isinstance(tree, Tree):
+        return _like(next(grads), arg)
+    return tree.rebuild([_like(next(grads), leaf) if is_float(type_of(leaf)) else None for leaf in tree.leaves()])
 
 
 def _like(g, arg):
@@ -266,19 +326,27 @@ def vjp(fun, *primals, backend=None):
     given = len(primals)
     primals = compiled._bind(primals, {})        # parameters not given take their defaults
     out = forward_fn(*primals)
-    outs = out if isinstance(out, tuple) else (out,)
+    tree = flatten(out)
+    outs = tree.leaves() if isinstance(tree, Tree) else [out]
     types = compiled._signature(primals)
     floats = _float_params(types)
 
     def pullback(*cotangents):
-        if len(cotangents) == 1 and isinstance(cotangents[0], tuple) and len(outs) > 1:
-            cotangents = cotangents[0]
-        if len(cotangents) != len(outs):
-            raise TypeError(f"pullback takes one cotangent per output ({len(outs)}), got {len(cotangents)}")
-        cts = [_like(c, o) for c, o in zip(cotangents, outs)]
+        ct = cotangents[0] if len(cotangents) == 1 else cotangents
+        ct_tree = flatten(ct)
+        if isinstance(tree, Tree):
+            if not isinstance(ct_tree, Tree) or ct_tree.structure() != tree.structure():
+                raise TypeError(f"pullback takes a cotangent of the outputs' structure ({tree.words()}), got "
+                                f"{ct_tree.words() if isinstance(ct_tree, Tree) else type(ct).__name__}")
+            cts = ct_tree.leaves()
+        else:
+            if len(cotangents) != 1:
+                raise TypeError(f"pullback takes one cotangent per output (1), got {len(cotangents)}")
+            cts = [ct]
+        cts = [_like(c, o) for c, o in zip(cts, outs)]
         res = compiled.call_with_extra(primals, cts)
-        grads = dict(zip(floats, res[len(outs):]))
-        return tuple(_like(grads[k], primals[k]) if k in grads else None for k in range(given))
+        grads = iter(res[len(outs):])
+        return tuple(_gradient_like_or_none(primals[k], grads) for k in range(given))
 
     return out, _Pullback(pullback, compiled)
 
@@ -318,15 +386,21 @@ def jvp(fun, primals, tangents, backend=None):
     given = len(primals)
     primals = compiled._bind(primals, {})        # parameters not given take their defaults, tangent 0
     tangents += tuple(np.zeros_like(p) if isinstance(p, np.ndarray) else 0.0 for p in primals[given:])
+    for k, (p, t) in enumerate(zip(primals, tangents)):
+        if structure_of(p) != structure_of(t):
+            raise TypeError(f"jvp: the tangent of argument {k} has another structure than the argument")
     floats = _float_params(compiled._signature(primals))
-    tans = [_like(tangents[k], primals[k]) for k in floats]
+    leaves, tan_leaves = _leaves(primals), _leaves(tangents)
+    tans = [_like(tan_leaves[k], leaves[k]) for k in floats]
     res = compiled.call_with_extra(primals, tans)
+    res = res if isinstance(res, tuple) else (res,)
     n = len(res) // 2
     outs, touts = res[:n], res[n:]
     touts = tuple(_like(t, o) for t, o in zip(touts, outs))
-    if n == 1:
-        return outs[0], touts[0]
-    return tuple(outs), touts
+    tree = compiled._last.result_tree
+    if tree is not None:
+        return tree.rebuild(list(outs)), tree.rebuild(list(touts))
+    return outs[0], touts[0]
 
 
 def show(obj, stage="adjoint", locs=False):

@@ -26,6 +26,8 @@ from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Loc, if_op
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
+from ..trees import Tree
+from .containers import CONTAINER_NODES, Containers, Range, Zipped, range_of
 from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee
 from .numpy_shapes import dtype_comparison, lower_shape_call
 
@@ -58,20 +60,6 @@ _WORDS = {
 }
 
 
-class Range:
-    """``range(...)`` bound to a name desugar made up (``range0``): not an IR value; its start,
-    step and trip count are."""
-
-    def __init__(self, start, step, n):
-        self.start, self.step, self.n = start, step, n
-
-
-def range_of(node, env):
-    """The Range ``node`` names, if it is the name of one."""
-    v = env.get(node.id) if isinstance(node, ast.Name) else None
-    return v if isinstance(v, Range) else None
-
-
 class Unbound:
     """A name assigned on some paths only: reading it is an error (Python's UnboundLocalError)."""
 
@@ -79,7 +67,7 @@ class Unbound:
         self.name = name
 
 
-class Expressions:
+class Expressions(Containers):
     """Lowers expressions into ``self.b``'s block, names read from an ``env`` (name -> Value).
     lower._Lowerer, which adds the statements, sets ``b``, ``locals``, ``globals``, ``closure``
     and the source position, and compiles calls of whole functions (``custom_call``, ``inline``)."""
@@ -122,19 +110,49 @@ class Expressions:
 
     # ------------------------------------------------------------------ expressions
     def expr_any(self, node, env):
-        """An expression that may be a tuple (for unpacking)."""
-        if isinstance(node, ast.Tuple):
-            return [self.expr(e, env) for e in node.elts]
+        """An expression whose value may be a container (a Tree: a tuple, list or dict) as well as
+        an IR value."""
+        if isinstance(node, CONTAINER_NODES):
+            if isinstance(node, ast.GeneratorExp):
+                self.unsupported(node, "a generator expression here", "sum(... for ...) and np.array([...]) take one")
+            return self.container(node, env)
+        if isinstance(node, ast.Name) and node.id in self.locals:
+            return self.read(node.id, env, node)
         if isinstance(node, ast.Call):
             return self.call(node, env)
-        if isinstance(node, ast.Attribute) and node.attr == "dtype" and not self.is_global_name(node.value):
-            self.unsupported(node, "x.dtype as a value", "compare it (x.dtype == np.float32) or pass it as a dtype: "
-                                                         "y.astype(x.dtype)")
-        if isinstance(node, ast.Attribute) and node.attr == "shape" and not self.is_global_name(node.value):
-            arr = self.expr(node.value, env)            # n, m = x.shape
-            if arr.type.is_array:
-                return [self.emit(node, "shape", [arr], {"axis": k}) for k in range(arr.type.ndim)]
-        return self.expr(node, env)
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node, env)
+        if isinstance(node, ast.BinOp) and type(node.op) in BINOPS:
+            a, b = self.expr_any(node.left, env), self.expr_any(node.right, env)
+            if isinstance(a, Tree) or isinstance(b, Tree):
+                return self.tree_binop(node, BINOPS[type(node.op)], a, b)
+            return self.binop(node, BINOPS[type(node.op)], self.value(node.left, a), self.value(node.right, b))
+        if isinstance(node, ast.Attribute) and not self.is_global_name(node.value) and node.attr not in ("T", "size",
+                                                                                                         "ndim"):
+            base = self.expr_any(node.value, env)
+            if isinstance(base, Tree):
+                return self.tree_attribute(node, base)
+            if node.attr == "shape" and base.type.is_array:          # n, m = x.shape
+                return Tree(tuple, [self.emit(node, "shape", [base], {"axis": k}) for k in range(base.type.ndim)])
+            return self.attribute(node, base)
+        return self.expr_value(node, env)
+
+    def lowered_arg(self, node, env):
+        """An argument of a call: lowered now, unless container_call lowered it already."""
+        v = self.lowered_args.pop(id(node), None)
+        return self.value(node, v) if v is not None else self.expr(node, env)
+
+    def value(self, node, v):
+        """``v``, the value of ``node``, checked to be a number or an array (not a container)."""
+        if isinstance(v, Tree):
+            self.typing_error(node, f"{ast.unparse(node)} is {v.words()}, where a number or an array is needed")
+        if not hasattr(v, "type"):
+            self.typing_error(node, f"{ast.unparse(node)} cannot be used as a number or an array here")
+        return v
+
+    def expr(self, node, env):
+        """An expression whose value is a number or an array."""
+        return self.value(node, self.expr_any(node, env))
 
     def is_global_name(self, node):
         """Whether ``node`` names a global (read at compile time, its attributes too)."""
@@ -146,7 +164,7 @@ class Expressions:
             (v,) = self.to_float_array_operands(node, v)
         return self.emit(node, "neg", [self.b.convert(v, I64) if v.type is BOOL else v])
 
-    def expr(self, node, env):
+    def expr_value(self, node, env):
         if isinstance(node, ast.Constant):
             if isinstance(node.value, (bool, int, float)) and not isinstance(node.value, complex):
                 return self.b.const(node.value)
@@ -156,10 +174,7 @@ class Expressions:
                 return self.read(node.id, env, node)
             return self.constant(self.resolve_global(node.id, node), node)
         if isinstance(node, ast.BinOp):
-            op = BINOPS.get(type(node.op))
-            if op is None:
-                self.unsupported(node, f"the operator {type(node.op).__name__}")
-            return self.binop(node, op, self.expr(node.left, env), self.expr(node.right, env))
+            self.unsupported(node, f"the operator {type(node.op).__name__}")
         if isinstance(node, ast.UnaryOp):
             v = self.expr(node.operand, env)
             if isinstance(node.op, ast.USub):
@@ -182,28 +197,8 @@ class Expressions:
             return self.bool_op(node, node.values, env)
         if isinstance(node, ast.IfExp):
             return self.if_expr(node, env)
-        if isinstance(node, ast.Call):
-            value = self.call(node, env)
-            if isinstance(value, list):
-                self.unsupported(node, f"using the {len(value)} values {ast.unparse(node.func)} returns as one value",
-                                 f"unpack them first (one name per value: a, b, ... = {ast.unparse(node)})")
-            return value
-        if isinstance(node, ast.Subscript):
-            return self.subscript(node, env)
-        if isinstance(node, ast.Attribute) and node.attr in ("T", "size", "ndim") and not self.is_global_name(node.value):
-            arr = self.expr(node.value, env)
-            if not arr.type.is_array:
-                self.typing_error(node, f"only arrays have .{node.attr}, not {arr.type}")
-            if node.attr == "ndim":
-                return self.b.const(arr.type.ndim)        # the rank is part of the array's type
-            if node.attr == "T" and arr.type.dtype is F32:      # the general permutation (numpy_shapes.py)
-                return self.emit(node, "restride", [arr], {"kind": "permute", "axes": tuple(reversed(range(arr.type.ndim)))})
-            return self.emit(node, "transpose" if node.attr == "T" else "size", [arr])
-        if isinstance(node, ast.Attribute) and node.attr == "dtype" and not self.is_global_name(node.value):
-            self.unsupported(node, "x.dtype as a value", "compare it (x.dtype == np.float32) or pass it as a dtype: "
-                                                         "y.astype(x.dtype)")
-        if isinstance(node, ast.Attribute) and node.attr == "shape" and not self.is_global_name(node.value):
-            self.unsupported(node, "x.shape as one value", "unpack it (n, m = x.shape) or index it (x.shape[0])")
+        if isinstance(node, ast.Attribute) and not self.is_global_name(node.value):
+            return self.attribute(node, self.expr(node.value, env))
         if isinstance(node, ast.Attribute):
             base = node.value
             if self.is_global_name(base):
@@ -213,6 +208,21 @@ class Expressions:
             self.unsupported(node, f"the attribute `.{node.attr}` here", "x.shape[k] and module constants work")
         hint = WHAT_INSTEAD.get(type(node))
         self.unsupported(node, _WORDS.get(type(node), f"the expression `{type(node).__name__}`"), hint)
+
+    def attribute(self, node, arr):
+        """x.T, x.size, x.ndim of an array value."""
+        if node.attr == "dtype" and arr.type.is_array:
+            self.unsupported(node, "x.dtype as a value", "compare it (x.dtype == np.float32) or pass it as a dtype: "
+                                                         "y.astype(x.dtype)")
+        if node.attr not in ("T", "size", "ndim"):
+            self.unsupported(node, f"the attribute `.{node.attr}` here", "x.shape[k] and module constants work")
+        if not arr.type.is_array:
+            self.typing_error(node, f"only arrays have .{node.attr}, not {arr.type}")
+        if node.attr == "ndim":
+            return self.b.const(arr.type.ndim)        # the rank is part of the array's type
+        if node.attr == "T" and arr.type.dtype is F32:      # the general permutation (numpy_shapes.py)
+            return self.emit(node, "restride", [arr], {"kind": "permute", "axes": tuple(reversed(range(arr.type.ndim)))})
+        return self.emit(node, "transpose" if node.attr == "T" else "size", [arr])
 
     # ------------------------------------------------------------------ short circuits
     # Python evaluates the right operand of `and`/`or`, the later links of `a < b < c` and the
@@ -419,6 +429,9 @@ class Expressions:
         shaped = lower_shape_call(self, node, fobj, env)        # reshape, transpose, np.array([...]), ...
         if shaped is not None:
             return shaped
+        special = self.container_call(node, fobj, env)
+        if special is not None:
+            return special
         plain_function = inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
         if node.keywords and not plain_function and not (
                 isinstance(node.func, ast.Attribute)
@@ -443,13 +456,13 @@ class Expressions:
         check_callee(self, node, fobj, called)
         entry = callee(fobj)
         if entry is not None:
-            args = [self.expr(a, env) for a in node.args[1 if entry.shape_first else 0:]]
+            args = [self.lowered_arg(a, env) for a in node.args[1 if entry.shape_first else 0:]]
             return entry.lower(self, node, [None] + args if entry.shape_first else args, env)
-        args = [self.expr(a, env) for a in node.args]
+        args = [self.expr_any(a, env) for a in node.args]       # a Python function may take containers
         if isinstance(fobj, custom_vjp):
             return self.custom_call(node, fobj, args)
         if inspect.isfunction(fobj):
-            return self.inline(node, fobj, args, {k.arg: self.expr(k.value, env) for k in node.keywords})
+            return self.inline(node, fobj, args, {k.arg: self.expr_any(k.value, env) for k in node.keywords})
         self.unsupported(node, f"calling {called} with these arguments (yet)",
                          "math/numpy elementary functions, abs, min, max, float, int, bool, len and plain "
                          "Python functions work")
@@ -469,7 +482,15 @@ class Expressions:
                 self.unsupported(node, "x.shape[k] with a k that is not a literal integer")
             axis = k.value + arr.type.ndim if k.value < 0 else k.value
             return self.emit(node, "shape", [arr], {"axis": axis})
-        arr = self.expr(node.value, env)
+        arr = self.expr_any(node.value, env)
+        if isinstance(arr, Tree):
+            return self.tree_index(node, arr, env)
+        if isinstance(arr, Zipped):
+            k = self.integer(node.slice, env, "indices")
+            if arr.is_static():
+                return Tree(tuple, [self.tree_index(node, p, env) for p in arr.parts])
+            return self.item_at(node, arr, k)
+        arr = self.value(node.value, arr)
         if not arr.type.is_array:
             self.typing_error(node, f"only arrays can be indexed, not {arr.type}")
         idx = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -482,11 +503,12 @@ class Expressions:
 
     def setitem(self, target, value, env, node):
         """x[i, j] = v: a new version of the array; every name bound to the old one sees it."""
-        if isinstance(value, list):
-            self.unsupported(node, "storing a tuple into an array element")
         if isinstance(target.value, ast.Attribute) or not isinstance(target.value, ast.Name):
             self.unsupported(node, "writing into this expression", "write into a named array: x[i] = v")
         old = self.read(target.value.id, env, target.value)
+        if isinstance(old, Tree):
+            return self.tree_setitem(node, target, old, value, env)
+        value = self.value(node, value)
         if not old.type.is_array:
             self.typing_error(node, f"only arrays can be written into, '{target.value.id}' is {old.type}")
         idx = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]

@@ -25,10 +25,24 @@ from ..ir.core import Block, Builder, Function, Value, for_op, if_op, while_op
 from ..ir.types import BOOL, I64, Type, unify
 from .calls import check_callee
 from .desugar import break_guard, check_returns, desugar
+from ..trees import Tree
+from .containers import Zipped, constant_int, describe, flat, refill, structure
 from .expressions import BINOPS, WHAT_INSTEAD, Expressions, Range, Unbound
 from .names import FreshNames
 from .numpy_shapes import refuse_layout_dependent_writes
 from .source import source_of     # re-exported: api.py imports it from here
+
+
+class Returned(list):
+    """The leaves a `return` returns, with ``tree``: the container they came in (None for one value)."""
+
+    def __init__(self, leaves, tree=None):
+        super().__init__(leaves)
+        self.tree = tree
+
+    def value(self):
+        """The returned value as the frontend holds it: a Tree or one IR value."""
+        return self.tree.refill(iter(self)) if self.tree is not None else self[0]
 
 
 class _ContinueMarker:
@@ -65,6 +79,15 @@ def _lower_custom(fobj, arg_types, name):
     return fn
 
 
+_LIST_METHODS = ("append", "extend", "insert")
+
+
+def _comprehension_names(stmts):
+    """The names comprehensions bind (local to each comprehension, as in Python 3)."""
+    return {n.id for stmt in stmts for c in ast.walk(stmt) if isinstance(c, ast.comprehension)
+            for n in ast.walk(c.target) if isinstance(n, ast.Name)}
+
+
 def _assigned_names(stmts):
     """Every name a list of statements may bind (assignment targets, for targets)."""
     out = []
@@ -77,6 +100,9 @@ def _assigned_names(stmts):
                 targets = [sub.target]
             elif isinstance(sub, ast.For):
                 targets = [sub.target]
+            elif isinstance(sub, ast.Expr) and isinstance(sub.value, ast.Call) and isinstance(
+                    sub.value.func, ast.Attribute) and sub.value.func.attr in _LIST_METHODS:
+                targets = [sub.value.func.value]           # l.append(v) makes a new version of l
             for t in targets:
                 while isinstance(t, ast.Subscript):      # x[i] = v makes a new version of x
                     t = t.value
@@ -102,8 +128,10 @@ class _Lowerer(Expressions):
         self.names = FreshNames(fdef)
         desugar(fdef, self.names, self.calls_range)
         a = fdef.args
-        self.locals = set(p.arg for p in a.posonlyargs + a.args + a.kwonlyargs) | set(_assigned_names(fdef.body))
+        self.locals = set(p.arg for p in a.posonlyargs + a.args + a.kwonlyargs) | set(_assigned_names(fdef.body)) \
+            | _comprehension_names(fdef.body)
         self.b = None
+        self.lowered_args = {}      # id(argument node) -> its value, lowered by container_call
         self.stack = (fn,)     # functions being compiled, to refuse recursion
 
     # ------------------------------------------------------------------ entry
@@ -128,15 +156,21 @@ class _Lowerer(Expressions):
         params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]     # api.py binds defaults and keywords
         if len(params) != len(arg_types):
             raise TypeError(f"{self.fdef.name}() takes {len(params)} arguments but {len(arg_types)} were given")
-        fn = Function(name or self.fdef.name, list(zip(params, arg_types)), self.loc(self.fdef))
-        env = dict(zip(params, fn.params))
+        leaves = []           # a container argument is passed as its leaves, named after its place
+        for p, t in zip(params, arg_types):
+            leaves += leaf_params(p, t)
+        fn = Function(name or self.fdef.name, leaves, self.loc(self.fdef))
+        values = iter(fn.params)
+        env = {p: refill(t, values) for p, t in zip(params, arg_types)}
         self.b = Builder(fn.body)
         with self.b:
             env, ret = self.body(self.fdef.body, env)
             if ret is None:
                 self.unsupported(self.fdef, "a function without a `return` of a value",
                                  "end the function with `return <value>`")
-            self.b.ret(ret)
+            self.b.ret(list(ret))
+        fn.result_tree = ret.tree
+        fn.arg_trees = list(arg_types)
         refuse_layout_dependent_writes(fn)      # numpy_shapes.py: a reshape's view-or-copy must not show
         return fn
 
@@ -173,7 +207,9 @@ class _Lowerer(Expressions):
 
     def returned(self, node, env):
         value = self.expr_any(node, env)       # `return g(x)` returns all the values g returns
-        return value if isinstance(value, list) else [value]
+        for leaf in flat(value):
+            self.value(node, leaf)
+        return Returned(flat(value), value if isinstance(value, Tree) else None)
 
     def stmt(self, s, env):
         if self.made_up(s, env):
@@ -211,6 +247,10 @@ class _Lowerer(Expressions):
             if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name) and s.value.func.id == "print" \
                     and self.resolve_global("print", s.value.func) is builtins.print:
                 return env, None     # print is allowed and does nothing in compiled code
+            if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute) and \
+                    s.value.func.attr in _LIST_METHODS and not self.is_global_name(s.value.func.value) and \
+                    self.list_method(s, env):
+                return env, None
             if isinstance(s.value, ast.Call):
                 fobj = self.global_object(s.value.func)
                 if fobj is not None:
@@ -241,11 +281,7 @@ class _Lowerer(Expressions):
         if kind == "retval" and isinstance(s.value, ast.Constant) and s.value.value is None:
             env[name] = Value(UNSET, name)
         elif kind == "iter":
-            arr = self.expr(s.value, env)
-            if not arr.type.is_array:
-                self.unsupported(s.value, "a `for` loop over anything but range(...) or an array",
-                                 "loop over indices: for i in range(n): ...")
-            env[name] = arr
+            env[name] = self.iterable(s.value, env)     # an array, a container, a zip or a range
         elif kind == "range":
             start, stop, step = self.range_bounds(s.value, env)
             env[name] = Range(start, step, self.b.emit("range_len", [start, stop, step], name="n"))
@@ -255,16 +291,23 @@ class _Lowerer(Expressions):
 
     def assign(self, target, value, env, node):
         if isinstance(target, ast.Name):
-            if isinstance(value, list):
-                self.unsupported(node, "assigning a tuple to one name", "unpack it: a, b = ...")
-            if value.name is None and value.owner is not None:
+            if getattr(value, "name", "") is None and value.owner is not None:
                 value.name = target.id
             env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
-            if not isinstance(value, list) or len(value) != len(target.elts):
-                self.unsupported(node, "unpacking something other than a tuple of the same length")
-            for t, v in zip(target.elts, value):
-                self.assign(t, v, env, node)
+            if isinstance(value, Tree) and value.kind is dict:
+                value = Tree(tuple, [self.key_value(k) for k in value.keys])
+            starred = [k for k, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
+            if not isinstance(value, Tree) or len(value) < len(target.elts) - len(starred) or (
+                    not starred and len(value) != len(target.elts)):
+                self.typing_error(node, f"cannot unpack {describe(value)} into {len(target.elts)} names")
+            items = list(value.items)
+            if starred:           # a, *rest = t: rest is a list
+                k = starred[0]
+                tail = len(target.elts) - k - 1
+                items = items[:k] + [Tree(list, items[k:len(items) - tail])] + items[len(items) - tail:]
+            for t, v in zip(target.elts, items):
+                self.assign(t.value if isinstance(t, ast.Starred) else t, v, env, node)
         elif isinstance(target, ast.Subscript):
             self.setitem(target, value, env, node)
         else:
@@ -288,29 +331,36 @@ class _Lowerer(Expressions):
             self.unsupported(s, "a path through the function that ends without `return` (Python would return None)",
                              "return a value on every path")
         if tret is not None:
+            if _shape_of(tret) != _shape_of(eret):
+                self.typing_error(s, f"the branches return different things: {_words(tret)} and {_words(eret)}")
             yields = [tret, eret]
-            names = ["result"] * len(tret)
-            if len(tret) != len(eret):
-                self.unsupported(s, "branches that return different numbers of values")
+            names = leaf_names = ["result"] * len(tret)
         else:
             names = [n for n in assigned if isinstance(tenv.get(n), object) and tenv.get(n) is not None
                      and eenv.get(n) is not None and not isinstance(tenv[n], Unbound)
                      and not isinstance(eenv[n], Unbound)]
-            yields = [[tenv[n] for n in names], [eenv[n] for n in names]]
+            for n in names:
+                if structure(tenv[n]) != structure(eenv[n]):
+                    self.typing_error(s, f"'{n}' is {describe(tenv[n])} in one branch and {describe(eenv[n])} "
+                                         "in the other")
+            leaf_names = [n for n in names for _ in flat(tenv[n])]
+            yields = [[v for n in names for v in flat(tenv[n])], [v for n in names for v in flat(eenv[n])]]
         types = []
         for k, (a, c) in enumerate(zip(*yields)):
+            a, c = self.value(s, a), self.value(s, c)
             t = _join(a.type, c.type)
             if t is None:
-                self.typing_error(s, f"'{names[k]}' is {a.type} in one branch and {c.type} in the other")
+                self.typing_error(s, f"'{leaf_names[k]}' is {a.type} in one branch and {c.type} in the other")
             types.append(t)
         for block, ys in ((then, yields[0]), (other, yields[1])):
             with Builder(block, self.loc(s)) as bb:
                 bb.yield_([_convert(bb, v, t) for v, t in zip(ys, types)])
-        results = self.b.append(if_op(cond, then, other, types, self.loc(s), names))
+        results = self.b.append(if_op(cond, then, other, types, self.loc(s), leaf_names))
         if tret is not None:
-            return env, results
-        for n, r in zip(names, results):
-            env[n] = r
+            return env, Returned(results, tret.tree)
+        values = iter(results)
+        for n in names:
+            env[n] = refill(tenv[n], values)
         for n in assigned:     # bound on one path only
             if n not in names and (n in tenv or n in eenv):
                 env[n] = Unbound(n)
@@ -318,9 +368,10 @@ class _Lowerer(Expressions):
 
     # ------------------------------------------------------------------ loops
     def _carried(self, body_stmts, env, exclude=()):
+        """The variables a loop carries, flattened: a container carries each of its leaves."""
         names = [n for n in _assigned_names(body_stmts) if n in env and not isinstance(env[n], Unbound)
                  and n not in exclude]
-        return names
+        return _Carried(names, env)
 
     def widened(self, carried, env, lower_regions):
         """Lower a loop's regions until its carried types are a fixpoint: ``lower_regions(types)``
@@ -329,11 +380,11 @@ class _Lowerer(Expressions):
         becomes a float is a float throughout), and one widening may feed the next (e = d;
         d = c; ...); each round widens at least one type up bool < int < float, so this ends
         after at most two rounds per carried name. Returns (types, init values, regions)."""
-        types = [env[n].type for n in carried]
+        types = [v.type for v in carried.inits]
         while True:
             regions, new_types = lower_regions(types)
             if new_types == types:
-                return types, [_convert(self.b, env[n], t) for n, t in zip(carried, types)], regions
+                return types, [_convert(self.b, v, t) for v, t in zip(carried.inits, types)], regions
             types = new_types
 
     def for_stmt(self, s, env):
@@ -344,17 +395,73 @@ class _Lowerer(Expressions):
             self.unsupported(s.target, "a loop variable that is not a plain name")
         start, stop, step = self.range_bounds(s.iter, env)
         var = s.target.id
+        trips = self.static_trips(s, (start, stop, step), env)
+        if trips is not None:
+            return self.unrolled(s, trips, env)
         carried = self._carried(s.body, env, exclude=(var,))
 
         def lower_regions(types):
-            index, args = Value(I64, var), [Value(t, n) for n, t in zip(carried, types)]
-            benv = {**env, var: index, **dict(zip(carried, args))}
+            index, args = Value(I64, var), [Value(t, n) for n, t in zip(carried.leaf_names, types)]
+            benv = {**env, var: index, **carried.bind(args)}
             body, new_types = self.lowered_apart(lambda: self.loop_body(s, benv, carried, types), Block([index] + args))
             return [body], new_types
         types, inits, (body,) = self.widened(carried, env, lower_regions)
-        env = self.after_loop(for_op(start, stop, step, inits, body, types, self.loc(s), carried), s, env, carried)
+        env = self.after_loop(for_op(start, stop, step, inits, body, types, self.loc(s), carried.leaf_names), s, env,
+                              carried)
         env[var] = Unbound(var)
         return env
+
+    def static_trips(self, s, bounds, env):
+        """The values of a `for`'s counter when the loop must run while lowering: its range is
+        constant and its body indexes (or writes) a container with the counter. Else None."""
+        ks = [constant_int(v) for v in bounds]
+        if None in ks or ks[2] == 0:
+            return None
+        var = s.target.id
+        for node in (n for stmt in s.body for n in ast.walk(stmt)):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
+                    isinstance(env.get(node.value.id), (Tree, Zipped)) and \
+                    any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(node.slice)):
+                return range(*ks)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in _LIST_METHODS and isinstance(node.func.value, ast.Name) and \
+                    isinstance(env.get(node.func.value.id), Tree):
+                return range(*ks)          # a list that grows: its length must be known while compiling
+        return None
+
+    def unrolled(self, s, trips, env):
+        """A `for` over a container, run while lowering: the body once per item."""
+        var = s.target.id
+        env = dict(env)
+        for k in trips:
+            env[var] = self.b.const(k, name=var)
+            env, ret = self.body(s.body, env)
+            if isinstance(ret, list):
+                self.unsupported(s, "`return` inside a loop over a list or tuple",
+                                 "set a variable and return after the loop")
+        if not trips:
+            env[var] = Unbound(var)
+        return env
+
+    def runtime_sum(self, node, gen, g, seq, env):
+        """sum(elt for target in seq if ...) over a range or an array known only at run time:
+        a loop ``acc = 0; for k in range(len(seq)): target = seq[k]; if ...: acc = acc + elt``."""
+        acc, seq_name, k = self.names("total"), self.names("iter"), self.names("index")
+        self.locals |= {acc, seq_name, k}
+
+        def name(n, store=False):
+            return ast.copy_location(ast.Name(id=n, ctx=ast.Store() if store else ast.Load()), node)
+        add = ast.Assign(targets=[name(acc, True)], value=ast.BinOp(left=name(acc), op=ast.Add(), right=gen.elt))
+        body = [ast.copy_location(add, gen.elt)]
+        for cond in reversed(g.ifs):
+            body = [ast.copy_location(ast.If(test=cond, body=body, orelse=[]), cond)]
+        take = ast.Assign(targets=[g.target], value=ast.Subscript(value=name(seq_name), slice=name(k), ctx=ast.Load()))
+        count = ast.Call(func=name("len"), args=[name(seq_name)], keywords=[])
+        loop = ast.For(target=name(k, True), iter=ast.Call(func=name("range"), args=[count], keywords=[]),
+                       body=[ast.copy_location(take, node)] + body, orelse=[])
+        ast.fix_missing_locations(ast.copy_location(loop, node))
+        inner = {**env, seq_name: seq, acc: self.b.const(0)}
+        return self.for_stmt(loop, inner)[acc]
 
     def range_bounds(self, call, env):
         """(start, stop, step) of a call ``range(...)``, as ints."""
@@ -377,13 +484,13 @@ class _Lowerer(Expressions):
         carried = self._carried(s.body, env)
 
         def lower_regions(types):
-            targs, bargs = ([Value(t, n) for n, t in zip(carried, types)] for _ in range(2))
-            tenv, benv = {**env, **dict(zip(carried, targs))}, {**env, **dict(zip(carried, bargs))}
+            targs, bargs = ([Value(t, n) for n, t in zip(carried.leaf_names, types)] for _ in range(2))
+            tenv, benv = {**env, **carried.bind(targs)}, {**env, **carried.bind(bargs)}
             test, _ = self.lowered_apart(lambda: self.b.yield_([self.loop_test(s, tenv)]), Block(targs))
             body, new_types = self.lowered_apart(lambda: self.loop_body(s, benv, carried, types), Block(bargs))
             return [test, body], new_types
         types, inits, (test, body) = self.widened(carried, env, lower_regions)
-        return self.after_loop(while_op(inits, test, body, types, self.loc(s), carried), s, env, carried)
+        return self.after_loop(while_op(inits, test, body, types, self.loc(s), carried.leaf_names), s, env, carried)
 
     def loop_body(self, s, benv, carried, types):
         """Lower one pass over a loop body whose carried variables have ``types``; it yields
@@ -391,23 +498,24 @@ class _Lowerer(Expressions):
         benv, ret = self.body(s.body, benv)
         if isinstance(ret, list):
             self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
-        outs = [self.read(n, benv, s) for n in carried]
+        outs = carried.leaves(benv, self, s)
         # a value still unset after the body (a return it never reaches) is typed as a bool
         new_types = [BOOL if t is UNSET else t for t in (_join(t, o.type) for t, o in zip(types, outs))]
         if new_types == types:
             self.b.yield_([_convert(self.b, o, t) for o, t in zip(outs, types)])
         for k, t in enumerate(new_types):
             if t is None:
-                self.typing_error(s, f"'{carried[k]}' changes type in the loop from {types[k]} to {outs[k].type}")
+                self.typing_error(s, f"'{carried.leaf_names[k]}' changes type in the loop from {types[k]} to "
+                                     f"{outs[k].type}")
         return new_types
 
     def after_loop(self, op, s, env, carried):
         """Append the loop op; its results become the carried names' values. Names first bound in
         the body are unbound after it (zero trips)."""
         env = dict(env)
-        env.update(zip(carried, self.b.append(op)))
+        env.update(carried.bind(self.b.append(op)))
         for n in _assigned_names(s.body):
-            if n not in carried and n not in env:
+            if n not in carried.names and n not in env:
                 env[n] = Unbound(n)
         return env
 
@@ -427,11 +535,17 @@ class _Lowerer(Expressions):
         if fobj.vjp is None:
             self.unsupported(node, f"calling custom_vjp function {fobj.__name__} before its vjp is defined",
                              f"decorate its derivative with @{fobj.__name__}.defvjp")
-        result_types = lower(fobj.fun, [a.type for a in args]).result_types
+        for a, arg in zip(args, node.args):
+            if isinstance(a, Tree):
+                self.unsupported(arg, f"passing {a.words()} to the custom_vjp function {fobj.__name__}",
+                                 "pass its numbers and arrays one by one")
+        inner = lower(fobj.fun, [a.type for a in args])
+        result_types = inner.result_types
         self.b.loc = self.loc(node)
         out = self.b.emit("call_custom", args, {"fn": fobj, "result_types": result_types},
                           result_types=result_types)
-        return out
+        outs = out if isinstance(out, list) else [out]
+        return inner.result_tree.refill(iter(outs)) if inner.result_tree is not None else outs[0]
 
     def inline(self, node, fobj, args, keywords=None):
         """A call to a plain Python function: its body is compiled in place (and so differentiated).
@@ -461,7 +575,54 @@ class _Lowerer(Expressions):
         _, ret = sub.body(fdef.body, values)
         if ret is None:
             sub.unsupported(fdef, "a called function that returns nothing", "return a value")
-        return ret[0] if len(ret) == 1 else list(ret)
+        return ret.value()
+
+
+class _Carried:
+    """The variables a loop carries, as the loop op sees them: each number or array, a
+    container's leaves one by one (its structure must stay the same through the loop)."""
+
+    def __init__(self, names, env):
+        self.names = names
+        self.templates = [env[n] for n in names]
+        self.inits = [v for n in names for v in flat(env[n])]
+        self.leaf_names = [leaf for n, t in zip(names, self.templates) for leaf, _ in leaf_params(n, t)]
+
+    def bind(self, values):
+        """name -> value (a container rebuilt) for the leaves ``values``."""
+        it = iter(values)
+        return {n: refill(t, it) for n, t in zip(self.names, self.templates)}
+
+    def leaves(self, env, lw, s):
+        out = []
+        for n, t in zip(self.names, self.templates):
+            v = lw.read(n, env, s)
+            if structure(v) != structure(t):
+                lw.typing_error(s, f"'{n}' is {describe(t)} before the loop and {describe(v)} after its body: a "
+                                   "container keeps its structure through a loop whose trip count is known only "
+                                   "at run time", )
+            out += flat(v)
+        return out
+
+
+def _shape_of(ret):
+    return ret.tree.structure() if ret.tree is not None else len(ret)
+
+
+def _words(ret):
+    return ret.tree.words() if ret.tree is not None else "one value"
+
+
+def leaf_params(name, t):
+    """The parameters a (container) argument is passed as: ``p`` itself, or ``p_w``, ``p_0``, ..."""
+    if not isinstance(t, Tree):
+        return [(name, t)]
+    keys = t.keys if t.keys is not None else range(len(t))
+    out = []
+    for k, item in zip(keys, t.items):
+        part = str(k) if str(k).isidentifier() or isinstance(k, int) else "item"
+        out += leaf_params(f"{name}_{part}", item)
+    return out
 
 
 def _is_docstring_or_pass(s):

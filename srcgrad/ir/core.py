@@ -176,6 +176,7 @@ class Function:
         self.params = [Value(t, n) for n, t in params]
         self.body = Block(self.params)
         self.loc = loc
+        self.result_tree = None     # the container the results come in (srcgrad/trees.py), None: as they are
 
     @property
     def result_types(self):

@@ -26,7 +26,8 @@ def uses_lambda(x):
 
 
 def uses_list_comprehension(x):
-    return sum([x * i for i in range(3)])
+    n = int(x) + 2
+    return sum([x * i for i in range(n)])
 
 
 def unknown_callable(x):

@@ -50,7 +50,7 @@ def array_program(draw, features=None):
     def pick(kind):
         return draw(st.sampled_from(names[kind]))
 
-    extra = [f for f in ("allocations", "argument_writes") if f in features]
+    extra = [f for f in ("allocations", "argument_writes", "containers") if f in features]
     for k in range(draw(st.integers(2, 9))):
         kind = draw(st.sampled_from(["n", "m", "nm", "s"]))
         form = draw(st.integers(0, 5 + len(extra)))
@@ -61,8 +61,8 @@ def array_program(draw, features=None):
             if form in unary:
                 expr = form.format(pick(kind))
             else:
-                computed = {k: v if v.startswith("t") or k == "s" else f"({v} + 0.0)"
-                            for k, v in ((k, pick(k)) for k in ("n", "m", "nm", "s"))}
+                computed = {kd: v if v.startswith("t") or kd == "s" else f"({v} + 0.0)"
+                            for kd, v in ((kd, pick(kd)) for kd in ("n", "m", "nm", "s"))}
                 expr = form.format(computed[kind], **computed)
         elif form == 1:
             op = draw(st.sampled_from(_BINARY))
@@ -87,6 +87,10 @@ def array_program(draw, features=None):
             expr = dot.format(pick(vec), pick(vec))
         elif special == "allocations" and kind in ("n", "m"):
             lines += _allocations(draw, name, kind, pick)
+            names[kind].append(name)
+            continue
+        elif special == "containers":
+            lines += _containers(draw, name, kind, pick)
             names[kind].append(name)
             continue
         elif special == "argument_writes":
@@ -122,3 +126,34 @@ def _allocations(draw, name, kind, pick):
         made.append(z)
     lines.append(f"    {name} = {' * '.join(made)} + {pick(kind)}")
     return lines
+
+
+def _containers(draw, name, kind, pick):
+    """Values of one kind put in a tuple, list or dict and taken out again into ``name``."""
+    vals = [pick(kind) for _ in range(draw(st.integers(2, 3)))]
+    c = f"{name}_c"
+    form = draw(st.integers(0, 7))
+    if form == 0:
+        return [f"    {c} = [{', '.join(vals)}]", f"    {name} = sum({c}) * {c}[-1]"]
+    if form == 1:
+        return [f"    {c} = ({', '.join(vals)},)", f"    {name}, *{c}_rest = {c}",
+                f"    {name} = {name} + len({c}_rest) * {c}[1]"]
+    if form == 2:
+        items = ", ".join(f"'k{j}': {v}" for j, v in enumerate(vals))
+        return [f"    {c} = {{{items}}}", f"    {c}['k0'] = {c}['k1'] * {pick('s')}",
+                f"    {name} = sum({c}[k] for k in {c})"]
+    if form == 3:
+        return [f"    {c} = [{', '.join(vals)}]", f"    {name} = {c}[0] * 0.0",
+                f"    for j_{name}, v_{name} in enumerate({c}):", f"        {name} = {name} + (j_{name} + 1) * v_{name}"]
+    if form == 4:
+        return [f"    {c} = []", f"    for j_{name} in range({len(vals)}):",
+                f"        {c}.append({vals[0]} * (j_{name} + 0.5))", f"    {name} = {c}[-1] - {c}[0]"]
+    if form == 5:
+        return [f"    {c} = [v_{name} * {pick('s')} for v_{name} in ({', '.join(vals)}) if True]",
+                f"    {name} = sum(a_{name} * b_{name} for a_{name}, b_{name} in zip({c}, [{', '.join(vals)}]))"]
+    if form == 6:     # a list carried through a loop whose trip count is known only at run time
+        return [f"    {c} = [{vals[0]}, {vals[1]}]", f"    for j_{name} in range(X.shape[0] - 3):",
+                f"        {c} = [{c}[1] * 0.5, {c}[0] + {pick(kind)}]", f"    {name} = {c}[0] + {c}[1]"]
+    return [f"    {c} = {{'a': {vals[0]}, 'b': ({vals[1]}, {vals[0]})}}",
+            f"    if {pick('s')} > 0.0:", f"        {c} = {{'a': {c}['b'][1], 'b': ({c}['a'], {vals[1]})}}",
+            f"    {name} = {c}['a'] * {c}['b'][0]"]

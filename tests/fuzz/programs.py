@@ -12,6 +12,9 @@ Constructs that once gave wrong answers (issue 9) each sit behind a name in ``FE
 ``SRCGRAD_FUZZ_SKIP=name,name`` switches some off (a feature still being fixed, say):
 
 - ``floor_mod``: float ``//`` and ``%`` with negative and constant operands;
+- ``containers`` (array programs): tuples, lists and dicts of the values made so far, indexed,
+  unpacked, summed, iterated (``for v in L``, ``enumerate``, ``zip``), grown by ``append`` and
+  read in comprehensions;
 - ``short_circuit``: ``and``/``or`` guarding an index or a division, in ``if`` and ``while``
   conditions, conditional expressions and values (``(y != 0.0 and x / y) or 0.5``);
 - ``allocations``: several arrays of one shape (``np.zeros(3)``, ``np.empty(3)``,
@@ -36,7 +39,7 @@ import os
 from hypothesis import strategies as st
 
 FEATURES = frozenset({"floor_mod", "short_circuit", "allocations", "argument_writes", "math_names",
-                      "many_returns", "widening", "zero_points", "defaults", "views"})
+                      "many_returns", "widening", "zero_points", "defaults", "views", "containers"})
 # features that still fail, left out unless SRCGRAD_FUZZ_SKIP says otherwise ("" runs them all)
 STILL_FAILING = frozenset()
 
