@@ -23,6 +23,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir.core import walk_ops
 from ..ir.memory import Buffers
 from ..ir.types import BOOL, F32, F64, I64
+from ..trees import Tree
 
 _DTYPES = {np.dtype(np.float64): F64, np.dtype(np.float32): F32, np.dtype(np.int64): I64, np.dtype(np.bool_): BOOL}
 _DTYPE_WORDS = "np.float64, np.float32, float, np.int64, int or bool"
@@ -51,8 +52,8 @@ def constant_ints(lw, node, env, what):
 
 
 def shape_sizes(lw, node, env):
-    """The sizes a shape argument gives: ``n``, ``(n, m)``, ``[n, m]``, ``y.shape`` or a global
-    tuple, as int values (``np.zeros(x.shape)``, ``x.reshape(y.shape)``)."""
+    """The sizes a shape argument gives: ``n``, ``(n, m)``, ``[n, m]``, ``y.shape``, a global
+    tuple or a local one, as int values (``np.zeros(x.shape)``, ``x.reshape(y.shape)``)."""
     if isinstance(node, (ast.Tuple, ast.List)):
         sizes = [lw.expr(e, env) for e in node.elts]
     elif isinstance(node, ast.Attribute) and node.attr == "shape" and not lw.is_global_name(node.value):
@@ -63,7 +64,10 @@ def shape_sizes(lw, node, env):
     elif isinstance(lw.global_object(node), tuple):
         sizes = [lw.b.const(k) for k in lw.global_object(node)]
     else:
-        sizes = [lw.expr(node, env)]
+        v = lw.expr_any(node, env)          # a number, or a local tuple (s = x.shape)
+        sizes = list(v.items) if isinstance(v, Tree) and v.kind is not dict else [v]
+        if any(isinstance(k, Tree) or not hasattr(k, "type") for k in sizes):
+            lw.typing_error(node, f"{ast.unparse(node)} is not a shape (an int or a tuple of ints)")
     for v in sizes:
         if v.type not in (I64, BOOL):
             lw.typing_error(node, f"array sizes must be integers, got {v.type}")

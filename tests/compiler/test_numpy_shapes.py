@@ -482,3 +482,24 @@ def test_dtype_as_a_value_is_refused():
     with pytest.raises(srcgrad.UnsupportedSyntaxError, match="x.dtype as a value") as info:
         srcgrad.jit(dtype_as_value)(np.ones(2))
     assert "test_numpy_shapes.py" in str(info.value)
+
+
+# ---------------------------------------------------------------------- containers as lists and shapes
+def from_containers(v, M):
+    s = M.shape
+    rows = [v * float(i) for i in range(2)]
+    pair = (v[0], v[1] * v[2])
+    a = np.array([v[i] * v[i] for i in range(3)])         # a comprehension over a known range
+    b = np.array(rows)                                     # a local list of arrays
+    c = np.array(pair) * 2.0                               # a local tuple of numbers
+    d = np.zeros(s) + M.reshape(s)
+    return np.sum(a) + np.sum(b @ v) + np.sum(c * c) + np.sum(d * d)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_np_array_and_shapes_of_containers(backend):
+    v, M = W.copy(), X.copy()
+    assert srcgrad.jit(from_containers, backend=backend)(v, M) == pytest.approx(from_containers(v, M), rel=1e-13)
+    gv, gM = srcgrad.grad(from_containers, wrt=(0, 1), backend=backend)(v, M)
+    np.testing.assert_allclose(gv, numeric_gradient(from_containers, (v, M), 0), rtol=1e-7)
+    np.testing.assert_allclose(gM, numeric_gradient(from_containers, (v, M), 1), rtol=1e-7)
