@@ -47,7 +47,10 @@ def _numbers(lw, node, items):
 
 
 def array_literal(lw, node, kws, env):
-    """np.array(literal or array[, dtype=...])."""
+    """np.array(list or array[, dtype=...]) (see the module doc).
+
+    >>> array_literal(lw, ast.parse("np.array([a, 1.0])", mode="eval").body, {}, env)     # a pack op
+    """
     if len(node.args) != 1:
         lw.typing_error(node, "np.array takes one list (or array)")
     dt = dtype_of(lw, kws["dtype"], env) if "dtype" in kws else None

@@ -53,7 +53,10 @@ def constant_ints(lw, node, env, what):
 
 def shape_sizes(lw, node, env):
     """The sizes a shape argument gives: ``n``, ``(n, m)``, ``[n, m]``, ``y.shape``, a global
-    tuple or a local one, as int values (``np.zeros(x.shape)``, ``x.reshape(y.shape)``)."""
+    tuple or a local one, as int values (``np.zeros(x.shape)``, ``x.reshape(y.shape)``).
+
+    >>> shape_sizes(lw, ast.parse("(n, 2)", mode="eval").body, env)      # [%n, const 2]
+    """
     if isinstance(node, (ast.Tuple, ast.List)):
         sizes = [lw.expr(e, env) for e in node.elts]
     elif isinstance(node, ast.Attribute) and node.attr == "shape" and not lw.is_global_name(node.value):
@@ -76,7 +79,11 @@ def shape_sizes(lw, node, env):
 
 def dtype_of(lw, node, env):
     """The element type a dtype argument names: np.float64, float, np.int64, int, bool,
-    np.float32, 'float64', or ``y.dtype`` (the dtype of an array is part of its type)."""
+    np.float32, 'float64', or ``y.dtype`` (the dtype of an array is part of its type).
+
+    >>> dtype_of(lw, ast.parse("np.float32", mode="eval").body, env)
+    f32
+    """
     if isinstance(node, ast.Attribute) and node.attr == "dtype" and not lw.is_global_name(node.value):
         arr = lw.expr(node.value, env)
         if not arr.type.is_array:
@@ -94,7 +101,10 @@ def dtype_of(lw, node, env):
 
 def dtype_comparison(lw, node, env):
     """``x.dtype == np.float32`` (or ``!=``) as the constant it is (dtypes are part of the
-    types); None for a comparison without ``.dtype`` of an array."""
+    types); None for a comparison without ``.dtype`` of an array.
+
+    >>> dtype_comparison(lw, ast.parse("x.dtype == float", mode="eval").body, env)     # const True
+    """
     if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
         return None
     sides = [node.left, node.comparators[0]]
@@ -174,7 +184,7 @@ def _restride(lw, node, x, kind, axes):
 
 def _squeeze(lw, node, x, args, kws, env, what):
     axis = args[0] if args else kws.get("axis")
-    if axis is None:
+    if axis is None or isinstance(axis, ast.Constant) and axis.value is None:
         lw.unsupported(node, f"{what} without axis= (the result's rank depends on the sizes, which are known only "
                        "when the function runs)", f"name the axes of size 1: {what.split('(')[0]}(x, axis=0)")
     axes = _normal_axes(lw, node, constant_ints(lw, axis, env, "the axis"), x.type.ndim, what)
@@ -289,7 +299,10 @@ SHAPE_METHODS = tuple(_METHODS)
 
 
 def lower_shape_call(lw, node, fobj, env):
-    """The value of a call this module lowers (see the module doc), or None for other calls."""
+    """The value of a call this module lowers (see the module doc), or None for other calls.
+
+    >>> lower_shape_call(lw, ast.parse("x.reshape(2, 3)", mode="eval").body, None, env)    # a reshape op
+    """
     func = node.func
     try:
         entry = _FUNCTIONS.get(fobj)
@@ -335,7 +348,11 @@ def _fresh(v):
 
 def refuse_layout_dependent_writes(fn):
     """Refuse a function that writes in place into memory a reshape (or ravel) of an array of
-    unknown layout shares: there numpy's result is a view or a copy depending on the layout."""
+    unknown layout shares: there numpy's result is a view or a copy depending on the layout.
+
+    >>> refuse_layout_dependent_writes(lower(f, types))     # f: y = x.reshape(6); y[0] = 1.0
+    UnsupportedSyntaxError: ... writing in place into an array that shares memory with a reshape ...
+    """
     reshapes = [op for op in walk_ops(fn.body) if op.prim == "reshape" and not _fresh(op.operands[0])]
     if not reshapes:
         return

@@ -24,7 +24,11 @@ def restride(x, kind, axes):
 
 
 def inverse_restride(kind, axes):
-    """(kind, axes) of the restride that undoes ``kind, axes``: the adjoint's."""
+    """(kind, axes) of the restride that undoes ``kind, axes``: the adjoint's.
+
+    >>> inverse_restride("permute", (2, 0, 1))
+    ('permute', (1, 2, 0))
+    """
     if kind == "permute":
         return "permute", tuple(int(k) for k in np.argsort(axes))
     return {"flip": "flip", "squeeze": "expand", "expand": "squeeze"}[kind], axes

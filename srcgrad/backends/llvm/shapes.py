@@ -132,7 +132,10 @@ def _restride(ctx, op, ins):
 def convert(ctx, value, to):
     """A loaded element (double, i64 or i1) as an element of dtype ``to``, by numpy's casts: a
     float to int64 truncates (NaN and out of range: the minimum int64, as numpy on x86-64), to
-    bool is ``!= 0`` (NaN: True)."""
+    bool is ``!= 0`` (NaN: True).
+
+    >>> convert(ctx, ir.Constant(DOUBLE, -1.5), I64)       # i64 -1
+    """
     b = ctx.b
     if to in (F64, F32):
         if value.type == INT64:     # to float32 in one rounding, as numpy (widening to double is exact)
