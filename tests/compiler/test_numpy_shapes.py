@@ -503,3 +503,37 @@ def test_np_array_and_shapes_of_containers(backend):
     gv, gM = srcgrad.grad(from_containers, wrt=(0, 1), backend=backend)(v, M)
     np.testing.assert_allclose(gv, numeric_gradient(from_containers, (v, M), 0), rtol=1e-7)
     np.testing.assert_allclose(gM, numeric_gradient(from_containers, (v, M), 1), rtol=1e-7)
+
+
+# ---------------------------------------------------------------------- float32 gradients (were zero through to_f64)
+def f32_slices(x):
+    return np.sum(x[1:] * x[:-1]) + x[0] * 3.0
+
+
+def f32_loop(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * x[i]
+    return s + np.sum(np.sin(x))
+
+
+def f32_views(x):
+    return np.sum(np.array([x, np.flip(x)]) @ np.ones(4)) + np.sum(x.reshape(2, 2)[0] ** 2) + np.max(x)
+
+
+def f32_matrix(M):
+    return np.sum(M.T @ np.ones(2)) + np.sum(np.moveaxis(M, 0, 1) ** 2) + np.sum(M.astype(np.float64) * M)
+
+
+@pytest.mark.parametrize("fn", [f32_slices, f32_loop, f32_views, f32_matrix])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float32_gradients_are_the_float64_ones(fn, backend):
+    a = np.array([0.5, -1.5, 2.0, 0.25], dtype=np.float32)
+    a = a.reshape(2, 2) if fn is f32_matrix else a
+    want = srcgrad.grad(fn, backend="python")(a.astype(np.float64))
+    g = srcgrad.grad(fn, backend=backend)(a)
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g, want, rtol=1e-6)
+    t = np.linspace(-1.0, 1.0, a.size).reshape(a.shape)
+    _, dot = srcgrad.jvp(fn, (a,), (t.astype(np.float32),), backend=backend)
+    assert dot == pytest.approx(float(np.sum(want * t)), rel=1e-6)
