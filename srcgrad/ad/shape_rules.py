@@ -90,5 +90,4 @@ def _gathered(op, ts, xs, out):
     b = current()
     zero = (lambda x: b.const(0.0, F64)) if op.prim == "pack" else (lambda x: _emit("zeros_like", [x]))
     tangents = [t if t is not None else zero(x) for t, x in zip(ts, xs)]
-    dtype = op.attrs["dtype"] if op.attrs["dtype"] in _FLOATS else F64
-    return _emit(op.prim, tangents, dict(op.attrs, dtype=dtype))
+    return _emit(op.prim, tangents, dict(op.attrs, dtype=F64))       # not rounded to float32, as astype's

@@ -537,3 +537,17 @@ def test_float32_gradients_are_the_float64_ones(fn, backend):
     t = np.linspace(-1.0, 1.0, a.size).reshape(a.shape)
     _, dot = srcgrad.jvp(fn, (a,), (t.astype(np.float32),), backend=backend)
     assert dot == pytest.approx(float(np.sum(want * t)), rel=1e-6)
+
+
+def float32_literals(a, v):
+    return np.sum(np.array([a, a * a], dtype=np.float32) * 3.0) + np.sum(np.array([v, v * a], dtype=np.float32) @ v)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float32_literals_differentiate_as_float64(backend):
+    a, v, ta, tv = 0.3, np.array([0.1, 0.2]), 1.0, np.array([0.5, -0.25])
+    ga, gv = srcgrad.grad(float32_literals, wrt=(0, 1), backend=backend)(a, v)
+    assert ga == pytest.approx(3.0 + 6.0 * a + float(np.sum(v * v)), rel=1e-7)      # float32 rounding
+    np.testing.assert_allclose(gv, 2.0 * v + 2.0 * a * v, rtol=1e-7)
+    _, dot = srcgrad.jvp(float32_literals, (a, v), (ta, tv), backend=backend)
+    assert dot == pytest.approx(ga * ta + float(np.sum(gv * tv)), rel=1e-12)
