@@ -149,9 +149,8 @@ class Compiled:
     def _bind(self, args, kwargs):
         """The arguments in parameter order, as Python binds them: by position, by keyword, else
         the default (each default specialises like a passed argument of its type)."""
-        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in self._sig.parameters.values()):
-            lower(self.fun, [])         # refuses *args and **kwargs, naming the line
-        if not kwargs and len(args) == len(self._params):
+        variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in self._sig.parameters.values())
+        if not kwargs and len(args) == len(self._params) and not variadic:
             return args
         try:
             bound = self._sig.bind(*args, **kwargs)

@@ -17,6 +17,8 @@ Example:
 import ast
 import builtins
 
+import numpy as np
+
 from ..trees import Tree
 
 CONTAINER_NODES = (ast.Tuple, ast.List, ast.Dict, ast.ListComp, ast.GeneratorExp)
@@ -54,6 +56,31 @@ def constant_int(v):
     if op is not None and op.prim == "const" and type(op.attrs["value"]) is int:
         return op.attrs["value"]
     return None
+
+
+_FOLDABLE = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "not", "and", "or", "add", "sub", "mul", "neg", "abs",
+                       "to_bool", "to_f64", "min", "max", "floordiv", "mod", "div"})
+
+
+def static_value(v, depth=0):
+    """The number an IR value holds when it is computed from constants alone by cheap scalar ops
+    (``n == 0`` with ``n`` a constant), else UNKNOWN: the frontend decides such an `if` while
+    compiling, so recursion bounded by a constant argument ends."""
+    op = getattr(v, "owner", None)
+    if op is None or v.type.is_array:
+        return UNKNOWN
+    if op.prim == "const":
+        return op.attrs["value"]
+    if op.prim not in _FOLDABLE or depth > 16:
+        return UNKNOWN
+    ins = [static_value(o, depth + 1) for o in op.operands]
+    if any(i is UNKNOWN for i in ins):
+        return UNKNOWN
+    from ..ir.interpret import EVAL
+    try:
+        return EVAL[op.prim](None, op, ins)
+    except Exception:       # noqa: BLE001 (not decided while compiling: the op raises at run time)
+        return UNKNOWN
 
 
 def flat(v):
@@ -259,6 +286,9 @@ class Containers:
         involved; None when the call is not one of those (the call table lowers it)."""
         if fobj in (builtins.zip, builtins.enumerate):
             return self.iterable(node, env)
+        if fobj in (np.array, np.asarray) and len(node.args) == 1 and isinstance(node.args[0], (
+                ast.ListComp, ast.GeneratorExp)) and not node.keywords:
+            return self.runtime_array(node, node.args[0], env)
         if fobj not in (builtins.len, builtins.sum, builtins.min, builtins.max, builtins.list, builtins.tuple) \
                 or len(node.args) != 1 or node.keywords:
             return None
@@ -395,8 +425,8 @@ class Containers:
             v = env.get(n) if n in self.locals else self.resolve_global(n, node)
             if n in self.locals:
                 v = v.key if isinstance(v, StrKey) else v.owner.attrs["value"] if getattr(
-                    getattr(v, "owner", None), "prim", None) == "const" else _UNKNOWN
-            if v is _UNKNOWN or any(isinstance(c, ast.Call) for c in ast.walk(node)):
+                    getattr(v, "owner", None), "prim", None) == "const" else UNKNOWN
+            if v is UNKNOWN or any(isinstance(c, ast.Call) for c in ast.walk(node)):
                 self.unsupported(node, "a condition in a comprehension that depends on values known only at run "
                                        "time", "write the loop out, or use np.where")
             scope[n] = v
@@ -437,7 +467,7 @@ def _py_type(v):
     return {"f64": "float", "i64": "int", "bool": "bool"}.get(str(v.type), "numpy.ndarray")
 
 
-_UNKNOWN = object()
+UNKNOWN = object()
 
 
 class StrKey:

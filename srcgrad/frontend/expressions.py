@@ -26,9 +26,10 @@ from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Loc, if_op
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
-from ..trees import Tree
-from .containers import CONTAINER_NODES, Containers, Range, Zipped, range_of
-from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee
+from ..trees import Tree, flatten
+from .functions import FunctionRef
+from .containers import CONTAINER_NODES, UNKNOWN, Containers, Range, Zipped, range_of, static_value
+from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee, known_callable
 from .numpy_shapes import dtype_comparison, lower_shape_call
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -117,7 +118,10 @@ class Expressions(Containers):
                 self.unsupported(node, "a generator expression here", "sum(... for ...) and np.array([...]) take one")
             return self.container(node, env)
         if isinstance(node, ast.Name) and node.id in self.locals:
-            return self.read(node.id, env, node)
+            v = self.read(node.id, env, node)
+            return v.seen_from(env) if getattr(v, "definer", None) is self else v
+        if isinstance(node, ast.Lambda):
+            return self.lambda_value(node, env)
         if isinstance(node, ast.Call):
             return self.call(node, env)
         if isinstance(node, ast.Subscript):
@@ -147,7 +151,9 @@ class Expressions(Containers):
         if isinstance(v, Tree):
             self.typing_error(node, f"{ast.unparse(node)} is {v.words()}, where a number or an array is needed")
         if not hasattr(v, "type"):
-            self.typing_error(node, f"{ast.unparse(node)} cannot be used as a number or an array here")
+            self.typing_error(node, f"{ast.unparse(node)} is a function, where a number or an array is needed" if
+                              hasattr(v, "fdef") or hasattr(v, "obj") else
+                              f"{ast.unparse(node)} cannot be used as a number or an array here")
         return v
 
     def expr(self, node, env):
@@ -312,6 +318,9 @@ class Expressions(Containers):
     def if_expr(self, node, env):
         """``a if c else b``: only the chosen branch runs."""
         c = self.truth(node.test, env)
+        decided = static_value(c)
+        if decided is not UNKNOWN:      # decided while compiling (a constant argument of a recursion)
+            return self.expr(node.body if decided else node.orelse, env)
         then, a = self.lowered_apart(lambda: self.expr(node.body, env))
         other, b = self.lowered_apart(lambda: self.expr(node.orelse, env))
         if a.type.is_array or b.type.is_array:
@@ -409,8 +418,14 @@ class Expressions(Containers):
             frozen = obj.copy()
             frozen.flags.writeable = False
             return self.b.emit("const", [], {"value": frozen, "type": t})
+        tree = flatten(obj)
+        if isinstance(tree, Tree):       # a global tuple, list or dict (of numbers and arrays)
+            return tree.refill(iter([self.constant(v, node) for v in tree.leaves()]))
+        if callable(obj) and known_callable(obj):
+            return FunctionRef(obj)      # np.tanh passed to a function that calls it
         self.unsupported(node, f"using {type(obj).__name__} {getattr(obj, '__name__', '')!s} as a value",
-                         "numbers and arrays can be used as values; functions can be called")
+                         "numbers, arrays, tuples, lists and dicts of them can be used as values; functions can "
+                         "be called")
 
     def global_object(self, node):
         """What a name or a dotted name (np.linalg.det) of module level is bound to at compile
@@ -426,12 +441,20 @@ class Expressions(Containers):
         if len(node.args) == 1 and range_of(node.args[0], env) is not None:
             return range_of(node.args[0], env).n          # len(range0)
         fobj = self.global_object(node.func)
-        shaped = lower_shape_call(self, node, fobj, env)        # reshape, transpose, np.array([...]), ...
-        if shaped is not None:
-            return shaped
+        if fobj is None and isinstance(node.func, ast.Name) and node.func.id in self.locals:
+            target = self.expr_any(node.func, env)
+            if not hasattr(target, "type") and not isinstance(target, (Tree, FunctionRef)):
+                return self.call_value(node, target, env)
+            if isinstance(target, FunctionRef):
+                fobj = target.obj
+            elif not isinstance(target, Tree):
+                self.typing_error(node, f"'{node.func.id}' is a {user_name(target.type)}, not a function")
         special = self.container_call(node, fobj, env)
         if special is not None:
             return special
+        shaped = lower_shape_call(self, node, fobj, env)        # reshape, transpose, np.array([...]), ...
+        if shaped is not None:
+            return shaped
         plain_function = inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
         if node.keywords and not plain_function and not (
                 isinstance(node.func, ast.Attribute)

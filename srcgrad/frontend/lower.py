@@ -22,12 +22,13 @@ import inspect
 from ..custom import custom_vjp
 from ..errors import UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Function, Value, for_op, if_op, while_op
-from ..ir.types import BOOL, I64, Type, unify
+from ..ir.types import BOOL, F64, I64, Type, unify
 from .calls import check_callee
 from .desugar import break_guard, check_returns, desugar
 from ..trees import Tree
-from .containers import Zipped, constant_int, describe, flat, refill, structure
+from .containers import UNKNOWN, Zipped, constant_int, describe, flat, refill, static_value, structure
 from .expressions import BINOPS, WHAT_INSTEAD, Expressions, Range, Unbound
+from .functions import Functions, FunctionRef, NestedFunction
 from .names import FreshNames
 from .numpy_shapes import refuse_layout_dependent_writes
 from .source import source_of     # re-exported: api.py imports it from here
@@ -100,6 +101,8 @@ def _assigned_names(stmts):
                 targets = [sub.target]
             elif isinstance(sub, ast.For):
                 targets = [sub.target]
+            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub.name not in out:
+                out.append(sub.name)
             elif isinstance(sub, ast.Expr) and isinstance(sub.value, ast.Call) and isinstance(
                     sub.value.func, ast.Attribute) and sub.value.func.attr in _LIST_METHODS:
                 targets = [sub.value.func.value]           # l.append(v) makes a new version of l
@@ -112,7 +115,7 @@ def _assigned_names(stmts):
     return out
 
 
-class _Lowerer(Expressions):
+class _Lowerer(Functions, Expressions):
     """Lowers one function's body (a callee's, inlined, has its own)."""
 
     def __init__(self, fn, fdef, file, first):
@@ -128,10 +131,11 @@ class _Lowerer(Expressions):
         self.names = FreshNames(fdef)
         desugar(fdef, self.names, self.calls_range)
         a = fdef.args
-        self.locals = set(p.arg for p in a.posonlyargs + a.args + a.kwonlyargs) | set(_assigned_names(fdef.body)) \
+        self.locals = set(p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p) | set(_assigned_names(fdef.body)) \
             | _comprehension_names(fdef.body)
         self.b = None
         self.lowered_args = {}      # id(argument node) -> its value, lowered by container_call
+        self.recursive_calls = [0]      # shared with the functions it calls (functions.py)
         self.stack = (fn,)     # functions being compiled, to refuse recursion
 
     # ------------------------------------------------------------------ entry
@@ -151,9 +155,8 @@ class _Lowerer(Expressions):
     def run(self, arg_types, name):
         self.check_def()
         a = self.fdef.args
-        if a.vararg or a.kwarg:
-            self.unsupported(self.fdef, "*args and **kwargs", "give every argument a name of its own")
-        params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]     # api.py binds defaults and keywords
+        # in inspect.signature's order; api.py binds defaults and keywords, *args as a tuple, **kwargs a dict
+        params = [p.arg for p in a.posonlyargs + a.args + [a.vararg] + a.kwonlyargs + [a.kwarg] if p is not None]
         if len(params) != len(arg_types):
             raise TypeError(f"{self.fdef.name}() takes {len(params)} arguments but {len(arg_types)} were given")
         leaves = []           # a container argument is passed as its leaves, named after its place
@@ -239,6 +242,8 @@ class _Lowerer(Expressions):
             return env, None
         if isinstance(s, ast.If):
             return self.if_stmt(s, env)
+        if isinstance(s, ast.FunctionDef):
+            return self.define(s, env), None
         if isinstance(s, ast.For):
             return self.for_stmt(s, env), None
         if isinstance(s, ast.While):
@@ -316,6 +321,9 @@ class _Lowerer(Expressions):
     # ------------------------------------------------------------------ if
     def if_stmt(self, s, env):
         cond = self.truth(s.test, env)
+        decided = static_value(cond)
+        if decided is not UNKNOWN:      # a condition on constants only: the other branch is never lowered
+            return self.body(s.body if decided else s.orelse, dict(env))
         # names made up for a loop inside a branch (its flags, counters) stay in that branch
         assigned = [n for n in _assigned_names(s.body + s.orelse) if n in env or self.names.kind(n) is None]
         (then, (tenv, tret)), (other, (eenv, eret)) = (self.lowered_apart(lambda: self.body(stmts, dict(env)))
@@ -339,6 +347,16 @@ class _Lowerer(Expressions):
             names = [n for n in assigned if isinstance(tenv.get(n), object) and tenv.get(n) is not None
                      and eenv.get(n) is not None and not isinstance(tenv[n], Unbound)
                      and not isinstance(eenv[n], Unbound)]
+            for n in names:
+                if isinstance(tenv[n], _FUNCTIONS) or isinstance(eenv[n], _FUNCTIONS):
+                    if tenv[n] is not eenv[n] and not (isinstance(tenv[n], NestedFunction) and isinstance(
+                            eenv[n], NestedFunction) and tenv[n].fdef is eenv[n].fdef):
+                        self.unsupported(s, f"a function '{n}' that an `if` defines or rebinds",
+                                         "define the functions before the `if` and choose which one to call in it")
+            same = [n for n in names if isinstance(tenv[n], _FUNCTIONS)]
+            names = [n for n in names if n not in same]
+            for n in same:
+                env[n] = tenv[n]
             for n in names:
                 if structure(tenv[n]) != structure(eenv[n]):
                     self.typing_error(s, f"'{n}' is {describe(tenv[n])} in one branch and {describe(eenv[n])} "
@@ -370,7 +388,7 @@ class _Lowerer(Expressions):
     def _carried(self, body_stmts, env, exclude=()):
         """The variables a loop carries, flattened: a container carries each of its leaves."""
         names = [n for n in _assigned_names(body_stmts) if n in env and not isinstance(env[n], Unbound)
-                 and n not in exclude]
+                 and n not in exclude and not isinstance(env[n], _FUNCTIONS)]
         return _Carried(names, env)
 
     def widened(self, carried, env, lower_regions):
@@ -463,6 +481,41 @@ class _Lowerer(Expressions):
         inner = {**env, seq_name: seq, acc: self.b.const(0)}
         return self.for_stmt(loop, inner)[acc]
 
+    def runtime_array(self, node, gen, env):
+        """np.array([elt for target in seq]) over a range or an array known only at run time: an
+        array of len(seq) numbers filled by a loop (``out[k] = elt``). None when ``seq`` is known
+        while compiling (the container is then built as a list)."""
+        if len(gen.generators) != 1:
+            return None
+        g = gen.generators[0]
+        seq = self.iterable(g.iter, env)
+        if self.static_items(g.iter, seq) is not None:
+            return None
+        if g.ifs:
+            self.unsupported(node, "np.array of a comprehension with `if` over a range or array known only at run "
+                                   "time (its length is not known)", "compute the values for every item and "
+                                                                      "select with np.where")
+        probe = {**env}
+        self.bind_target(g.target, self.item_at(node, seq, self.b.const(0)), probe, node)
+        _, elt = self.lowered_apart(lambda: self.expr(gen.elt, probe))       # its type only
+        if elt.type.is_array:
+            self.unsupported(node, "np.array of a comprehension of arrays over a range known only at run time",
+                             "allocate the 2-D array with np.zeros((n, m)) and fill its rows in a loop")
+        out, seq_name, k = self.names("array"), self.names("iter"), self.names("index")
+        self.locals |= {out, seq_name, k}
+
+        def name(n, store=False):
+            return ast.copy_location(ast.Name(id=n, ctx=ast.Store() if store else ast.Load()), node)
+        put = ast.Assign(targets=[ast.Subscript(value=name(out), slice=name(k), ctx=ast.Store())], value=gen.elt)
+        take = ast.Assign(targets=[g.target], value=ast.Subscript(value=name(seq_name), slice=name(k), ctx=ast.Load()))
+        count = ast.Call(func=name("len"), args=[name(seq_name)], keywords=[])
+        loop = ast.For(target=name(k, True), iter=ast.Call(func=name("range"), args=[count], keywords=[]),
+                       body=[ast.copy_location(take, node), ast.copy_location(put, gen.elt)], orelse=[])
+        ast.fix_missing_locations(ast.copy_location(loop, node))
+        dtype = F64 if elt.type is F64 else elt.type
+        start = self.emit(node, "full", [self.seq_len(node, seq)], {"value": 0, "dtype": dtype}, name=out)
+        return self.for_stmt(loop, {**env, seq_name: seq, out: start})[out]
+
     def range_bounds(self, call, env):
         """(start, stop, step) of a call ``range(...)``, as ints."""
         args = [self.expr(a, env) for a in call.args]
@@ -530,52 +583,8 @@ class _Lowerer(Expressions):
         other, _ = self.lowered_apart(lambda: self.b.yield_([self.truth(test, env)]), loc=self.loc(s))
         return self.b.append(if_op(self.read(flag.id, env, s), then, other, [BOOL], self.loc(s)))[0]
 
-    def custom_call(self, node, fobj, args):
-        """A call to a ``custom_vjp`` function: kept as a call; its vjp gives the gradient."""
-        if fobj.vjp is None:
-            self.unsupported(node, f"calling custom_vjp function {fobj.__name__} before its vjp is defined",
-                             f"decorate its derivative with @{fobj.__name__}.defvjp")
-        for a, arg in zip(args, node.args):
-            if isinstance(a, Tree):
-                self.unsupported(arg, f"passing {a.words()} to the custom_vjp function {fobj.__name__}",
-                                 "pass its numbers and arrays one by one")
-        inner = lower(fobj.fun, [a.type for a in args])
-        result_types = inner.result_types
-        self.b.loc = self.loc(node)
-        out = self.b.emit("call_custom", args, {"fn": fobj, "result_types": result_types},
-                          result_types=result_types)
-        outs = out if isinstance(out, list) else [out]
-        return inner.result_tree.refill(iter(outs)) if inner.result_tree is not None else outs[0]
 
-    def inline(self, node, fobj, args, keywords=None):
-        """A call to a plain Python function: its body is compiled in place (and so differentiated).
-        Arguments bind to parameters as in Python: by position, by keyword, else the default
-        (read at compile time, like a global)."""
-        if fobj in self.stack:
-            self.unsupported(node, f"recursion ({fobj.__name__} calls itself)", "write the recursion as a loop")
-        src, file, first = source_of(fobj)
-        fdef = ast.parse(src).body[0]
-        if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.unsupported(node, f"calling {fobj.__name__}, which is not defined with `def` (a lambda, say)",
-                             "define it with def")
-        sub = _Lowerer(fobj, fdef, file, first)
-        sub.stack = self.stack + (fobj,)
-        sub.b = self.b
-        sub.check_def()
-        a = fdef.args
-        if a.vararg or a.kwarg:
-            sub.unsupported(fdef, "*args and **kwargs in a called function", "give every argument a name of its own")
-        try:
-            bound = inspect.signature(fobj).bind(*args, **(keywords or {}))
-        except TypeError as e:
-            self.typing_error(node, f"{fobj.__name__}(): {e}")
-        values = {}
-        for name, p in inspect.signature(fobj).parameters.items():
-            values[name] = bound.arguments[name] if name in bound.arguments else self.constant(p.default, node)
-        _, ret = sub.body(fdef.body, values)
-        if ret is None:
-            sub.unsupported(fdef, "a called function that returns nothing", "return a value")
-        return ret.value()
+_FUNCTIONS = (NestedFunction, FunctionRef)
 
 
 class _Carried:

@@ -70,13 +70,17 @@ def test_a_called_function_with_a_wrong_keyword_names_the_call():
     assert "return helper(x, d=3.0)" in str(e.value)
 
 
-def star_args(x, *rest):
-    return x
+def star_args(x, *rest, scale=1.0, **named):
+    return x * scale + sum(v * v for v in rest) + sum(named.values())
 
 
-def test_star_args_are_refused_clearly():
-    with pytest.raises(srcgrad.UnsupportedSyntaxError, match=r"\*args and \*\*kwargs"):
-        srcgrad.jit(star_args)(1.0)
+@pytest.mark.parametrize("backend", ["python", "llvm"])
+def test_star_args_and_kwargs_of_the_compiled_function(backend):
+    assert srcgrad.jit(star_args, backend=backend)(1.0) == 1.0
+    assert srcgrad.jit(star_args, backend=backend)(1.0, 2.0, 3.0, scale=2.0, a=4.0) == 19.0
+    g = srcgrad.grad(star_args, wrt=(0, 1, 3), backend=backend)(1.0, 2.0, 3.0, scale=2.0, a=4.0)
+    assert g == (2.0, (4.0, 6.0), {"a": 1.0})
+    assert srcgrad.grad(star_args, wrt="rest", backend=backend)(1.0, 2.0, 3.0) == (4.0, 6.0)
 
 
 def test_vjp_and_jvp_fill_in_defaults():

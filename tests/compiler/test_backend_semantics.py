@@ -542,3 +542,15 @@ def test_writing_a_read_only_argument_raises_as_numpy_does(backend):
         np.testing.assert_array_equal(x, before)
         with pytest.raises(ValueError, match="assignment destination is read-only"):
             srcgrad.grad(write_slice, backend=backend)(x)
+
+
+def zeros_like_keeps_the_dtype(v):
+    return np.zeros_like(v)
+
+
+@pytest.mark.parametrize("backend", ["python", "llvm"])
+@pytest.mark.parametrize("arr", [np.array([1, 2]), np.array([True, False]), np.array([1.0], np.float32)])
+def test_new_arrays_keep_the_dtype_on_both_backends(backend, arr):
+    """np.zeros_like of an int or bool array is an int or bool array (the python backend once made float64)."""
+    out = srcgrad.jit(zeros_like_keeps_the_dtype, backend=backend)(arr)
+    assert out.dtype == arr.dtype and not out.any()

@@ -256,3 +256,22 @@ def test_refusals_name_the_line(fn, args, error, message):
     with pytest.raises(error, match=message) as info:
         srcgrad.grad(fn)(*args)
     assert "test_containers.py" in str(info.value)
+
+
+def arrays_from_comprehensions(x, n):
+    a = np.array([x * i for i in range(n)])
+    b = np.array([v * v for v in a])
+    c = np.array([i * 2 for i in range(n)])
+    return np.sum(a * b) + np.sum(c)
+
+
+def int_array_from_a_comprehension(n):
+    return np.array([i * 2 for i in range(n)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_np_array_of_a_comprehension_over_a_runtime_range(backend):
+    assert srcgrad.jit(arrays_from_comprehensions, backend=backend)(1.5, 4) == arrays_from_comprehensions(1.5, 4)
+    assert srcgrad.grad(arrays_from_comprehensions, backend=backend)(1.5, 4) == pytest.approx(3 * 1.5 ** 2 * 36)
+    out = srcgrad.jit(int_array_from_a_comprehension, backend=backend)(3)
+    assert out.dtype == np.int64 and out.tolist() == [0, 2, 4]

@@ -45,7 +45,7 @@ def root(x):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("args, error, text", [
     (("a", np.ones(3)), srcgrad.TypingError, "argument 'x' of weighted is a str"),
-    ((1.0, [1.0, 2.0]), srcgrad.TypingError, "argument 'v' of weighted is a list"),
+    ((1.0, [1.0, 2.0]), srcgrad.TypingError, "v is a list of 2, where a number or an array is needed"),
     ((None, np.ones(3)), srcgrad.TypingError, "is a NoneType"),
     ((1j, np.ones(3)), srcgrad.TypingError, "is a complex"),
     ((1.0, np.ones(3, np.int32)), srcgrad.TypingError, "of dtype int32"),

@@ -50,7 +50,7 @@ def array_program(draw, features=None):
     def pick(kind):
         return draw(st.sampled_from(names[kind]))
 
-    extra = [f for f in ("allocations", "argument_writes", "containers") if f in features]
+    extra = [f for f in ("allocations", "argument_writes", "containers", "functions") if f in features]
     for k in range(draw(st.integers(2, 9))):
         kind = draw(st.sampled_from(["n", "m", "nm", "s"]))
         form = draw(st.integers(0, 5 + len(extra)))
@@ -87,6 +87,10 @@ def array_program(draw, features=None):
             expr = dot.format(pick(vec), pick(vec))
         elif special == "allocations" and kind in ("n", "m"):
             lines += _allocations(draw, name, kind, pick)
+            names[kind].append(name)
+            continue
+        elif special == "functions":
+            lines += _functions(draw, name, kind, pick)
             names[kind].append(name)
             continue
         elif special == "containers":
@@ -152,8 +156,27 @@ def _containers(draw, name, kind, pick):
         return [f"    {c} = [v_{name} * {pick('s')} for v_{name} in ({', '.join(vals)}) if True]",
                 f"    {name} = sum(a_{name} * b_{name} for a_{name}, b_{name} in zip({c}, [{', '.join(vals)}]))"]
     if form == 6:     # a list carried through a loop whose trip count is known only at run time
-        return [f"    {c} = [{vals[0]}, {vals[1]}]", f"    for j_{name} in range(X.shape[0] - 3):",
-                f"        {c} = [{c}[1] * 0.5, {c}[0] + {pick(kind)}]", f"    {name} = {c}[0] + {c}[1]"]
+        # (copies: a loop may not read an argument array written in place yet, issue 12)
+        return [f"    {c} = [{vals[0]} * 1.0, {vals[1]} * 1.0]", f"    for j_{name} in range(X.shape[0] - 3):",
+                f"        {c} = [{c}[1] * 0.5, {c}[0] + 1.0]", f"    {name} = {c}[0] + {c}[1]"]
     return [f"    {c} = {{'a': {vals[0]}, 'b': ({vals[1]}, {vals[0]})}}",
             f"    if {pick('s')} > 0.0:", f"        {c} = {{'a': {c}['b'][1], 'b': ({c}['a'], {vals[1]})}}",
             f"    {name} = {c}['a'] * {c}['b'][0]"]
+
+
+def _functions(draw, name, kind, pick):
+    """``name`` computed through a lambda, a nested def (a closure, with defaults, keywords and
+    ``*args``) or a numpy function passed as a value."""
+    a, b, s = pick(kind), pick(kind), pick("s")
+    g = f"g_{name}"
+    form = draw(st.integers(0, 3))
+    if form == 0:
+        return [f"    {g} = lambda v: np.tanh(v) * {s}", f"    {name} = {g}({a}) + {g}({b})"]
+    if form == 1:
+        return [f"    def {g}(v, p=0.5):", f"        return v * {s} + p * {a}",
+                f"    {name} = {g}({b}) + {g}({b}, p=1.5)"]
+    if form == 2:
+        return [f"    def {g}(*vs, scale=1.0):", f"        return sum(v * scale for v in vs)",
+                f"    {name} = {g}({a}, {b}, scale={s})"]
+    return [f"    def {g}(fn, v):", f"        return fn(v)",
+            f"    {name} = {g}(np.sin, {a}) + {g}(lambda v: v * {s}, {b})"]

@@ -12,6 +12,8 @@ Constructs that once gave wrong answers (issue 9) each sit behind a name in ``FE
 ``SRCGRAD_FUZZ_SKIP=name,name`` switches some off (a feature still being fixed, say):
 
 - ``floor_mod``: float ``//`` and ``%`` with negative and constant operands;
+- ``functions`` (array programs): lambdas, nested ``def`` closing over the function's values,
+  defaults, keywords, ``*args``, a numpy function passed as a value;
 - ``containers`` (array programs): tuples, lists and dicts of the values made so far, indexed,
   unpacked, summed, iterated (``for v in L``, ``enumerate``, ``zip``), grown by ``append`` and
   read in comprehensions;
@@ -39,7 +41,7 @@ import os
 from hypothesis import strategies as st
 
 FEATURES = frozenset({"floor_mod", "short_circuit", "allocations", "argument_writes", "math_names",
-                      "many_returns", "widening", "zero_points", "defaults", "views", "containers"})
+                      "many_returns", "widening", "zero_points", "defaults", "views", "containers", "functions"})
 # features that still fail, left out unless SRCGRAD_FUZZ_SKIP says otherwise ("" runs them all)
 STILL_FAILING = frozenset()
 

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ...ir.types import F32, F64, I64
+from ...ir.types import BOOL, F32, F64, I64
 from .shape_exprs import SHAPE_EXPR
 
 
@@ -179,11 +179,20 @@ def _shape(em, op, ins):
 def _full(em, op, ins):
     shape = ins[0] if len(ins) == 1 else ast.Tuple(elts=ins, ctx=ast.Load())
     value = op.attrs["value"]
+    dtype = op.results[0].type.dtype
+    # np.zeros(n) is float64; another dtype (np.zeros_like of an int array) is said
+    kw = [] if dtype is F64 else [ast.keyword(arg="dtype", value=_attr("np", _NUMPY_DTYPES[dtype]))]
     if value == 0:
-        return _call(_attr("np", "zeros"), [shape])
-    if value == 1:
-        return _call(_attr("np", "ones"), [shape])
-    return _call(_attr("np", "full"), [shape, ast.Constant(value)])
+        call = _call(_attr("np", "zeros"), [shape])
+    elif value == 1:
+        call = _call(_attr("np", "ones"), [shape])
+    else:
+        call = _call(_attr("np", "full"), [shape, ast.Constant(value)])
+    call.keywords = kw
+    return call
+
+
+_NUMPY_DTYPES = {F32: "float32", I64: "int64", BOOL: "bool_"}
 
 
 def _range_len(em, op, ins):
