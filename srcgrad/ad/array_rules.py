@@ -86,3 +86,5 @@ def _custom(rev, op, g, adj, mapping):
 
 
 __all__ = ["ARRAY_ADJOINT"]
+
+from . import indexing_rules  # noqa: E402,F401  (x[idx], x[mask] and their writes register here)

@@ -20,7 +20,7 @@ from ..ir.core import walk_ops
 from ..ir.memory import Buffers
 from ..ir.primitives import PRIMITIVES
 
-WRITES = ("setitem", "setslice")
+WRITES = ("setitem", "setslice", "scatter", "setmask", "scatter_add")
 
 
 def reads_mutable(op, mutable):
@@ -59,7 +59,7 @@ def refuse_whole_array_reads(body, read_ops, active):
 def refuse_in_branch(block, mutable):
     """A branch is recomputed as is in the reverse sweep: there is no tape to read from."""
     for o in walk_ops(block):
-        if reads_mutable(o, mutable) or o.prim == "setitem":
+        if reads_mutable(o, mutable) or o.prim in ("setitem", "scatter", "setmask", "scatter_add"):
             raise UnsupportedSyntaxError(
                 "srcgrad cannot differentiate this yet: an array written with x[i] = v is read or written "
                 "inside an `if`", o.loc, "move the read or write out of the `if` (compute both, then select)")

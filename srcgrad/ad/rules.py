@@ -12,7 +12,7 @@ import math
 
 from ..ir.core import const, cos, current, exp, select, sin, sqrt
 from ..ir.primitives import table_entry
-from ..ir.types import F32, F64, is_float
+from ..ir.types import F64, is_float
 
 ADJOINT = {}
 
@@ -191,6 +191,10 @@ def _emit_attrs(prim, args, **attrs):
     return current().emit(prim, list(args), attrs)
 
 
+def _widened(g):
+    return current().emit("to_f64", [g]) if g.type.is_array and g.type.dtype is not F64 else g
+
+
 def _axis(out, x):
     """The reduced axis of a sum (None: all), read back from the op that made ``out``."""
     return out.owner.attrs.get("axis") if out.owner is not None else None
@@ -203,14 +207,12 @@ for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv"
               "broadcast_like", "reduce_grad", "arange", "slice_add"):
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
-# a float32 array computes as float64: its derivative passes through unchanged (as float64:
-# a float32 tangent is widened)
-ADJOINT["to_f64"] = lambda g, x, out: (lambda: _as_f64(g),) if is_float(x.type) else (None,)
-
-
-def _as_f64(g):
-    return _emit("to_f64", g) if g.type.is_array and g.type.dtype is F32 else g
+# a float32 array widened to float64 passes its gradient on (an int or bool one has none);
+# a float32 tangent (forward mode) is widened with it
+ADJOINT["to_f64"] = lambda g, x, out: (lambda: _widened(g),) if is_float(x.type) else (None,)
 for _name in ("index", "if", "for", "while", "call_custom", "setitem", "slice", "setslice"):
+    ADJOINT[_name] = "structural"
+for _name in ("gather", "mask_select", "scatter", "setmask", "scatter_add"):     # ad/indexing_rules.py
     ADJOINT[_name] = "structural"
 
 __all__ = ["ADJOINT", "const"]

@@ -110,3 +110,5 @@ def _custom(op, ts, xs, out):
 
 
 __all__ = ["TANGENT", "linear_tangent"]
+
+from . import indexing_rules  # noqa: E402,F401  (x[idx], x[mask] and their writes register here)

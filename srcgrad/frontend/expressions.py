@@ -30,6 +30,7 @@ from ..trees import Tree, flatten
 from .functions import FunctionRef
 from .containers import CONTAINER_NODES, UNKNOWN, Containers, Range, Zipped, range_of, static_value
 from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee, known_callable
+from .indexing import Indexing
 from .numpy_shapes import dtype_comparison, lower_shape_call
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -68,7 +69,7 @@ class Unbound:
         self.name = name
 
 
-class Expressions(Containers):
+class Expressions(Containers, Indexing):
     """Lowers expressions into ``self.b``'s block, names read from an ``env`` (name -> Value).
     lower._Lowerer, which adds the statements, sets ``b``, ``locals``, ``globals``, ``closure``
     and the source position, and compiles calls of whole functions (``custom_call``, ``inline``)."""
@@ -516,13 +517,7 @@ class Expressions(Containers):
         arr = self.value(node.value, arr)
         if not arr.type.is_array:
             self.typing_error(node, f"only arrays can be indexed, not {arr.type}")
-        idx = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        self.refuse_new_axis(idx)
-        if any(isinstance(i, ast.Slice) for i in idx) or len(idx) < arr.type.ndim:
-            spec, bounds = self.slice_spec(idx, env)
-            return self.emit(node, "slice", [arr] + bounds, {"spec": spec})
-        indices = [self.integer(i, env, "array indices") for i in idx]
-        return self.emit(node, "index", [arr] + indices, {"wrap": True})
+        return self.subscript_value(node, arr, env)      # indexing.py
 
     def setitem(self, target, value, env, node):
         """x[i, j] = v: a new version of the array; every name bound to the old one sees it."""
@@ -534,31 +529,24 @@ class Expressions(Containers):
         value = self.value(node, value)
         if not old.type.is_array:
             self.typing_error(node, f"only arrays can be written into, '{target.value.id}' is {old.type}")
-        idx = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
-        self.refuse_new_axis(idx)
-        if any(isinstance(i, ast.Slice) for i in idx) or len(idx) < old.type.ndim:
-            spec, bounds = self.slice_spec(idx, env)
+        entries = self.index_entries(node, target.slice, env, old.type.ndim)       # indexing.py
+        if any(e[0] == "v" and e[1].type.is_array for e in entries):
+            new = self.advanced_write(node, target, old, value, entries)
+        elif any(e[0] != "v" for e in entries) or len(entries) < old.type.ndim:
+            spec, bounds = self.basic_spec(node, entries)
             if value.type.is_array:
                 (value,) = self.to_float_array_operands(node, value)
             elif old.type.dtype in (F64, F32):
                 value = self.b.convert(value, F64)
             new = self.emit(node, "setslice", [old, value] + bounds, {"spec": spec}, name=target.value.id)
         else:
-            indices = [self.integer(i, env, "array indices") for i in idx]
+            spec, indices = self.basic_spec(node, entries)
             if old.type.dtype in (F64, F32):
                 value = self.b.convert(value, F64)
             new = self.emit(node, "setitem", [old, value] + indices, name=target.value.id)
         for n, v in list(env.items()):
             if v is old:
                 env[n] = new
-
-    def refuse_new_axis(self, idx):
-        for i in idx:
-            if self.is_none(i):
-                self.unsupported(i, f"a new axis in an index ({ast.unparse(i)}, as in x[:, np.newaxis]): srcgrad has "
-                                    "no reshape yet",
-                                 "write the broadcast out: np.outer(x, y) for x[:, None] * y, or a loop over the "
-                                 "elements into an array made with np.zeros((n, m))")
 
     def is_none(self, node):
         """Whether ``node`` is None or a global bound to it (np.newaxis)."""
@@ -570,19 +558,6 @@ class Expressions(Containers):
             base = self.global_object(node.value)
             return base is not None and hasattr(base, node.attr) and getattr(base, node.attr) is None
         return False
-
-    def slice_spec(self, idx, env):
-        """(spec, bound values) of a subscript with slices: see the 'slice' primitive."""
-        spec, bounds = [], []
-        for i in idx:
-            if isinstance(i, ast.Slice):
-                parts = (i.lower, i.upper, i.step)
-                spec.append(("s",) + tuple(p is not None for p in parts))
-                bounds += [self.integer(p, env, "slice bounds") for p in parts if p is not None]
-            else:
-                bounds.append(self.integer(i, env, "array indices"))
-                spec.append(("i",))
-        return tuple(spec), bounds
 
     def integer(self, node, env, what):
         """An index or a slice bound: an int (or a bool)."""

@@ -75,6 +75,15 @@ def _signature(a, defaults):
     return inspect.Signature(params)
 
 
+def _as_def(node):
+    """A lambda as the FunctionDef ``def lambda(args): return body`` (same source positions)."""
+    fdef = ast.FunctionDef(name="lambda", args=node.args, body=[ast.Return(value=node.body)], decorator_list=[],
+                           returns=None, type_comment=None)
+    ast.copy_location(fdef, node)
+    ast.copy_location(fdef.body[0], node.body)
+    return ast.fix_missing_locations(fdef)
+
+
 def _free_names(fdef):
     """Names a nested function reads that it does not bind itself."""
     a = fdef.args
@@ -97,12 +106,7 @@ class Functions:
 
     def lambda_value(self, node, env):
         """``lambda v: ...``: a NestedFunction whose body returns the expression."""
-        fdef = ast.FunctionDef(name="lambda", args=node.args, body=[ast.Return(value=node.body)], decorator_list=[],
-                               returns=None, type_comment=None)
-        ast.copy_location(fdef, node)
-        ast.copy_location(fdef.body[0], node.body)
-        ast.fix_missing_locations(fdef)
-        return NestedFunction(fdef, self.default_values(node.args, env), self, env)
+        return NestedFunction(_as_def(node), self.default_values(node.args, env), self, env)
 
     def default_values(self, a, env):
         """The values of a nested function's defaults, computed where it is defined (as Python does)."""
@@ -132,8 +136,11 @@ class Functions:
         src, file, first = source_of(fobj)
         fdef = ast.parse(src).body[0]
         if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.unsupported(node, f"calling {fobj.__name__}, which is not defined with `def` (a lambda, say)",
-                             "define it with def")
+            lambdas = [n for n in ast.walk(fdef) if isinstance(n, ast.Lambda)]
+            if fobj.__name__ != "<lambda>" or len(lambdas) != 1:
+                self.unsupported(node, f"calling {fobj.__name__}, which is not defined with `def` (or is one of "
+                                       "several lambdas on one line)", "define it with def")
+            fdef = _as_def(lambdas[0])
         sub = type(self)(fobj, fdef, file, first)
         sub.stack = self.stack + (fobj,)
         sub.recursive_calls = self.recursive_calls

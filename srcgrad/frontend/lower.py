@@ -29,6 +29,7 @@ from ..trees import Tree
 from .containers import UNKNOWN, Zipped, constant_int, describe, flat, refill, static_value, structure
 from .expressions import BINOPS, WHAT_INSTEAD, Expressions, Range, Unbound
 from .functions import Functions, FunctionRef, NestedFunction
+from .indexing import is_add_at
 from .names import FreshNames
 from .numpy_shapes import refuse_layout_dependent_writes
 from .source import source_of     # re-exported: api.py imports it from here
@@ -106,6 +107,9 @@ def _assigned_names(stmts):
             elif isinstance(sub, ast.Expr) and isinstance(sub.value, ast.Call) and isinstance(
                     sub.value.func, ast.Attribute) and sub.value.func.attr in _LIST_METHODS:
                 targets = [sub.value.func.value]           # l.append(v) makes a new version of l
+            elif isinstance(sub, ast.Expr) and isinstance(sub.value, ast.Call) and sub.value.args and \
+                    isinstance(sub.value.func, ast.Attribute) and sub.value.func.attr == "at":
+                targets = sub.value.args[:1]        # np.add.at(x, idx, v) makes a new version of x
             for t in targets:
                 while isinstance(t, ast.Subscript):      # x[i] = v makes a new version of x
                     t = t.value
@@ -258,6 +262,9 @@ class _Lowerer(Functions, Expressions):
                 return env, None
             if isinstance(s.value, ast.Call):
                 fobj = self.global_object(s.value.func)
+                if is_add_at(fobj):          # np.add.at(x, idx, v): frontend/indexing.py
+                    self.add_at(s.value, env)
+                    return env, None
                 if fobj is not None:
                     check_callee(self, s.value, fobj, ast.unparse(s.value.func))
             self.unsupported(s, "an expression statement (its value would be thrown away)",

@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from ..errors import NEGATIVE_INT_POWER
+from .indexing_eval import INDEXING_EVAL
 from .types import BOOL, F32, F64, I64, ArrayType
 from .shape_eval import SHAPE_EVAL
 
@@ -152,6 +153,8 @@ def _slice_key(op, bounds):
     for s in op.attrs["spec"]:
         if s[0] == "i":
             key.append(int(next(it)))
+        elif s[0] == "n":
+            key.append(None)
         else:
             lo, hi, st = (int(next(it)) if has else None for has in s[1:])
             key.append(slice(lo, hi, st))
@@ -374,6 +377,7 @@ EVAL.update({
     "yield": None,         # terminators: ``block`` hands their operands back
     "return": None,
 })
+EVAL.update(INDEXING_EVAL)       # x[idx], x[mask] and their writes (indexing_eval.py)
 EVAL.update(SHAPE_EVAL)      # reshape, restride, astype, pack, stack (shape_eval.py)
 
 

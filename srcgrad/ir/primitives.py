@@ -288,12 +288,13 @@ def _slice_rule(ts, attrs):
     if not isinstance(arr, ArrayType):
         raise TypingError(f"only arrays can be sliced, not {arr}")
     spec = attrs["spec"]
-    if len(spec) > arr.ndim:
+    new_axes = sum(1 for s in spec if s[0] == "n")      # None / np.newaxis: a length-1 axis
+    if len(spec) - new_axes > arr.ndim:
         raise TypingError(f"too many indices for an array of {arr.ndim} dimensions")
     for t in ts[1:]:
         if t not in (I64, BOOL):
             raise TypingError(f"slice bounds and indices must be integers, got {t}")
-    kept = sum(1 for s in spec if s[0] == "s") + arr.ndim - len(spec)
+    kept = sum(1 for s in spec if s[0] in "sn") + arr.ndim - (len(spec) - new_axes)
     return ArrayType(arr.dtype, kept)
 
 
@@ -306,12 +307,66 @@ def _setslice_rule(ts, attrs):
 
 
 _def("slice", _slice_rule, "x[a:b, j, ::s]: a view; attrs: spec, one entry per axis ('i',) or "
-     "('s', has_start, has_stop, has_step); operands: the array, then the bounds given", view=True, may_raise=True)
+     "('s', has_start, has_stop, has_step), or ('n',) for a new length-1 axis (None); operands: the array, then the bounds given", view=True, may_raise=True)
 _def("setslice", _setslice_rule, "x[a:b] = v: a new version of x (written in place)", writes=0, may_raise=True)
 _def("slice_add", lambda ts, a: ts[0], "adjoint accumulation: arr[slice] += g; returns arr (in place)", writes=0,
      may_raise=True)
 _def("setitem", _setitem_rule, "x[i, j] = v: a new version of x (the backends write in place)", writes=0,
      may_raise=True, index_start=2)
+# numpy's advanced indexing: integer index arrays and boolean masks (copies, not views)
+def _index_arrays(arr, idx, what):
+    if not isinstance(arr, ArrayType):
+        raise TypingError(f"only arrays can be indexed, not {arr}")
+    if len(idx) > arr.ndim:
+        raise TypingError(f"too many indices for an array of {arr.ndim} dimensions")
+    for t in idx:
+        if not (isinstance(t, ArrayType) and t.dtype is I64):
+            raise TypingError(f"{what} take int64 index arrays, got {t}")
+    return max(t.ndim for t in idx)         # the index arrays broadcast together
+
+
+def _gather_rule(ts, attrs):
+    arr, idx = ts[0], ts[1:]
+    rank = _index_arrays(arr, idx, "x[idx]")
+    return ArrayType(arr.dtype, rank + arr.ndim - len(idx))
+
+
+def _scatter_rule(ts, attrs):
+    arr, v, idx = ts[0], ts[1], ts[2:]
+    _index_arrays(arr, idx, "x[idx] = v")
+    if (v.dtype if isinstance(v, ArrayType) else v) is F64 and arr.dtype not in (F64, F32):
+        raise TypingError(f"cannot store floats into an array of {arr.dtype}")
+    return arr
+
+
+def _mask_rule(ts, attrs):
+    arr, mask = ts[0], ts[-1]
+    if not isinstance(arr, ArrayType):
+        raise TypingError(f"only arrays can be indexed, not {arr}")
+    if not (isinstance(mask, ArrayType) and mask.dtype is BOOL and mask.ndim <= arr.ndim):
+        raise TypingError(f"a mask is a bool array of at most the array's {arr.ndim} dimensions, got {mask}")
+    return ArrayType(arr.dtype, 1 + arr.ndim - mask.ndim)
+
+
+def _setmask_rule(ts, attrs):
+    _mask_rule([ts[0], ts[2]], attrs)
+    v = ts[1]
+    if (v.dtype if isinstance(v, ArrayType) else v) is F64 and ts[0].dtype not in (F64, F32):
+        raise TypingError(f"cannot store floats into an array of {ts[0].dtype}")
+    return ts[0]
+
+
+_def("gather", _gather_rule, "x[i], X[i, j] with int64 index arrays (broadcast together): a copy of shape "
+     "idx.shape + the axes not indexed; negative indices wrap; attrs: last_only (the adjoint of x[idx] = v: "
+     "an entry whose place a later entry also names reads 0)", allocates=True, may_raise=True)
+_def("scatter", _scatter_rule, "x[idx] = v: a new version of x (in place); a repeated place keeps the last value",
+     writes=0, may_raise=True)
+_def("scatter_add", _scatter_rule, "np.add.at(x, idx, v): x[idx] += v where repeated places accumulate; "
+     "returns x (in place)", writes=0, may_raise=True)
+_def("mask_select", _mask_rule, "x[mask], mask a bool array over x's leading axes: a copy, its first axis the "
+     "count of True", allocates=True, may_raise=True)
+_def("setmask", _setmask_rule, "x[mask] = v (v a number or one value per True): a new version of x (in place)",
+     writes=0, may_raise=True)
 _def("full", _new_array_rule, "np.zeros/np.ones/np.full/np.empty(shape): operands: the sizes; attrs: value",
      allocates=True, may_raise=True)
 _def("sum", _reduce_rule, "np.sum(x) or np.sum(x, axis=k); attrs: axis")

@@ -20,11 +20,6 @@ def uses_with(x):
     return y
 
 
-def uses_lambda(x):
-    f = lambda t: t * 2  # noqa: E731
-    return f(x)
-
-
 def uses_list_comprehension(x):
     n = int(x) + 2
     return sum([x * i for i in range(n)])
@@ -158,12 +153,12 @@ def max_of_an_array(x):
     return max(x)
 
 
-def new_axis(x):
-    return np.sum(x[:, np.newaxis])
+def mixed_index_arrays(x):
+    return np.sum(x[[0, 1], 1:])
 
 
-def none_axis(x):
-    return np.sum(x[None, :])
+def float_index_array(x):
+    return np.sum(x[x * 2.0])
 
 
 def array_in_condition(x):
@@ -208,8 +203,9 @@ def returns_what_a_helper_returns(x):
     return pair(x)
 
 
-square = lambda t: t * t      # noqa: E731  (a global lambda, called from a def)
+pair_of_lambdas = (lambda t: t * t, lambda t: t)      # two lambdas on one line: which one is called?
 
 
-def calls_global_lambda(x):
-    return square(x) + 1.0
+def calls_one_of_two_lambdas(x):
+    first = pair_of_lambdas[0]
+    return first(x) + 1.0

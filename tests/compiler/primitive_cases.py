@@ -85,6 +85,32 @@ def p_setitem(v, x):
     return np.sum(w * v)
 
 
+# numpy's advanced indexing: index arrays and masks (a place named twice included)
+PICK = np.array([2, 0, 2, -1])
+
+
+def p_gather(v): return np.sum(v[PICK] * v[[1, 1]][0])
+def p_mask_select(v): return np.sum(v[v > 0.0] ** 2)
+
+
+def p_scatter(v, x):
+    w = v * 1.0
+    w[PICK] = v[:1] * x
+    return np.sum(w * w)
+
+
+def p_setmask(v, x):
+    w = v * 2.0
+    w[v < 0.0] = x
+    return np.sum(w * v)
+
+
+def p_scatter_add(v, x):
+    w = np.zeros(3)
+    np.add.at(w, PICK, x * v[0])
+    return np.sum(w * v)
+
+
 def p_full(x): return np.sum(np.full(3, 2.0) * x)
 def p_sum(v): return np.sum(v * v)
 def p_prod(v): return np.prod(v)
@@ -184,6 +210,11 @@ CASES = {
     "setslice": (p_setslice, (V, 0.7), (0, 1)),
     "slice_add": (p_slice, (V,), 0),
     "setitem": (p_setitem, (V, 0.7), (0, 1)),
+    "gather": (p_gather, (V,), 0),
+    "mask_select": (p_mask_select, (V,), 0),
+    "scatter": (p_scatter, (V, 0.7), (0, 1)),
+    "setmask": (p_setmask, (V, 0.7), (0, 1)),
+    "scatter_add": (p_scatter_add, (V, 0.7), (0, 1)),
     "full": (p_full, (0.7,), 0),
     "sum": (p_sum, (V,), 0),
     "prod": (p_prod, (V,), 0),

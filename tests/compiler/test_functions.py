@@ -20,6 +20,9 @@ def apply(g, v):
     return g(v)
 
 
+cube = lambda t, k=1.0: k * t ** 3      # noqa: E731 (a module-level lambda)
+
+
 def closures(x, k):
     square = lambda z: z * z                          # noqa: E731 (what users write)
     scale = lambda v, p=2.0: k * v ** p               # noqa: E731
@@ -35,12 +38,12 @@ def closures(x, k):
     a = 3.0
     fs = [lambda v: v * 2.0, square]
     return (square(x) + apply(square, 2.0 * x) + both(x, 2.0 * x, extra=x, bias=k) + late(x)
-            + sum(f(x) for f in fs) + apply(np.tanh, x) + apply(math.sin, k * x))
+            + sum(f(x) for f in fs) + apply(np.tanh, x) + apply(math.sin, k * x) + cube(x, k=2.0))
 
 
 def closures_torch(x, k):
     return (x * x + (2 * x) ** 2 + (k * x ** 2 + k * (2 * x) ** 2 + x + k) + 3.0 * x + (2 * x + x * x)
-            + torch.tanh(x) + torch.sin(k * x))
+            + torch.tanh(x) + torch.sin(k * x) + 2.0 * x ** 3)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

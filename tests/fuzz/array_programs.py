@@ -1,6 +1,9 @@
 """A hypothesis strategy for random whole-array numpy programs: element-wise chains with
 broadcasting, ``@`` both ways round, ``.T``, sums and dot products, values used more than
 once. They exercise what the llvm backend computes lazily (backends/llvm/fusion.py).
+Indexing (issue 11): ``x[:, None]``, ``X[..., 1]``, index lists with a place named twice
+(``y[[0, 2, 2, 4, 1]]``, ``X[:, [2, 0]]``), masks (``np.sum(y[y > 0.0])``), and copies written
+through a mask, an index list, ``+=`` on one, or ``np.add.at``.
 
 The constructs of issue 9 sit behind the names of programs.FEATURES (SRCGRAD_FUZZ_SKIP
 switches them off): ``floor_mod`` (``y % 1.5``, ``w // -0.7``), ``allocations`` (arrays of one
@@ -20,6 +23,14 @@ _UNARY = ["np.sin({})", "np.tanh({})", "np.exp(0.1 * {})", "({0} * {0})", "np.lo
           "np.square({})", "np.negative({})", "np.exp2(0.3 * {})", "np.reciprocal(1.5 + {0} * {0})"]
 _BINARY = ["({} + {})", "({} - {})", "({} * {})", "({} / (1.0 + {} * {}))",
            "np.add({}, {})", "np.subtract({}, {})", "np.multiply({}, {})", "np.divide({}, (1.0 + {} * {}))"]
+# indexing: new axes, ..., index lists (a place named twice), masks; {n} {m} {nm} are arrays of that kind
+_INDEXING = {
+    "n": ["{n}[[0, 2, 2, 4, 1]]", "{nm}[..., 1]", "{nm}[[4, 0, 1, 1, -2], 2]", "({n}[:, None] * {m}[None, :])[:, 1]",
+          "{nm}[:, [2, 0]][:, 1]"],
+    "m": ["{m}[[2, 0, 0]]", "{nm}[2, [2, 0, 1]]", "{nm}[..., 0][[0, 1, 4]]", "{nm}[[3, 3, 1]][1]"],
+    "nm": ["({nm}[:, 0][:, None] * {nm})", "({n}[:, None] * {m}[None, :])", "{nm}[[4, 3, 3, 1, 0]]",
+           "{nm}[:, [2, 2, 0]]", "{nm}[..., None][..., 0]", "({nm}[None, :, :] * {m})[0]"],
+}
 _FLOOR_MOD = ["({} % 1.5)", "({} // -0.7)", "({} % -0.4)", "(({} * 3.0) // 1.25)"]
 # shapes and views (issue 11), by the kind they make: {0} is an array of that kind, {n}, {m},
 # {nm}, {s} others, each a computed array (an argument a program writes in place would be
@@ -74,8 +85,11 @@ def array_program(draw, features=None):
             expr = f"X.T @ {pick('n')}"
         elif form == 2 and kind == "nm":
             expr = f"({pick('nm')} * {pick('m')})"           # a row broadcast over X's rows
+        elif form == 3 and kind != "s":
+            expr = draw(st.sampled_from(_INDEXING[kind])).format(**{k: pick(k) for k in ("n", "m", "nm")})
         elif form == 3 and kind == "s":
-            reduce = draw(st.sampled_from(["np.sum({})", "{}.sum()", "{}.mean()", "{}.max()", "np.min({})"]))
+            reduce = draw(st.sampled_from(["np.sum({})", "{}.sum()", "{}.mean()", "{}.max()", "np.min({})",
+                                           "np.sum({0}[{0} > 0.0])"]))
             expr = reduce.format(pick(draw(st.sampled_from(['n', 'm', 'nm']))))
         elif form == 5 and kind == "s":
             r, q = f"r{k}", f"q{k}"
@@ -85,6 +99,10 @@ def array_program(draw, features=None):
             vec = draw(st.sampled_from(["n", "m"]))
             dot = draw(st.sampled_from(["np.dot({}, {})", "{}.dot({})"]))
             expr = dot.format(pick(vec), pick(vec))
+        elif form == 4 and kind in ("n", "m"):
+            lines += _masked_writes(draw, name, kind, pick)
+            names[kind].append(name)
+            continue
         elif special == "allocations" and kind in ("n", "m"):
             lines += _allocations(draw, name, kind, pick)
             names[kind].append(name)
@@ -180,3 +198,15 @@ def _functions(draw, name, kind, pick):
                 f"    {name} = {g}({a}, {b}, scale={s})"]
     return [f"    def {g}(fn, v):", f"        return fn(v)",
             f"    {name} = {g}(np.sin, {a}) + {g}(lambda v: v * {s}, {b})"]
+
+
+def _masked_writes(draw, name, kind, pick):
+    """``name``: a copy of an array written through a mask, an index list or ``+=`` on one."""
+    n = _SIZE[kind]
+    places = draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=4))
+    write = draw(st.sampled_from([f"{name}[{name} > 0.0] = {pick('s')}",
+                                  f"{name}[{name} < 0.1] = {name}[{name} < 0.1] * {pick('s')}",
+                                  f"{name}[{places}] = {pick('s')}",
+                                  f"{name}[{places}] += {pick(kind)}[{places}]",
+                                  f"np.add.at({name}, {places}, {pick('s')})"]))
+    return [f"    {name} = {pick(kind)} * 1.0", f"    {write}"]

@@ -130,7 +130,8 @@ def _setslice(ctx, op, ins):
     b = ctx.b
     t = op.operands[0].type
     part = ctx.slice_view(op, t, ins[0], ins[2:])
-    pt = ArrayType(t.dtype, op.operands[0].type.ndim - sum(1 for s in op.attrs["spec"] if s[0] == "i"))
+    pt = ArrayType(t.dtype, op.operands[0].type.ndim - sum(1 for s in op.attrs["spec"] if s[0] == "i")
+                   + sum(1 for s in op.attrs["spec"] if s[0] == "n"))
     vt, v = op.operands[1].type, ins[1]
     shape = ctx.shape_values(part, pt.ndim)
     if vt.is_array:
@@ -300,11 +301,18 @@ class Arrays:
         shape = self.shape_values(arr, t.ndim)
         strides_v = b.extract_value(arr, 2)
         strides = [b.extract_value(strides_v, k) for k in range(t.ndim)]
-        spec = list(op.attrs["spec"]) + [("s", False, False, False)] * (t.ndim - len(op.attrs["spec"]))
+        given = sum(1 for s in op.attrs["spec"] if s[0] != "n")
+        spec = list(op.attrs["spec"]) + [("s", False, False, False)] * (t.ndim - given)
         it = iter(bounds)
         offset = ir.Constant(INT64, 0)
         new_shape, new_strides = [], []
-        for k, s in enumerate(spec):
+        k = -1
+        for s in spec:
+            if s[0] == "n":         # None: a new axis of length 1 (its stride is never used)
+                new_shape.append(ir.Constant(INT64, 1))
+                new_strides.append(ir.Constant(INT64, 0))
+                continue
+            k += 1
             n, st = shape[k], strides[k]
             if s[0] == "i":
                 i, j = self.from_end(next(it), n)

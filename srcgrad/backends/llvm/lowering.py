@@ -31,6 +31,7 @@ from .callbacks import CALLS
 from .checks import checkable_accesses, versioned_loop
 from .error_codes import OK, RANGE_STEP, SITE
 from .fusion import lazy_ops, lazy_positions
+from .indexing import INDEXING
 from .kernels import KERNELS, Kernels
 from .lazy import Lazy, LazyArrays
 from .loop_memory import frees_each_iteration
@@ -52,7 +53,7 @@ def tables(target):
     """The lowering's tables for ``target``: (scalar tables, whose entries lower numbers and
     array elements; op tables, whose entries lower whole ops). Each lowered primitive is a
     key of exactly one of them."""
-    return [target.math, SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, SHAPES]
+    return [target.math, SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, INDEXING, SHAPES]
 
 
 def _scalar_op(ctx, op, ins):

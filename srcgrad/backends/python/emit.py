@@ -19,6 +19,7 @@ import numpy as np
 from ...ir.types import F64
 from ..callbacks import checked_vjp
 from .exprs import EXPR, _attr, _call, _name, _store, constant, is_const, range_args
+from .indexing import INDEXING_EXPR, INDEXING_STMT
 from .plan import Plan
 
 COMMENT = "__srcgrad_line_"      # a marker statement ``__srcgrad_line_<k>__``: the k-th comment
@@ -199,6 +200,8 @@ class Emitter:
         for s in op.attrs["spec"]:
             if s[0] == "i":
                 parts.append(next(it))
+            elif s[0] == "n":
+                parts.append(ast.Constant(None))
             else:
                 lo, hi, st = (next(it) if has else None for has in s[1:])
                 parts.append(ast.Slice(lower=lo, upper=hi, step=st))
@@ -411,3 +414,6 @@ STMT = {
     "setitem": _write(False, _item_key), "index_add": _write(True, _item_key),
     "setslice": _write(False, _slice_key), "slice_add": _write(True, _slice_key),
 }
+# numpy's advanced indexing (indexing.py): x[idx], x[mask] and their writes
+EXPR.update(INDEXING_EXPR)
+STMT.update(INDEXING_STMT)

@@ -84,11 +84,11 @@ class Plan:
             return [(ops[0], EAGER)] + [(v, LAZY) for v in ops[1:]]
         if p == "select" and not op.results[0].type.is_array:
             return [(ops[0], EAGER), (ops[1], LAZY), (ops[2], LAZY)]
-        if p in ("index", "slice"):
+        if p in ("index", "slice", "gather", "mask_select"):
             return [(ops[0], FIXED)] + [(v, EAGER) for v in ops[1:]]
-        if p in ("setitem", "setslice"):                       # a[i] = v: v first
+        if p in ("setitem", "setslice", "scatter", "setmask"):                       # a[i] = v: v first
             return [(ops[1], EAGER), (ops[0], FIXED)] + [(v, EAGER) for v in ops[2:]]
-        if p in ("index_add", "slice_add"):                    # a[i] += g: a[i] is read before g
+        if p in ("index_add", "slice_add", "scatter_add"):                    # a[i] += g: a[i] is read before g
             return [(ops[0], FIXED)] + [(v, EAGER) for v in ops[2:]] + [(ops[1], LAZY)]
         if p == "tape_put":
             vals = [(v, EAGER) for v in ops[2:]]

@@ -13,7 +13,7 @@ import astor
 import astor.source_repr
 import numpy as np
 
-from .. import runtime
+from .. import indexing_runtime, runtime
 from .emit import COMMENT, Emitter, is_comment
 
 _MARKER = re.compile(r"^(\s*)" + COMMENT + r"(\d+)__$", re.M)
@@ -86,6 +86,7 @@ def _out_of_bounds(read, op, values, namespace):
         return None
     arr = values.get(read.value.id)
     parts = read.slice.elts if isinstance(read.slice, ast.Tuple) else [read.slice]
+    parts = [p for p in parts if not (isinstance(p, ast.Constant) and p.value is None)]     # new axes
     for axis, part in enumerate(parts):
         if isinstance(part, ast.Slice) or axis >= np.ndim(arr):
             continue
@@ -124,6 +125,7 @@ def compile_function(fn, source=None, externals=None):
         source, externals = generate(fn)
     namespace = {"np": np, "math": math, "_sum_to": runtime.sum_to, "_broadcast_like": runtime.broadcast_like,
                  "_reduce_grad": runtime.reduce_grad, "_power": runtime.power, "_int_power": runtime.int_power,
+                 **indexing_runtime.NAMES,
                  **(externals or {})}
     filename = f"<srcgrad {fn.name}>"
     exec(compile(source, filename, "exec"), namespace)
