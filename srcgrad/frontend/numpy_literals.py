@@ -46,7 +46,7 @@ def _numbers(lw, node, items):
     return [v for r in rows for v in r], (len(rows), len(rows[0]))
 
 
-def array_literal(lw, node, kws, env):
+def array_literal(lw, node, kws, env, tree=None):
     """np.array(list or array[, dtype=...]) (see the module doc).
 
     >>> array_literal(lw, ast.parse("np.array([a, 1.0])", mode="eval").body, {}, env)     # a pack op
@@ -54,7 +54,8 @@ def array_literal(lw, node, kws, env):
     if len(node.args) != 1:
         lw.typing_error(node, "np.array takes one list (or array)")
     dt = dtype_of(lw, kws["dtype"], env) if "dtype" in kws else None
-    tree = lw.expr_any(node.args[0], env)       # a list literal, a comprehension, a local list or tuple
+    if tree is None:
+        tree = lw.expr_any(node.args[0], env)       # a list literal, a comprehension, a local list or tuple
     if not isinstance(tree, Tree):
         x = tree
         if not x.type.is_array:

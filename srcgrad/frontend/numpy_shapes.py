@@ -309,7 +309,7 @@ def lower_shape_call(lw, node, fobj, env):
     except TypeError:            # unhashable
         entry = None
     if fobj is np.array:
-        from .numpy_literals import array_literal
+        from .numpy_literals import array_literal       # here: numpy_literals imports this module
         return array_literal(lw, node, _keywords(lw, node, "np.array", ("dtype",)), env)
     if entry is not None:
         name, lower, allowed = entry
@@ -317,7 +317,10 @@ def lower_shape_call(lw, node, fobj, env):
         kws = _keywords(lw, node, what, allowed)
         if not node.args:
             lw.typing_error(node, f"{what} needs an array")
-        x = lw.expr(node.args[0], env)
+        x = lw.expr_any(node.args[0], env) if name == "asarray" else lw.expr(node.args[0], env)
+        if isinstance(x, Tree):         # np.asarray([a, b]) is np.array([a, b])
+            from .numpy_literals import array_literal
+            return array_literal(lw, node, kws, env, tree=x)
         if name == "asarray" and not x.type.is_array:
             lw.unsupported(node, "np.asarray of a number (a 0-d array: srcgrad has no 0-d arrays)",
                            "use the number itself, or np.array([x]) for an array of one element")

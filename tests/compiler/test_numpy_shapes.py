@@ -491,7 +491,7 @@ def from_containers(v, M):
     pair = (v[0], v[1] * v[2])
     a = np.array([v[i] * v[i] for i in range(3)])         # a comprehension over a known range
     b = np.array(rows)                                     # a local list of arrays
-    c = np.array(pair) * 2.0                               # a local tuple of numbers
+    c = np.array(pair) * 2.0 + np.asarray([v[2], v[0]])  # a local tuple of numbers; asarray of a list
     d = np.zeros(s) + M.reshape(s)
     return np.sum(a) + np.sum(b @ v) + np.sum(c * c) + np.sum(d * d)
 
