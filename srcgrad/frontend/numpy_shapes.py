@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import UnsupportedSyntaxError
 from ..ir.core import walk_ops
 from ..ir.memory import Buffers
+from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64
 from ..trees import Tree
 
@@ -349,25 +350,45 @@ def _fresh(v):
     return op is not None and op.prim in _FRESH
 
 
+def _ops_in_loops(block, loops=()):
+    """(op, the loops around it) for every op of ``block``, in program order."""
+    for op in block.ops:
+        yield op, loops
+        inner = loops + (op,) if op.prim in ("for", "while") else loops
+        for r in op.regions:
+            yield from _ops_in_loops(r, inner)
+
+
 def refuse_layout_dependent_writes(fn):
-    """Refuse a function that writes in place into memory a reshape (or ravel) of an array of
-    unknown layout shares: there numpy's result is a view or a copy depending on the layout.
+    """Refuse a function that writes in place, after a reshape (or ravel) of an array of
+    unknown layout, into memory the two share: numpy's result is a view or a copy depending on
+    the layout, so whether the write shows through the other name would too. Writes before
+    the reshape (not in a loop around it) are fine, and so is a reshape only copied.
 
     >>> refuse_layout_dependent_writes(lower(f, types))     # f: y = x.reshape(6); y[0] = 1.0
     UnsupportedSyntaxError: ... writing in place into an array that shares memory with a reshape ...
     """
-    reshapes = [op for op in walk_ops(fn.body) if op.prim == "reshape" and not _fresh(op.operands[0])]
+    ops = list(_ops_in_loops(fn.body))
+    uses = {}
+    for op, _ in ops:
+        for v in op.operands:
+            uses.setdefault(v, []).append(op.prim)
+    reshapes = [(k, op, loops) for k, (op, loops) in enumerate(ops) if op.prim == "reshape"
+                and not _fresh(op.operands[0]) and set(uses.get(op.results[0], [])) != {"copy"}]
     if not reshapes:
         return
     buffers = Buffers(fn)
-    for op in reshapes:
-        if buffers.of(op.operands[0]) & buffers.written:
-            raise UnsupportedSyntaxError(
-                "srcgrad does not support writing in place into an array that shares memory with a reshape "
-                "(x.reshape, np.ravel) of an array whose memory layout is not known: numpy's result is a view "
-                "for some layouts and a copy for others", op.loc,
-                "reshape a copy (x.copy().reshape(...), x.flatten()) and write into that, or reshape a new "
-                "array (np.zeros(n * m).reshape(n, m))")
+    writes = [(k, op, loops) for k, (op, loops) in enumerate(ops) if PRIMITIVES[op.prim].writes is not None]
+    for k, op, loops in reshapes:
+        shared = buffers.of(op.operands[0])
+        for j, w, w_loops in writes:
+            if (j > k or set(loops) & set(w_loops)) and buffers.of(w.operands[PRIMITIVES[w.prim].writes]) & shared:
+                raise UnsupportedSyntaxError(
+                    "srcgrad does not support writing in place into an array that shares memory with a reshape "
+                    "(x.reshape, np.ravel) of an array whose memory layout is not known, after the reshape: "
+                    "numpy's result is a view for some layouts and a copy for others", w.loc,
+                    "reshape a copy (x.copy().reshape(...), x.flatten()) and write into that, or reshape a new "
+                    "array (np.zeros(n * m).reshape(n, m))")
 
 
 __all__ = ["lower_shape_call", "shape_sizes", "dtype_of", "refuse_layout_dependent_writes", "SHAPE_METHODS"]

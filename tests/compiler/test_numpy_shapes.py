@@ -339,6 +339,30 @@ def writes_into_reshape_of_argument(x):
     return np.sum(x)
 
 
+def writes_before_reshape_and_flatten(x):
+    t = x * 2.0
+    t[0] = 1.0                          # before the reshape: a view or a copy reads the same
+    y = t.flatten()                     # a copy, whatever t's layout
+    t[1] = -1.0
+    return np.sum(t.reshape(2, 3)[0] * y[:3])
+
+
+def writes_into_reshape_in_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        y = x.reshape(2, 3)
+        s += np.sum(y)
+        x[0] = s                        # after the reshape of the next iteration's view or copy
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_writes_where_view_or_copy_cannot_show_compile(backend):
+    x = np.arange(6.0) / 5
+    assert srcgrad.jit(writes_before_reshape_and_flatten, backend=backend)(x) == \
+        pytest.approx(writes_before_reshape_and_flatten(x), rel=1e-14)
+
+
 def reshape_of_strided_then_summed(M, n):
     return np.sum(M[:, ::2].reshape(n) * np.arange(4.0))
 
@@ -450,6 +474,7 @@ def squeeze_everything(v):
     (float_literal_as_ints, (1.0,), srcgrad.TypingError, "convert each element"),
     (squeeze_everything, (np.ones(2),), srcgrad.UnsupportedSyntaxError, "0-d array"),
     (writes_into_reshape_of_argument, (np.ones(6),), srcgrad.UnsupportedSyntaxError, "view for some layouts"),
+    (writes_into_reshape_in_loop, (np.ones(6), 2), srcgrad.UnsupportedSyntaxError, "view for some layouts"),
 ])
 def test_refusals_name_the_construct_and_the_line(fn, args, error, says):
     with pytest.raises(error, match=says.replace("(", r"\(").replace(")", r"\)")) as info:
