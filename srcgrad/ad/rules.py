@@ -12,7 +12,7 @@ import math
 
 from ..ir.core import const, cos, current, exp, select, sin, sqrt
 from ..ir.primitives import table_entry
-from ..ir.types import F64, is_float
+from ..ir.types import F32, F64, is_float
 
 ADJOINT = {}
 
@@ -217,4 +217,5 @@ for _name in ("gather", "mask_select", "scatter", "setmask", "scatter_add"):    
 
 __all__ = ["ADJOINT", "const"]
 
+from . import linalg_rules  # noqa: E402,F401  (fills ADJOINT for np.linalg and np.einsum)
 from . import shape_rules  # noqa: E402,F401  (reshape, restride, astype, pack, stack: fills ADJOINT, TANGENT)

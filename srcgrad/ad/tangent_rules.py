@@ -112,3 +112,4 @@ def _custom(op, ts, xs, out):
 __all__ = ["TANGENT", "linear_tangent"]
 
 from . import indexing_rules  # noqa: E402,F401  (x[idx], x[mask] and their writes register here)
+from . import linalg_tangents  # noqa: E402,F401  (fills TANGENT for np.linalg and np.einsum)

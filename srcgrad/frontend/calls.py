@@ -21,6 +21,7 @@ import numpy as np
 
 from ..custom import custom_vjp
 from ..ir.types import BOOL, F64, I64
+from .numpy_linalg import LINALG_CALLS, LINALG_KEYWORD_SPELLINGS, matmul_any_rank
 from .numpy_shapes import shape_sizes
 
 
@@ -30,10 +31,11 @@ class Callee:
     primitive an elementary function computes, ``shape_first`` when the first argument is a
     shape (``n`` or ``(n, m)``) that ``lower`` reads from the node itself."""
 
-    __slots__ = ("lower", "arity", "keywords", "prim", "shape_first")
+    __slots__ = ("lower", "arity", "keywords", "prim", "shape_first", "static_after")
 
-    def __init__(self, lower, arity=None, keywords=(), prim=None, shape_first=False):
+    def __init__(self, lower, arity=None, keywords=(), prim=None, shape_first=False, static_after=None):
         self.lower, self.arity, self.keywords, self.prim, self.shape_first = lower, arity, keywords, prim, shape_first
+        self.static_after = static_after     # positional arguments from here on are options read from the node
 
 
 # ---------------------------------------------------------------------- elementary functions
@@ -168,7 +170,8 @@ def _sum(what):
 def _outer(lw, node, args, env):
     a, b = lw.to_float_array_operands(node, *args)
     if a.type.ndim != 1 or b.type.ndim != 1:
-        lw.typing_error(node, f"np.outer takes two vectors here, got {a.type} and {b.type}")
+        lw.typing_error(node, f"np.outer takes two vectors here, got {a.type} and {b.type} (numpy flattens other "
+                              "arrays; the product keeping their axes is np.einsum('ij,k->ijk', a, b))")
     return lw.emit(node, "outer", [a, b])
 
 
@@ -185,6 +188,10 @@ def _arange(lw, node, args, env):
 def _dot(lw, node, args, env):
     if len(args) != 2:
         lw.typing_error(node, "np.dot takes two arrays")
+    if not (args[0].type.is_array and args[1].type.is_array):
+        return lw.binop(node, "mul", *args)             # numpy: a product with a number
+    if max(a.type.ndim for a in args) > 2:
+        return matmul_any_rank(lw, node, *args, dot=True)
     return lw.emit(node, "matmul", lw.to_float_array_operands(node, *args))
 
 
@@ -276,6 +283,7 @@ CALLS = {
     builtins.int: Callee(_int, arity=1),
     builtins.bool: Callee(lambda lw, node, args, env: lw.b.convert(args[0], BOOL), arity=1),
     builtins.round: Callee(_round), builtins.len: Callee(_len, arity=1),
+    **LINALG_CALLS,
 }
 
 # x.sum(), x.dot(y), ...: the numpy function of the same name with x as its first argument
@@ -295,7 +303,7 @@ def array_method(func, fobj):
 
 # Keywords are accepted where the call is spelt as a numpy reduction is (np.sum(x, axis=0)),
 # checked by spelling before the callee is looked up
-KEYWORD_SPELLINGS = frozenset(_REDUCTIONS)
+KEYWORD_SPELLINGS = frozenset(_REDUCTIONS) | LINALG_KEYWORD_SPELLINGS
 
 
 def callee(fobj):

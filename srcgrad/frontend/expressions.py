@@ -31,6 +31,7 @@ from .functions import FunctionRef
 from .containers import CONTAINER_NODES, UNKNOWN, Containers, Range, Zipped, range_of, static_value
 from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee, known_callable
 from .indexing import Indexing
+from .numpy_linalg import matmul_any_rank
 from .numpy_shapes import dtype_comparison, lower_shape_call
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -364,6 +365,8 @@ class Expressions(Containers, Indexing):
 
     def binop(self, node, op, a, b, name=None):
         if a.type.is_array or b.type.is_array:
+            if op == "matmul" and a.type.is_array and b.type.is_array and max(a.type.ndim, b.type.ndim) > 2:
+                return matmul_any_rank(self, node, a, b)
             if op == "matmul":
                 return self.emit(node, "matmul", self.to_float_array_operands(node, a, b), name=name)
             return self.emit(node, op, self.to_float_array_operands(node, a, b), name=name)
@@ -480,8 +483,9 @@ class Expressions(Containers, Indexing):
         check_callee(self, node, fobj, called)
         entry = callee(fobj)
         if entry is not None:
-            args = [self.lowered_arg(a, env) for a in node.args[1 if entry.shape_first else 0:]]
-            return entry.lower(self, node, [None] + args if entry.shape_first else args, env)
+            args = [self.lowered_arg(a, env) for a in node.args[1 if entry.shape_first else 0:entry.static_after]]
+            out = entry.lower(self, node, [None] + args if entry.shape_first else args, env)
+            return Tree(tuple, out) if isinstance(out, list) else out     # several values (np.split): a tuple
         args = [self.expr_any(a, env) for a in node.args]       # a Python function may take containers
         if isinstance(fobj, custom_vjp):
             return self.custom_call(node, fobj, args)

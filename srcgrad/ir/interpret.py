@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import NEGATIVE_INT_POWER
 from .indexing_eval import INDEXING_EVAL
+from .linalg_eval import LINALG_EVAL
 from .types import BOOL, F32, F64, I64, ArrayType
 from .shape_eval import SHAPE_EVAL
 
@@ -378,6 +379,8 @@ EVAL.update({
     "return": None,
 })
 EVAL.update(INDEXING_EVAL)       # x[idx], x[mask] and their writes (indexing_eval.py)
+EVAL.update(LINALG_EVAL)
+EVAL["norm_sqrt"] = _numpy_math("sqrt")
 EVAL.update(SHAPE_EVAL)      # reshape, restride, astype, pack, stack (shape_eval.py)
 
 

@@ -433,5 +433,59 @@ _def("return", lambda ts, a: NONE, "ends the function", effect=True)
 DIFFERENTIABLE_FLOAT_OPS = UNARY_MATH + ("add", "sub", "mul", "div", "pow", "neg", "abs", "min", "max", "atan2",
                                          "hypot", "mod", "select", "to_f64")
 
+
+# linear algebra and contractions (issue 11; frontend/numpy_linalg.py makes them)
+def _matrix(t, what):
+    if not (isinstance(t, ArrayType) and t.ndim == 2 and t.dtype in (F64, I64, BOOL, F32)):
+        raise TypingError(f"{what} takes a square matrix here (a 2-d array; stacks of matrices are not "
+                          f"supported yet), got {t}")
+    return t
+
+
+def _number_of_matrix(what):
+    def rule(ts, attrs):
+        _matrix(ts[0], what)
+        return F64
+    return rule
+
+
+def _einsum_rule(ts, attrs):
+    inputs, output = attrs["spec"]
+    if len(inputs) != len(ts):
+        raise TypingError(f"np.einsum: {len(inputs)} subscripts for {len(ts)} operands")
+    for t, sub in zip(ts, inputs):
+        if not isinstance(t, ArrayType) or t.ndim != len(sub):
+            raise TypingError(f"np.einsum: the subscripts '{sub}' need an array of {len(sub)} dimensions, got {t}")
+    return ArrayType(F64, len(output)) if output else F64
+
+
+def _solve_rule(ts, attrs):
+    _matrix(ts[0], "np.linalg.solve")
+    if not (isinstance(ts[1], ArrayType) and ts[1].ndim in (1, 2)):
+        raise TypingError(f"np.linalg.solve takes b as a vector or a matrix here, got {ts[1]}")
+    return ArrayType(F64, ts[1].ndim)
+
+
+_def("einsum", _einsum_rule, "np.einsum with explicit subscripts; attrs: spec = (input subscripts, output "
+     "subscripts); a new array (or a number for '->'); an output index repeats only in gradients ('i->ii': a "
+     "diagonal, zeros elsewhere)", may_raise=True)
+_def("norm_sqrt", _elementwise(_float_rule), "the square root of a 2-norm's sum of squares: sqrt, except that "
+     "its derivative at 0 is taken as 0 (torch.linalg.norm's gradient at the zero vector)", may_raise=True)
+_def("det", _number_of_matrix("np.linalg.det"), "np.linalg.det (LU with partial pivoting)",
+     may_raise=True)
+_def("slogdet_sign", _number_of_matrix("np.linalg.slogdet"),
+     "the sign of np.linalg.slogdet (0.0 for a singular matrix)", may_raise=True)
+_def("slogdet_log", _number_of_matrix("np.linalg.slogdet"),
+     "the log|det| of np.linalg.slogdet (-inf for a singular matrix)", may_raise=True)
+_def("inv", lambda ts, a: ArrayType(F64, _matrix(ts[0], "np.linalg.inv").ndim),
+     "np.linalg.inv: a new array; LinAlgError('Singular matrix')", may_raise=True)
+_def("solve", _solve_rule, "np.linalg.solve(A, b), b a vector or a matrix: a new array; "
+     "LinAlgError('Singular matrix')", may_raise=True)
+_def("cholesky", lambda ts, a: ArrayType(F64, _matrix(ts[0], "np.linalg.cholesky").ndim),
+     "np.linalg.cholesky: the lower factor (reads A's lower triangle), a new array; "
+     "LinAlgError('Matrix is not positive definite')", may_raise=True)
+_def("cholesky_grad", lambda ts, a: ArrayType(F64, 2), "the adjoint of A = L L^T from gL: operands gL, L "
+     "(PyTorch's formula: symmetric)", may_raise=True)
+
 # numpy's shapes and views (issue 11): reshape, restride, astype, pack, stack
 from . import shape_primitives  # noqa: E402,F401  (fills PRIMITIVES)

@@ -263,6 +263,36 @@ for _name in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh
     CASES[_name] = _unary(_name)
 
 
+# linear algebra and contractions (tests/compiler/test_numpy_linalg.py checks them in depth)
+LA = np.array([[2.0, 0.3, -0.1], [0.2, 1.5, -0.4], [0.1, 0.5, 3.0]])
+
+
+def p_einsum(a, v): return np.sum(np.einsum("ij,j->i", a, v) * V)
+def p_norm_sqrt(v): return np.linalg.norm(v)
+def p_det(a): return np.linalg.det(a)
+def p_inv(a): return np.sum(np.linalg.inv(a) * LA)
+def p_solve(a, v): return np.sum(np.linalg.solve(a, v) * V)
+def p_cholesky(a): return np.sum(np.linalg.cholesky(np.einsum("ij,kj->ik", a, a) + 0.5) * LA)
+
+
+def p_slogdet(a):
+    s, ld = np.linalg.slogdet(a)
+    return s * ld
+
+
+CASES.update({
+    "einsum": (p_einsum, (LA, V), (0, 1)),
+    "norm_sqrt": (p_norm_sqrt, (V,), 0),
+    "det": (p_det, (LA,), 0),
+    "slogdet_sign": (p_slogdet, (LA,), 0),
+    "slogdet_log": (p_slogdet, (LA,), 0),
+    "inv": (p_inv, (LA,), 0),
+    "solve": (p_solve, (LA, V), (0, 1)),
+    "cholesky": (p_cholesky, (LA,), 0),
+    "cholesky_grad": (p_cholesky, (LA,), 0),
+})
+
+
 # shapes and views (issue 11)
 def p_reshape(m): return np.sum(m.reshape(2, 3) @ V * np.arange(2.0)) + np.sum(np.ravel(m.T)[1:] ** 2)
 def p_restride(m): return np.sum(np.flip(np.transpose(m), 1) * M.T) + np.sum(np.expand_dims(V, 0).squeeze(0) * m[:, 0])

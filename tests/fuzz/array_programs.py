@@ -9,9 +9,11 @@ The constructs of issue 9 sit behind the names of programs.FEATURES (SRCGRAD_FUZ
 switches them off): ``floor_mod`` (``y % 1.5``, ``w // -0.7``), ``allocations`` (arrays of one
 shape made by np.zeros, np.empty, np.zeros_like, np.ones_like, written in place, then read
 whole), ``argument_writes`` (``y[0] = ...``, ``X[1, 0] += ...``: the caller sees them) and
-``math_names`` (the function named ``exp`` or ``tanh``)."""
+``math_names`` (the function named ``exp`` or ``tanh``). One line in seven is linear algebra
+(linalg_templates.py)."""
 from hypothesis import strategies as st
 
+from .linalg_templates import linalg_lines
 from .programs import enabled
 
 # the shapes: n rows, m columns (X is n×m), scalars
@@ -64,6 +66,10 @@ def array_program(draw, features=None):
     extra = [f for f in ("allocations", "argument_writes", "containers", "functions") if f in features]
     for k in range(draw(st.integers(2, 9))):
         kind = draw(st.sampled_from(["n", "m", "nm", "s"]))
+        if draw(st.integers(0, 6)) == 0:         # linear algebra and contractions
+            lines += linalg_lines(draw, f"t{k}", kind, pick)
+            names[kind].append(f"t{k}")
+            continue
         form = draw(st.integers(0, 5 + len(extra)))
         special = extra[form - 6] if form >= 6 else None
         name = f"t{k}"

@@ -14,6 +14,7 @@ habit; registry.py says what a rule is):
 - ``TAPES`` (memory.py): the tapes of reverse mode (memory.py also keeps the arena and
   frees per iteration);
 - ``CALLS`` (callbacks.py): calls back into Python;
+- ``LINALG`` and ``LINALG_SCALAR`` (linalg.py): einsum, np.linalg's factorisations, norm_sqrt;
 - ``SHAPES`` (shapes.py): reshape, transposes, flips, squeeze, expand_dims, astype, np.array([...]).
 
 Errors leave the function through its exit block with a status (error_codes.py); bounds
@@ -33,6 +34,7 @@ from .error_codes import OK, RANGE_STEP, SITE
 from .fusion import lazy_ops, lazy_positions
 from .indexing import INDEXING
 from .kernels import KERNELS, Kernels
+from .linalg import LINALG, LINALG_SCALAR
 from .lazy import Lazy, LazyArrays
 from .loop_memory import frees_each_iteration
 from .memory import TAPES, Memory
@@ -53,7 +55,7 @@ def tables(target):
     """The lowering's tables for ``target``: (scalar tables, whose entries lower numbers and
     array elements; op tables, whose entries lower whole ops). Each lowered primitive is a
     key of exactly one of them."""
-    return [target.math, SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, INDEXING, SHAPES]
+    return [target.math, SCALAR, LINALG_SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, INDEXING, LINALG, SHAPES]
 
 
 def _scalar_op(ctx, op, ins):
@@ -84,6 +86,7 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
         self.frees = []        # (pointer, arena slot) of the tapes of the region being lowered
         scalar_tables, op_tables = tables(target)
         self.rules = {name: _scalar_op for table in scalar_tables for name in table}
+        self.scalar_rules = {name: rule for table in scalar_tables for name, rule in table.items()}
         for table in op_tables:
             self.rules.update(table)
 
@@ -184,7 +187,7 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
     def scalar(self, p, in_types, out_type, ins, elementwise=False):
         """One scalar primitive on LLVM values, or with ``elementwise`` the element step of a
         whole-array operation (scalar_math.py)."""
-        rule = self.target.math[p] if p in self.target.math else SCALAR[p]
+        rule = self.scalar_rules[p]
         return rule(self, in_types, out_type, ins, elementwise)
 
     # ------------------------------------------------------------------ errors

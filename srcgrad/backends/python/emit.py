@@ -23,7 +23,7 @@ from .indexing import INDEXING_EXPR, INDEXING_STMT
 from .plan import Plan
 
 COMMENT = "__srcgrad_line_"      # a marker statement ``__srcgrad_line_<k>__``: the k-th comment
-HELPERS = ("_sum_to", "_broadcast_like", "_reduce_grad", "_power", "_int_power")
+HELPERS = ("_sum_to", "_broadcast_like", "_reduce_grad", "_power", "_int_power", "_einsum", "_cholesky_grad")
 
 
 class Namer:

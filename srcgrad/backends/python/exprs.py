@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from ...ir.linalg_eval import spec_text
 from ...ir.types import BOOL, F32, F64, I64
 from .shape_exprs import SHAPE_EXPR
 
@@ -212,6 +213,20 @@ def range_args(bounds, ins):
     return list(ins)
 
 
+def _linalg(fname, part=None):
+    """``np.linalg.<fname>(...)``; a number (``float(...)``, ``float(...[part])``) for det and slogdet."""
+    def rule(em, op, ins):
+        out = _call(_attr(_attr("np", "linalg"), fname), ins)
+        if part is not None:
+            out = ast.Subscript(value=out, slice=ast.Constant(part), ctx=ast.Load())
+        return _call(_name("float"), [out]) if not op.results[0].type.is_array else out
+    return rule
+
+
+def _einsum(em, op, ins):
+    return _call(_name("_einsum"), [ast.Constant(spec_text(op.attrs["spec"]))] + list(ins))
+
+
 EXPR = {
     # arithmetic (Python's operators: / is true division, // and % floor toward -inf)
     "add": binop(ast.Add), "sub": binop(ast.Sub), "mul": binop(ast.Mult), "div": binop(ast.Div),
@@ -240,5 +255,9 @@ EXPR = {
     # adjoint helpers (runtime.py where numpy has no such function)
     "sum_to": helper("_sum_to"), "broadcast_like": _broadcast_like, "reduce_grad": _reduce_grad,
     "range_len": _range_len,
+    # linear algebra (linalg_eval.py has the helpers)
+    "einsum": _einsum, "norm_sqrt": np_call("sqrt"), "det": _linalg("det"), "slogdet_sign": _linalg("slogdet", 0),
+    "slogdet_log": _linalg("slogdet", 1), "inv": _linalg("inv"), "solve": _linalg("solve"),
+    "cholesky": _linalg("cholesky"), "cholesky_grad": helper("_cholesky_grad"),
 }
 EXPR.update(SHAPE_EXPR)      # reshape, restride, astype, pack, stack (shape_exprs.py)

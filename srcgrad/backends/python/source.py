@@ -14,6 +14,7 @@ import astor.source_repr
 import numpy as np
 
 from .. import indexing_runtime, runtime
+from ...ir import linalg_eval
 from .emit import COMMENT, Emitter, is_comment
 
 _MARKER = re.compile(r"^(\s*)" + COMMENT + r"(\d+)__$", re.M)
@@ -126,6 +127,7 @@ def compile_function(fn, source=None, externals=None):
     namespace = {"np": np, "math": math, "_sum_to": runtime.sum_to, "_broadcast_like": runtime.broadcast_like,
                  "_reduce_grad": runtime.reduce_grad, "_power": runtime.power, "_int_power": runtime.int_power,
                  **indexing_runtime.NAMES,
+                 "_einsum": linalg_eval.einsum, "_cholesky_grad": linalg_eval.cholesky_grad,
                  **(externals or {})}
     filename = f"<srcgrad {fn.name}>"
     exec(compile(source, filename, "exec"), namespace)

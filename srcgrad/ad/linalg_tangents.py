@@ -1,0 +1,89 @@
+"""Forward-mode rules of linear algebra and contractions; tangent_rules.py imports this module
+to fill ``TANGENT`` (the conventions are those of linalg_rules.py).
+
+Example:
+    >>> TANGENT["solve"]      # d(A^-1 b) = A^-1 (db - dA x)
+"""
+from ..ir.core import current, select
+from ..ir.primitives import table_entry
+from ..ir.types import F64
+from .tangent_rules import TANGENT
+
+
+def _emit(prim, *args, **attrs):
+    return current().emit(prim, list(args), attrs)
+
+
+def _add(terms):
+    terms = [t for t in terms if t is not None]
+    if not terms:
+        return None
+    total = terms[0]
+    for t in terms[1:]:
+        total = _emit("add", total, t)
+    return total
+
+
+@table_entry(TANGENT, "einsum")
+def _einsum(op, ts, xs, out):
+    """Multilinear: the sum over operands of the einsum with that operand's tangent."""
+    return _add([_emit("einsum", *(xs[:k] + [t] + xs[k + 1:]), spec=op.attrs["spec"])
+                 for k, t in enumerate(ts) if t is not None])
+
+
+def _trace_inv(a, da):
+    """tr(A^-1 dA), as the sum of A^-T * dA."""
+    return _emit("sum", _emit("mul", _emit("transpose", _emit("inv", a)), da), axis=None)
+
+
+@table_entry(TANGENT, "det")
+def _det(op, ts, xs, out):
+    return None if ts[0] is None else _emit("mul", out, _trace_inv(xs[0], ts[0]))
+
+
+@table_entry(TANGENT, "slogdet_log")
+def _slogdet_log(op, ts, xs, out):
+    return None if ts[0] is None else _trace_inv(xs[0], ts[0])
+
+
+@table_entry(TANGENT, "slogdet_sign", "cholesky_grad")
+def _none(op, ts, xs, out):
+    return None
+
+
+@table_entry(TANGENT, "inv")
+def _inv(op, ts, xs, out):
+    return None if ts[0] is None else _emit("neg", _emit("matmul", _emit("matmul", out, ts[0]), out))
+
+
+@table_entry(TANGENT, "solve")
+def _solve(op, ts, xs, out):
+    """x = A^-1 b: dx = A^-1 (db - dA x)."""
+    (da, db), (a, _) = ts, xs
+    rhs = _add([db, None if da is None else _emit("neg", _emit("matmul", da, out))])
+    return None if rhs is None else _emit("solve", a, rhs)
+
+
+@table_entry(TANGENT, "cholesky")
+def _cholesky(op, ts, xs, out):
+    """dL = L Φ(L^-1 S L^-T), S = (dA + dA^T) / 2, Φ the lower triangle with half its diagonal:
+    the derivative for symmetric A (numpy reads A's lower triangle; PyTorch's convention), so
+    that jvp(t) is <grad, t> for every t."""
+    if ts[0] is None:
+        return None
+    low = out
+    s = _emit("mul", _emit("add", ts[0], _emit("transpose", ts[0])), current().const(0.5))
+    y = _emit("solve", low, s)                                                   # L^-1 S
+    z = _emit("transpose", _emit("solve", low, _emit("transpose", y)))          # L^-1 S L^-T
+    return _emit("matmul", low, _emit("mul", _phi_mask(low), z))
+
+
+def _phi_mask(low):
+    """The n×n matrix of Φ: 1 below the diagonal, 1/2 on it, 0 above."""
+    b = current()
+    n = _emit("shape", low, axis=0)
+    index = _emit("to_f64", _emit("arange", b.const(0), n, b.const(1)))
+    rows = _emit("outer", index, _emit("full", n, value=1.0, dtype=F64))
+    cols = _emit("transpose", rows)
+    half = select(_emit("eq", rows, cols), 0.5, 0.0)
+    return select(_emit("gt", rows, cols), 1.0, half)

@@ -1,0 +1,362 @@
+"""Linear algebra on the llvm backend, natively: einsum as one loop nest over all its indices,
+Gaussian elimination with partial pivoting (LAPACK getrf's pivots: the first largest |a_ik|)
+for det, slogdet, inv and solve, the Cholesky factorisation and its gradient by triangular
+solves. Matrices in differentiated code are small: plain loops, no LAPACK.
+
+numpy's errors, with numpy's words: LinAlgError('Singular matrix') (an exact zero pivot, in
+inv and solve; det and slogdet give 0 and (0, -inf) there, as numpy's), LinAlgError('Matrix
+is not positive definite'), LinAlgError('Last 2 dimensions of the array must be square'),
+the ValueError of solve's mismatched sizes.
+
+``LINALG`` holds the whole-array rules, ``LINALG_SCALAR`` the element-wise ``norm_sqrt``.
+
+Example:
+    >>> LINALG["det"]         # rule(ctx, op, ins) -> the LLVM double
+"""
+import numpy as np
+from llvmlite import ir
+
+from ...ir.types import F64, ArrayType
+from .registry import lower
+from .types import DOUBLE, INT64
+
+LINALG = {}
+LINALG_SCALAR = {}
+MATRIX = ArrayType(F64, 2)
+
+
+def _numpy_error(compute):
+    try:
+        compute()
+    except (np.linalg.LinAlgError, ValueError) as e:
+        return e
+    raise AssertionError("srcgrad: expected numpy to raise")
+
+
+_SINGULAR = str(_numpy_error(lambda: np.linalg.inv(np.zeros((2, 2)))))
+_NOT_PD = str(_numpy_error(lambda: np.linalg.cholesky(-np.eye(2))))
+_SQUARE = str(_numpy_error(lambda: np.linalg.det(np.zeros((2, 3)))))
+_SOLVE = {nd: str(_numpy_error(lambda: np.linalg.solve(np.eye(3), np.ones((2,) * nd)))).replace(
+    "(size 2 is different from 3)", "(size {} is different from {})") for nd in (1, 2)}
+
+
+def _i(n):
+    return ir.Constant(INT64, n)
+
+
+def _d(x):
+    return ir.Constant(DOUBLE, x)
+
+
+def _loop(ctx, start, stop, body, step=1):
+    """for i in range(start, stop, step): body(i)."""
+    def iteration(i, carried):
+        body(i)
+        return []
+    ctx.counted_loop(start, stop, _i(step), [], iteration)
+
+
+def _down(ctx, n, body):
+    """for i in reversed(range(n)): body(i)."""
+    _loop(ctx, ctx.b.sub(n, _i(1)), _i(-1), body, step=-1)
+
+
+def _ptr(ctx, arr, i, j):
+    return ctx.raw_pointer(MATRIX, arr, [i, j])
+
+
+def _get(ctx, arr, i, j):
+    return ctx.b.load(_ptr(ctx, arr, i, j))
+
+
+def _square(ctx, t, a):
+    """n for an n×n matrix; numpy's LinAlgError for another shape."""
+    n, m = ctx.shape_values(a, 2)
+    ctx.raise_at(ctx.b.icmp_signed("!=", n, m), lambda err: np.linalg.LinAlgError(_SQUARE))
+    return n
+
+
+def _copy(ctx, t, a, shape):
+    """A fresh C-ordered float64 copy of array ``a`` (any strides)."""
+    out_t = ArrayType(F64, t.ndim)
+    out = ctx.new_array(out_t, shape, None)
+    ctx.each_index(shape, lambda idx: ctx.store_element(out_t, out, idx, ctx.as_f64(t, ctx.load_element(t, a, idx))))
+    return out
+
+
+# ---------------------------------------------------------------------- elimination
+def _eliminate(ctx, a, n, rhs=None, rhs_t=None, cols=None):
+    """Gaussian elimination with partial pivoting of the n×n copy ``a`` in place (U above and on
+    the diagonal, the multipliers below), applying the same row operations to the copy ``rhs``
+    (``cols`` columns; a vector when ``rhs_t`` is 1-d). Returns (sign slot, singular slot):
+    the permutation's sign, and 1.0 where some pivot column was all zero."""
+    b = ctx.b
+    sign, singular = ctx.stack_slot(DOUBLE), ctx.stack_slot(DOUBLE)
+    b.store(_d(1.0), sign)
+    b.store(_d(0.0), singular)
+
+    def rhs_ptr(i, c):
+        return ctx.raw_pointer(rhs_t, rhs, [i] if rhs_t.ndim == 1 else [i, c])
+
+    def column(k):
+        def better(i, carried):         # the first row of the largest |a[i, k]|
+            best, at = carried
+            v = ctx.call_intrinsic("llvm.fabs", [_get(ctx, a, i, k)])
+            more = b.fcmp_ordered(">", v, best)
+            return [b.select(more, v, best), b.select(more, i, at)]
+        start = ctx.call_intrinsic("llvm.fabs", [_get(ctx, a, k, k)])
+        best, p = ctx.counted_loop(b.add(k, _i(1)), n, _i(1), [start, k], better)
+        zero = b.fcmp_ordered("==", best, _d(0.0))
+        with b.if_else(zero) as (yes, no):
+            with yes:
+                b.store(_d(1.0), singular)          # the column is zero below k: nothing to eliminate
+            with no:
+                with b.if_then(b.icmp_signed("!=", p, k)):
+                    b.store(b.fneg(b.load(sign)), sign)
+                    _loop(ctx, _i(0), n, lambda j: _swap(ctx, _ptr(ctx, a, k, j), _ptr(ctx, a, p, j)))
+                    if rhs is not None:
+                        _loop(ctx, _i(0), cols, lambda c: _swap(ctx, rhs_ptr(k, c), rhs_ptr(p, c)))
+                pivot = _get(ctx, a, k, k)
+
+                def row(i):
+                    mult = b.fdiv(_get(ctx, a, i, k), pivot)
+                    b.store(mult, _ptr(ctx, a, i, k))
+                    _loop(ctx, b.add(k, _i(1)), n, lambda j: _sub_into(ctx, _ptr(ctx, a, i, j), mult,
+                                                                         _get(ctx, a, k, j)))
+                    if rhs is not None:
+                        _loop(ctx, _i(0), cols, lambda c: _sub_into(ctx, rhs_ptr(i, c), mult, b.load(rhs_ptr(k, c))))
+                _loop(ctx, b.add(k, _i(1)), n, row)
+    _loop(ctx, _i(0), n, column)
+    return sign, singular
+
+
+def _swap(ctx, p, q):
+    x, y = ctx.b.load(p), ctx.b.load(q)
+    ctx.b.store(y, p)
+    ctx.b.store(x, q)
+
+
+def _sub_into(ctx, ptr, mult, x):
+    """*ptr -= mult * x"""
+    ctx.b.store(ctx.b.fsub(ctx.b.load(ptr), ctx.b.fmul(mult, x)), ptr)
+
+
+def _slogdet(ctx, op, ins):
+    """(sign, log|det|) as numpy's: the product of the pivots' signs and the sum of the logs
+    of their magnitudes; (0, -inf) for a singular matrix."""
+    b = ctx.b
+    t = op.operands[0].type
+    n = _square(ctx, t, ins[0])
+    a = _copy(ctx, t, ins[0], [n, n])
+    sign, singular = _eliminate(ctx, a, n)
+    logdet = ctx.stack_slot(DOUBLE)
+    b.store(_d(0.0), logdet)
+
+    def pivot(k):
+        u = _get(ctx, a, k, k)
+        size = ctx.call_intrinsic("llvm.fabs", [u])
+        b.store(b.fmul(b.load(sign), b.fdiv(u, size)), sign)
+        b.store(b.fadd(b.load(logdet), ctx.scalar("log", [F64], F64, [size])), logdet)
+    _loop(ctx, _i(0), n, pivot)
+    is_singular = b.fcmp_ordered("!=", b.load(singular), _d(0.0))
+    return (b.select(is_singular, _d(0.0), b.load(sign)),
+            b.select(is_singular, _d(float("-inf")), b.load(logdet)))
+
+
+@lower(LINALG, "slogdet_sign")
+def _slogdet_sign(ctx, op, ins):
+    return _slogdet(ctx, op, ins)[0]
+
+
+@lower(LINALG, "slogdet_log")
+def _slogdet_log(ctx, op, ins):
+    return _slogdet(ctx, op, ins)[1]
+
+
+@lower(LINALG, "det")
+def _det(ctx, op, ins):
+    """numpy's det: sign * exp(log|det|), from the same factorisation as slogdet."""
+    sign, logdet = _slogdet(ctx, op, ins)
+    return ctx.b.fmul(sign, ctx.scalar("exp", [F64], F64, [logdet]))
+
+
+def _solve_into(ctx, a, n, rhs, rhs_t, cols):
+    """rhs := A^-1 rhs, from the copy ``a`` of A; LinAlgError('Singular matrix') at a zero pivot."""
+    b = ctx.b
+    _, singular = _eliminate(ctx, a, n, rhs, rhs_t, cols)
+    ctx.raise_at(b.fcmp_ordered("!=", b.load(singular), _d(0.0)), lambda err: np.linalg.LinAlgError(_SINGULAR))
+
+    def rhs_ptr(i, c):
+        return ctx.raw_pointer(rhs_t, rhs, [i] if rhs_t.ndim == 1 else [i, c])
+
+    def back(c):
+        def row(i):
+            ptr = rhs_ptr(i, c)
+            _loop(ctx, b.add(i, _i(1)), n, lambda j: _sub_into(ctx, ptr, _get(ctx, a, i, j), b.load(rhs_ptr(j, c))))
+            b.store(b.fdiv(b.load(ptr), _get(ctx, a, i, i)), ptr)
+        _down(ctx, n, row)
+    _loop(ctx, _i(0), cols, back)
+
+
+@lower(LINALG, "solve")
+def _solve(ctx, op, ins):
+    b = ctx.b
+    ta, tb = (v.type for v in op.operands)
+    n = _square(ctx, ta, ins[0])
+    shape = ctx.shape_values(ins[1], tb.ndim)
+    ctx.raise_at(b.icmp_signed("!=", shape[0], n),
+                 lambda err: ValueError(_SOLVE[tb.ndim].format(err[0], err[1])), [shape[0], n])
+    a = _copy(ctx, ta, ins[0], [n, n])
+    rhs = _copy(ctx, tb, ins[1], shape)
+    _solve_into(ctx, a, n, rhs, ArrayType(F64, tb.ndim), shape[1] if tb.ndim == 2 else _i(1))
+    return rhs
+
+
+@lower(LINALG, "inv")
+def _inv(ctx, op, ins):
+    t = op.operands[0].type
+    n = _square(ctx, t, ins[0])
+    a = _copy(ctx, t, ins[0], [n, n])
+    eye = ctx.new_array(MATRIX, [n, n], 0.0)
+    _loop(ctx, _i(0), n, lambda i: ctx.b.store(_d(1.0), _ptr(ctx, eye, i, i)))
+    _solve_into(ctx, a, n, eye, MATRIX, n)
+    return eye
+
+
+# ---------------------------------------------------------------------- Cholesky
+def _dot_prefix(ctx, x, i, y, j, stop):
+    """sum over k < stop of x[i, k] * y[j, k]."""
+    b = ctx.b
+    acc = ctx.stack_slot(DOUBLE)
+    b.store(_d(0.0), acc)
+    _loop(ctx, _i(0), stop, lambda k: b.store(b.fadd(b.load(acc), b.fmul(_get(ctx, x, i, k), _get(ctx, y, j, k))), acc))
+    return b.load(acc)
+
+
+@lower(LINALG, "cholesky")
+def _cholesky(ctx, op, ins):
+    """L with A = L L^T from A's lower triangle (LAPACK potrf's column order)."""
+    b = ctx.b
+    t = op.operands[0].type
+    a = ins[0]
+    n = _square(ctx, t, a)
+    out = ctx.new_array(MATRIX, [n, n], 0.0)
+
+    def column(j):
+        s = b.fsub(ctx.as_f64(t, ctx.load_element(t, a, [j, j])), _dot_prefix(ctx, out, j, out, j, j))
+        # numpy raises where a pivot is <= 0; a NaN goes on as NaN (numpy's result then)
+        ctx.raise_at(b.fcmp_ordered("<=", s, _d(0.0)), lambda err: np.linalg.LinAlgError(_NOT_PD))
+        d = ctx.scalar("sqrt", [F64], F64, [s])
+        b.store(d, _ptr(ctx, out, j, j))
+        _loop(ctx, b.add(j, _i(1)), n, lambda i: b.store(b.fdiv(b.fsub(
+            ctx.as_f64(t, ctx.load_element(t, a, [i, j])), _dot_prefix(ctx, out, i, out, j, j)), d), _ptr(ctx, out, i, j)))
+    _loop(ctx, _i(0), n, column)
+    return out
+
+
+def _upper_solve(ctx, lower_f, r, n, rows):
+    """Solve L^T v = (each column of ``r``, or each row with ``rows``) in place, L the lower
+    factor ``lower_f``: back substitution."""
+    b = ctx.b
+
+    def vector(c):
+        def at(i):
+            return _ptr(ctx, r, c, i) if rows else _ptr(ctx, r, i, c)
+
+        def row(i):
+            ptr = at(i)
+            _loop(ctx, b.add(i, _i(1)), n, lambda k: _sub_into(ctx, ptr, _get(ctx, lower_f, k, i), b.load(at(k))))
+            b.store(b.fdiv(b.load(ptr), _get(ctx, lower_f, i, i)), ptr)
+        _down(ctx, n, row)
+    _loop(ctx, _i(0), n, vector)
+
+
+def _matrix_of(ctx, n, value):
+    """A new n×n matrix with elements value(i, j)."""
+    out = ctx.new_array(MATRIX, [n, n], None)
+    ctx.each_index([n, n], lambda idx: ctx.b.store(value(*idx), _ptr(ctx, out, *idx)))
+    return out
+
+
+@lower(LINALG, "cholesky_grad")
+def _cholesky_grad(ctx, op, ins):
+    """gA = L^-T P L^-1, P = sym(tril(L^T gL)) (PyTorch's cholesky_backward; linalg_eval.py)."""
+    b = ctx.b
+    gt = op.operands[0].type
+    g, lf = ctx.stored(gt, ins[0]), ins[1]
+    n = ctx.shape_values(lf, 2)[0]
+    lt_g = _matrix_of(ctx, n, lambda i, j: _column_dot(ctx, lf, i, g, gt, j, n))    # L^T gL
+
+    def p(i, j):
+        low = b.icmp_signed(">=", i, j)
+        below = _get(ctx, lt_g, i, j)
+        above = _get(ctx, lt_g, j, i)
+        return b.fmul(_d(0.5), b.select(low, below, above))
+    out = _matrix_of(ctx, n, p)
+    _upper_solve(ctx, lf, out, n, rows=False)       # L^-T P
+    _upper_solve(ctx, lf, out, n, rows=True)        # (L^-T (L^-T P)^T)^T = L^-T P L^-1
+    return out
+
+
+def _column_dot(ctx, lf, i, g, gt, j, n):
+    """(L^T gL)[i, j]: sum over k >= i of L[k, i] gL[k, j]."""
+    b = ctx.b
+    acc = ctx.stack_slot(DOUBLE)
+    b.store(_d(0.0), acc)
+    _loop(ctx, i, n, lambda k: b.store(b.fadd(b.load(acc), b.fmul(
+        _get(ctx, lf, k, i), ctx.as_f64(gt, ctx.load_element(gt, g, [k, j])))), acc))
+    return b.load(acc)
+
+
+# ---------------------------------------------------------------------- einsum and norm_sqrt
+@lower(LINALG, "einsum")
+def _einsum(ctx, op, ins):
+    """One loop nest: the output's indices outside, the summed ones inside (an accumulator)."""
+    b = ctx.b
+    inputs, output = op.attrs["spec"]
+    types = [v.type for v in op.operands]
+    ins = [ctx.stored(t, v) for t, v in zip(types, ins)]
+    shapes = [ctx.shape_values(v, t.ndim) for t, v in zip(types, ins)]
+    size = {}
+    for sub, shape in zip(inputs, shapes):
+        for c, n in zip(sub, shape):
+            if c not in size:
+                size[c] = n
+                continue
+            ctx.raise_at(b.icmp_signed("!=", size[c], n), lambda err, c=c: ValueError(
+                f"np.einsum: the index '{c}' has size {err[0]} in one operand and {err[1]} in another"), [size[c], n])
+    summed = [c for c in dict.fromkeys("".join(inputs)) if c not in output]
+    acc = ctx.stack_slot(DOUBLE)
+
+    def term(at):
+        value = None
+        for sub, t, v in zip(inputs, types, ins):
+            x = ctx.as_f64(t, ctx.load_element(t, v, [at[c] for c in sub]))
+            value = x if value is None else b.fmul(value, x)
+        return value
+
+    def element(out_idx):
+        at = dict(zip("".join(dict.fromkeys(output)), out_idx))
+        b.store(_d(0.0), acc)
+
+        def step(idx):
+            at.update(zip(summed, idx))
+            b.store(ctx.sum_step(b.load(acc), term(at)), acc)
+        ctx.each_index([size[c] for c in summed], step)
+        return b.load(acc)
+    if not output:
+        return element([])
+    out_t = op.results[0].type
+    unique = "".join(dict.fromkeys(output))     # an output index repeats in gradients of diagonals
+    result = ctx.new_array(out_t, [size[c] for c in output], None if unique == output else 0.0)
+
+    def store(idx):
+        value = element(idx)
+        ctx.store_element(out_t, result, [dict(zip(unique, idx))[c] for c in output], value)
+    ctx.each_index([size[c] for c in unique], store)
+    return result
+
+
+@lower(LINALG_SCALAR, "norm_sqrt")
+def _norm_sqrt(ctx, in_types, out_type, ins, elementwise):
+    return ctx.scalar("sqrt", in_types, out_type, ins, elementwise)

@@ -1,0 +1,41 @@
+"""Linear-algebra lines for the whole-array fuzz programs (array_programs.py): np.einsum,
+np.tensordot, np.inner, np.vdot, np.matmul, np.linalg.norm/det/slogdet/inv/solve/cholesky,
+producing arrays of the generator's kinds n=(5,), m=(3,), nm=(5,3) and numbers s.
+
+The square matrices are Gram matrices of tanh of an n×m array plus the identity (built with
+a loop of writes): symmetric positive definite and well conditioned, so no draw is singular."""
+from hypothesis import strategies as st
+
+_FORMS = {
+    "n": ["np.einsum('ij,j->i', {nm}, {m})", "np.tensordot({nm}, {m}, axes=1)", "np.inner({nm}, {m})",
+          "np.linalg.norm({nm}, axis=1)", "np.linalg.norm({nm}, ord=1, axis=-1)", "{nm} @ np.linalg.solve({G}, {m})",
+          "np.matmul({nm}, {m})"],
+    "m": ["np.linalg.solve({G}, {m})", "np.linalg.inv({G}) @ {m}", "np.linalg.cholesky({G}) @ {m}",
+          "np.einsum('ij,i->j', {nm}, {n})", "np.linalg.norm({nm}, axis=0)", "np.linalg.norm({nm}, np.inf, 0)",
+          "np.tensordot({n}, {nm}, axes=([0], [0]))", "np.einsum('ii,i->i', {G}, {m})"],
+    "nm": ["np.einsum('ij,j->ij', {nm}, {m})", "np.einsum('i,j->ij', {n}, {m})", "{nm} @ np.linalg.inv({G})",
+           "np.linalg.solve({G}, {nm}.T).T", "{nm} / np.linalg.norm({nm}, axis=0, keepdims=True)",
+           "{nm} * np.linalg.norm({nm}, ord=1, axis=1, keepdims=True)"],
+    "s": ["np.linalg.norm({n})", "np.linalg.norm({nm})", "np.linalg.norm({m}, 1)", "np.linalg.norm({nm}, np.inf)",
+          "np.linalg.norm({nm}, -1)", "np.linalg.norm({n}, -np.inf)", "np.tensordot({nm}, {nm}, axes=2)",
+          "np.vdot({nm}, {nm})", "np.inner({m}, {m})", "np.einsum('ij,ij->', {nm}, {nm})",
+          "np.einsum('i,ij,j->', {n}, {nm}, {m})", "np.linalg.det({G})", "SLOGDET",
+          "np.sum(np.linalg.cholesky({G}) * {nm}[:3])", "np.einsum('ii->', {G})"],
+}
+
+
+def linalg_lines(draw, name, kind, pick):
+    """The lines assigning ``name`` (of ``kind``) from a linear-algebra form."""
+    form = draw(st.sampled_from(_FORMS[kind]))
+    lines = []
+    g = f"{name}_g"
+    if "{G}" in form or form == "SLOGDET":
+        e, i = f"{name}_e", f"{name}_i"
+        t = pick("nm")
+        lines += [f"    {e} = np.zeros((3, 3))", f"    for {i} in range(3):", f"        {e}[{i}, {i}] = 1.0",
+                  f"    {g} = np.tanh({t}).T @ np.tanh({t}) * 0.5 + {e}"]
+    if form == "SLOGDET":
+        lines.append(f"    {name}_s, {name}_l = np.linalg.slogdet({g})")
+        return lines + [f"    {name} = {name}_s * {name}_l"]
+    expr = form.format(G=g, n=pick("n"), m=pick("m"), nm=pick("nm"))
+    return lines + [f"    {name} = {expr}"]
