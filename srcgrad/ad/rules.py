@@ -218,4 +218,5 @@ for _name in ("gather", "mask_select", "scatter", "setmask", "scatter_add"):    
 __all__ = ["ADJOINT", "const"]
 
 from . import linalg_rules  # noqa: E402,F401  (fills ADJOINT for np.linalg and np.einsum)
+from . import reduction_rules  # noqa: E402,F401  (the reductions family's rules, into ADJOINT and TANGENT)
 from . import shape_rules  # noqa: E402,F401  (reshape, restride, astype, pack, stack: fills ADJOINT, TANGENT)

@@ -8,7 +8,7 @@ few that lower an argument themselves: a shape).
 
 Example:
     >>> CALLS[math.sin].prim, CALLS[math.sin].arity, CALLS[np.sum].keywords
-    ('sin', 1, ('axis',))
+    ('sin', 1, ('axis', 'keepdims', 'dtype'))
 """
 import ast
 import builtins
@@ -21,7 +21,7 @@ import numpy as np
 
 from ..custom import custom_vjp
 from ..ir.types import BOOL, F64, I64
-from .numpy_linalg import LINALG_CALLS, LINALG_KEYWORD_SPELLINGS, matmul_any_rank
+from .numpy_linalg import LINALG_CALLS, matmul_any_rank
 from .numpy_shapes import shape_sizes
 
 
@@ -29,13 +29,16 @@ class Callee:
     """One entry: ``lower(lw, node, args, env)``; ``arity`` when the number of arguments is
     fixed (checked before they are lowered), ``keywords`` the ones it accepts, ``prim`` the
     primitive an elementary function computes, ``shape_first`` when the first argument is a
-    shape (``n`` or ``(n, m)``) that ``lower`` reads from the node itself."""
+    shape (``n`` or ``(n, m)``) that ``lower`` reads from the node itself; ``takes_none`` when
+    a literal ``None`` argument reaches ``lower`` as None (np.clip(x, None, 1.0))."""
 
-    __slots__ = ("lower", "arity", "keywords", "prim", "shape_first", "static_after")
+    __slots__ = ("lower", "arity", "keywords", "prim", "shape_first", "static_after", "takes_none")
 
-    def __init__(self, lower, arity=None, keywords=(), prim=None, shape_first=False, static_after=None):
+    def __init__(self, lower, arity=None, keywords=(), prim=None, shape_first=False, static_after=None,
+                 takes_none=False):
         self.lower, self.arity, self.keywords, self.prim, self.shape_first = lower, arity, keywords, prim, shape_first
         self.static_after = static_after     # positional arguments from here on are options read from the node
+        self.takes_none = takes_none
 
 
 # ---------------------------------------------------------------------- elementary functions
@@ -146,27 +149,6 @@ def _one_array(lw, node, what, args):
     return x
 
 
-def _reduce(what):
-    """np.prod, np.max, np.min (optionally along one axis)."""
-    def lower(lw, node, args, env):
-        x = _one_array(lw, node, what, args)
-        return lw.emit(node, what, [x], {"axis": axis_keyword(lw, node, x)})
-    return Callee(lower, keywords=("axis",))
-
-
-def _sum(what):
-    """np.sum and np.mean (a sum divided by the count), optionally along one axis."""
-    def lower(lw, node, args, env):
-        x = _one_array(lw, node, what, args)
-        axis = axis_keyword(lw, node, x)
-        total = lw.emit(node, "sum", [x], {"axis": axis})
-        if what == "sum":
-            return total
-        count = lw.emit(node, "size", [x]) if axis is None else lw.emit(node, "shape", [x], {"axis": axis})
-        return lw.emit(node, "div", [total, lw.b.convert(count, F64)])
-    return Callee(lower, keywords=("axis",))
-
-
 def _outer(lw, node, args, env):
     a, b = lw.to_float_array_operands(node, *args)
     if a.type.ndim != 1 or b.type.ndim != 1:
@@ -265,16 +247,11 @@ def _len(lw, node, args, env):
     return lw.emit(node, "shape", args, {"axis": 0})
 
 
-# by their numpy names: these are also the spellings under which keywords are accepted
-_REDUCTIONS = {"sum": _sum("sum"), "mean": _sum("mean"), "prod": _reduce("prod"), "max": _reduce("amax"),
-               "min": _reduce("amin"), "amax": _reduce("amax"), "amin": _reduce("amin")}
-
 CALLS = {
     **{getattr(math, n): _unary(getattr(math, n), n) for n in _MATH_UNARY},
     **{getattr(np, n): _unary(getattr(np, n), prim) for n, prim in _NUMPY_UNARY.items()},
     **{f: _binary(prim) for f, prim in _BINARY.items()},
     **_NUMPY_ARITHMETIC,
-    **{getattr(np, n): c for n, c in _REDUCTIONS.items()},
     np.outer: Callee(_outer), np.arange: Callee(_arange), np.dot: Callee(_dot), np.where: Callee(_where),
     np.zeros: _filled("zeros"), np.ones: _filled("ones"), np.empty: _filled("zeros"), np.full: _filled("full"),
     np.zeros_like: _like("zeros_like", 0.0), np.ones_like: _like("ones_like", 1.0),
@@ -299,11 +276,6 @@ def array_method(func, fobj):
     if fobj is None or isinstance(getattr(fobj, "__self__", None), np.ndarray):
         return ARRAY_METHODS[func.attr]
     return None
-
-
-# Keywords are accepted where the call is spelt as a numpy reduction is (np.sum(x, axis=0)),
-# checked by spelling before the callee is looked up
-KEYWORD_SPELLINGS = frozenset(_REDUCTIONS) | LINALG_KEYWORD_SPELLINGS
 
 
 def callee(fobj):
@@ -361,3 +333,8 @@ def _check_arity(lw, node, fobj, called):
         two = called[:called.rfind(".") + 1] + ("arctan2" if fobj is np.arctan else "atan2")
         message += f"; for the angle of the point (x, y) write {two}(y, x)"
     lw.typing_error(node, message)
+
+
+from .numpy_reductions import REDUCTION_CALLS, REDUCTION_METHODS  # noqa: E402  (the reductions family)
+CALLS.update(REDUCTION_CALLS)
+ARRAY_METHODS.update(REDUCTION_METHODS)

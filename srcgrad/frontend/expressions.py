@@ -29,9 +29,10 @@ from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
 from ..trees import Tree, flatten
 from .functions import FunctionRef
 from .containers import CONTAINER_NODES, UNKNOWN, Containers, Range, Zipped, range_of, static_value
-from .calls import ARRAY_METHODS, KEYWORD_SPELLINGS, array_method, callee, check_callee, known_callable
+from .calls import ARRAY_METHODS, array_method, callee, check_callee, known_callable
 from .indexing import Indexing
 from .numpy_linalg import matmul_any_rank
+from .keywords import check_keywords
 from .numpy_shapes import dtype_comparison, lower_shape_call
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -460,10 +461,8 @@ class Expressions(Containers, Indexing):
         if shaped is not None:
             return shaped
         plain_function = inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
-        if node.keywords and not plain_function and not (
-                isinstance(node.func, ast.Attribute)
-                and node.func.attr in KEYWORD_SPELLINGS):
-            self.unsupported(node, "keyword arguments in calls (yet)")
+        if node.keywords and not plain_function:      # each table entry declares its keywords
+            check_keywords(self, node, callee(array_method(node.func, fobj) or fobj), ast.unparse(node.func))
         if fobj is None and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and not node.args:
             arr = self.expr(node.func.value, env)
             if not arr.type.is_array:
@@ -473,7 +472,8 @@ class Expressions(Containers, Indexing):
         if method is not None:
             arr = self.expr(node.func.value, env)
             if arr.type.is_array:
-                args = [arr] + [self.expr(a, env) for a in node.args]
+                args = [arr] + [None if callee(method).takes_none and _is_none(a) else self.expr(a, env)
+                                for a in node.args]
                 return callee(method).lower(self, node, args, env)
         called = ast.unparse(node.func)         # the user's spelling: np.linalg.det, math.gamma
         if fobj is None:
@@ -483,7 +483,8 @@ class Expressions(Containers, Indexing):
         check_callee(self, node, fobj, called)
         entry = callee(fobj)
         if entry is not None:
-            args = [self.lowered_arg(a, env) for a in node.args[1 if entry.shape_first else 0:entry.static_after]]
+            args = [None if entry.takes_none and _is_none(a) else self.lowered_arg(a, env)
+                    for a in node.args[1 if entry.shape_first else 0:entry.static_after]]
             out = entry.lower(self, node, [None] + args if entry.shape_first else args, env)
             return Tree(tuple, out) if isinstance(out, list) else out     # several values (np.split): a tuple
         args = [self.expr_any(a, env) for a in node.args]       # a Python function may take containers
@@ -569,6 +570,10 @@ class Expressions(Containers, Indexing):
         if v.type not in (I64, BOOL):
             self.typing_error(node, f"{what} must be integers, got {v.type}")
         return v
+
+
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _inexact_mix(a, b):

@@ -27,7 +27,7 @@ class _Entry:
 
     def __init__(self, lower, arity=None, keywords=(), shape_first=False, static_after=None):
         self.lower, self.arity, self.keywords, self.prim = lower, arity, keywords, None
-        self.shape_first, self.static_after = shape_first, static_after
+        self.shape_first, self.static_after, self.takes_none = shape_first, static_after, False
 
 
 # ---------------------------------------------------------------------- compile-time arguments
@@ -324,5 +324,3 @@ LINALG_CALLS = {
     np.tensordot: _Entry(_tensordot, keywords=("axes",), static_after=2),
     np.inner: _Entry(_inner, arity=2), np.vdot: _Entry(_vdot, arity=2), np.matmul: _Entry(_matmul, arity=2),
 }
-# the spellings under which these calls take keywords (calls.KEYWORD_SPELLINGS)
-LINALG_KEYWORD_SPELLINGS = frozenset({"norm", "tensordot", "einsum"})

@@ -384,6 +384,73 @@ EVAL["norm_sqrt"] = _numpy_math("sqrt")
 EVAL.update(SHAPE_EVAL)      # reshape, restride, astype, pack, stack (shape_eval.py)
 
 
+# the reductions family (issue 11): numpy's own functions, on C-ordered copies where the
+# order of summation could depend on the layout
+def _cumsum(it, op, ins):
+    x, axis = np.ascontiguousarray(ins[0], dtype=np.float64), op.attrs["axis"]
+    if op.attrs.get("reverse"):
+        return np.flip(np.cumsum(np.flip(x, axis), axis=axis), axis).copy()
+    return np.cumsum(x, axis=axis)
+
+
+def _cumprod_grad(it, op, ins):
+    """vjp: grad[i] = P[i-1]·S[i] with S[i] = t[i] + x[i+1]·S[i+1]; jvp: dP[i] = dP[i-1]·x[i] + P[i-1]·t[i]
+    (P the running product, P[-1] = 1): exact where x holds zeros."""
+    t, x = (np.moveaxis(np.array(v, dtype=np.float64), op.attrs["axis"], 0) for v in ins)
+    t = np.broadcast_to(t, x.shape)
+    n, out = x.shape[0], np.zeros(x.shape)
+    before = np.ones(x.shape[1:])
+    if op.attrs["mode"] == "jvp":
+        acc = np.zeros(x.shape[1:])
+        for i in range(n):
+            acc = t[i] if i == 0 else acc * x[i] + before * t[i]
+            before = before * x[i]
+            out[i] = acc
+    else:
+        acc = np.zeros(x.shape[1:])
+        for i in reversed(range(n)):
+            acc = t[i] + x[i + 1] * acc if i + 1 < n else t[i]
+            out[i] = acc
+        for i in range(n):
+            out[i] = before * out[i]
+            before = before * x[i]
+    return np.moveaxis(out, 0, op.attrs["axis"]).copy()
+
+
+def _put_along(it, op, ins):
+    g, idx = ins
+    out = np.zeros(np.shape(g))
+    np.add.at(out, _along_index(idx, op.attrs["axis"]), g)
+    return out
+
+
+def _along_index(idx, axis):
+    """The fancy index of out[.., idx[i], ..]: idx along ``axis``, the positions elsewhere."""
+    grids = list(np.indices(idx.shape, sparse=True))
+    grids[axis] = idx
+    return tuple(grids)
+
+
+def _int_result(r):
+    return r.astype(np.int64) if isinstance(r, np.ndarray) else int(r)
+
+
+EVAL.update({
+    "expand_dims": lambda it, op, ins: np.expand_dims(ins[0], op.attrs["axis"]),       # a view
+    "cumsum": _cumsum,
+    "cumprod": lambda it, op, ins: np.cumprod(np.asarray(ins[0], dtype=np.float64), axis=op.attrs["axis"]),
+    "cumprod_grad": _cumprod_grad,
+    "argmax": lambda it, op, ins: _int_result(np.argmax(ins[0], axis=op.attrs.get("axis"))),
+    "argmin": lambda it, op, ins: _int_result(np.argmin(ins[0], axis=op.attrs.get("axis"))),
+    "argsort": lambda it, op, ins: np.argsort(ins[0], axis=op.attrs["axis"], kind="stable").astype(np.int64),
+    "take_along": lambda it, op, ins: np.take_along_axis(np.asarray(ins[0], dtype=np.float64), ins[1],
+                                                         axis=op.attrs["axis"]),
+    "put_along": _put_along,
+    "float_floor": _numpy_math("floor"), "float_ceil": _numpy_math("ceil"),
+    "float_trunc": _numpy_math("trunc"), "float_rint": _numpy_math("rint"),
+})
+
+
 def clone(fn):
     """A deep copy of IR Function ``fn`` (fresh ops and values; attrs shared), made without
     recursion so that long functions copy too."""

@@ -487,5 +487,49 @@ _def("cholesky", lambda ts, a: ArrayType(F64, _matrix(ts[0], "np.linalg.cholesky
 _def("cholesky_grad", lambda ts, a: ArrayType(F64, 2), "the adjoint of A = L L^T from gL: operands gL, L "
      "(PyTorch's formula: symmetric)", may_raise=True)
 
+
+# reductions, scans and rounding (issue 11, the reductions family)
+def _expand_dims_rule(ts, attrs):
+    t = _float_array(ts[0], "keepdims")
+    if not 0 <= attrs["axis"] <= t.ndim:
+        raise TypingError(f"axis {attrs['axis']} is out of range for keepdims of an array of {t.ndim} dimensions")
+    return ArrayType(t.dtype, t.ndim + 1)
+
+
+def _scan_rule(ts, attrs):
+    t = _float_array(ts[0], "np.cumsum/np.cumprod")
+    if not 0 <= attrs["axis"] < t.ndim:
+        raise TypingError(f"axis {attrs['axis']} is out of range for an array of {t.ndim} dimensions")
+    return ArrayType(F64, t.ndim)
+
+
+def _arg_rule(ts, attrs):
+    t = _reduce_rule(ts, attrs)
+    return ArrayType(I64, t.ndim) if isinstance(t, ArrayType) else I64
+
+
+_def("expand_dims", _expand_dims_rule, "a new axis of size 1 at attrs axis (keepdims=True): a view", view=True)
+_def("cumsum", _scan_rule, "np.cumsum(x, axis=k); attrs: axis, reverse (sums from the end: its adjoint)")
+_def("cumprod", _scan_rule, "np.cumprod(x, axis=k); attrs: axis")
+_def("cumprod_grad", lambda ts, a: ArrayType(F64, ts[1].ndim), "d cumprod, exact at zeros (no division): "
+     "operands: t, x; attrs: axis, mode ('vjp': t is the adjoint of the result; 'jvp': t is dx)")
+_def("argmax", _arg_rule, "np.argmax(x[, axis=k]): the first largest (the first NaN)", may_raise=True)
+_def("argmin", _arg_rule, "np.argmin(x[, axis=k]): the first smallest (the first NaN)", may_raise=True)
+for _n in ("float_floor", "float_ceil", "float_trunc", "float_rint"):
+    _def(_n, _elementwise(_float_rule), f"np.{_n[6:]}: a float (math.floor/ceil give ints: 'floor', 'ceil')")
+def _along_rule(ts, attrs):
+    g, idx = ts
+    if not (isinstance(idx, ArrayType) and idx.dtype is I64 and isinstance(g, ArrayType) and g.ndim == idx.ndim):
+        raise TypingError(f"take/put along an axis needs an array and int indices of its rank, got {g} and {idx}")
+    return ArrayType(F64, g.ndim)
+
+
+_def("argsort", lambda ts, a: ArrayType(I64, _scan_rule(ts, a).ndim),
+     "np.argsort(x, axis=k, kind='stable'): a stable order, NaNs last; attrs: axis")
+_def("take_along", _along_rule, "np.take_along_axis(g, idx, axis): np.sort is x taken along argsort(x); "
+     "attrs: axis", may_raise=True)
+_def("put_along", _along_rule, "the adjoint of take_along for a permutation idx: out (zeros) with "
+     "out[.., idx[i], ..] += g[.., i, ..]; attrs: axis", may_raise=True)
+
 # numpy's shapes and views (issue 11): reshape, restride, astype, pack, stack
 from . import shape_primitives  # noqa: E402,F401  (fills PRIMITIVES)

@@ -173,6 +173,20 @@ def p_overwrite_in_loop(x, n):
 
 M = np.array([[0.5, -1.0], [2.0, 0.3], [-0.7, 1.1]])
 
+# the reductions family (issue 11)
+def p_expand_dims(x): return np.sum(np.sum(x, axis=1, keepdims=True) * x)
+def p_cumsum(x): return np.sum(np.cumsum(x) * x)
+def p_cumprod(x): return np.sum(np.cumprod(x) * x)
+def p_argmax(x): return x[np.argmax(x)] * 2.0
+def p_argmin(x): return x[np.argmin(x)] * 2.0
+def p_argsort(x): return np.sum(np.argsort(x) * x)
+def p_sort(x): return np.sum(np.sort(x) * x * x)
+def p_float_floor(x): return np.sum(np.floor(x * 2.0) * x)
+def p_float_ceil(x): return np.sum(np.ceil(x * 2.0) * x)
+def p_float_trunc(x): return np.sum(np.trunc(x * 2.0) * x)
+def p_float_rint(x): return np.sum(np.rint(x * 2.0) * x)
+
+
 CASES = {
     "const": (p_const, (0.7,), 0),
     "to_f64": (p_to_f64, (0.7, 3), 0),
@@ -243,6 +257,19 @@ CASES = {
     "assert": (p_assert, (0.7,), 0),
     "yield": (p_if, (0.7,), 0),
     "return": (p_const, (0.7,), 0),
+    "expand_dims": (p_expand_dims, (M,), 0),
+    "cumsum": (p_cumsum, (V,), 0),
+    "cumprod": (p_cumprod, (V,), 0),
+    "cumprod_grad": (p_cumprod, (V,), 0),
+    "argmax": (p_argmax, (V,), 0),
+    "argmin": (p_argmin, (V,), 0),
+    "argsort": (p_argsort, (V,), 0),
+    "take_along": (p_sort, (V,), 0),
+    "put_along": (p_sort, (V,), 0),
+    "float_floor": (p_float_floor, (V,), 0),
+    "float_ceil": (p_float_ceil, (V,), 0),
+    "float_trunc": (p_float_trunc, (V,), 0),
+    "float_rint": (p_float_rint, (V,), 0),
     "unary math": None,         # filled in below: one program per function of math
 }
 del CASES["unary math"]

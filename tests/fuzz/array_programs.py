@@ -33,6 +33,26 @@ _INDEXING = {
     "nm": ["({nm}[:, 0][:, None] * {nm})", "({n}[:, None] * {m}[None, :])", "{nm}[[4, 3, 3, 1, 0]]",
            "{nm}[:, [2, 2, 0]]", "{nm}[..., None][..., 0]", "({nm}[None, :, :] * {m})[0]"],
 }
+# the reductions family (issue 11), by the kind of their result: {0} is a value of that kind,
+# {n} {m} {nm} {s} values of the others
+_REDUCTIONS = {
+    "n": ["np.cumsum({0})", "np.clip({0}, -0.5, 0.5)", "np.logaddexp({0}, {s})", "(np.sign({0}) * {0})",
+          "(np.floor({0} * 2.0) + {0})", "np.cumprod(0.9 + 0.1 * {0})", "np.where(np.isfinite({0}), {0}, 0.0)",
+          "(np.sum({nm}, axis=1) * {0})", "(np.max({nm}, axis=-1) + {0})", "(np.var({nm}, axis=1) * {0})",
+          "{0}.clip(None, 0.3)", "(np.average({nm}, axis=1, weights={nm} * {nm} + 0.1) + {0})",
+          "(np.diff({0}, n=2)[0] + {0})", "np.round({0}, 1)", "(np.trunc({0} * 3.0) - np.rint({0}) + {0})",
+          "np.sort({0})", "np.sort({nm}, axis=1)[:, 0] * {0}"],
+    "m": ["np.cumsum({0}, axis=0)", "(np.mean({nm}, axis=0) + {0})", "(np.std({nm}, axis=0, ddof=1) * {0})",
+          "np.logaddexp2({0}, {m})", "(np.ceil({0}) + {0})", "np.clip({0}, a_min={s}, a_max=None)"],
+    "nm": ["(np.sum({0}, axis=0, keepdims=True) * {0})", "({0} - np.max({0}, axis=1, keepdims=True))",
+           "np.cumsum({0}, axis=1)", "np.cumprod(1.0 + 0.1 * {0}, axis=0)", "np.clip({0}, -0.5, {m})",
+           "np.logaddexp({0}, {m})", "(np.mean({0}, axis=(0, 1), keepdims=True) * {0})",
+           "({0} / (1.0 + np.std({0}, axis=-1, keepdims=True)))"],
+    "s": ["np.var({n})", "np.std({nm})", "np.sum(np.diff({n}))", "np.sum(np.diff({nm}, axis=0) ** 2)",
+          "{n}[np.argmax({n})]", "{m}[np.argmin({nm}[1])]", "np.logaddexp({0}, 0.5)", "np.clip({0}, -1.0, 1.0)",
+          "np.average({n}, weights=1.0 + {n} * {n})",
+          "np.sum(np.sort({n}) * {n})", "np.sum(np.sort({nm}, axis=0) * {nm})", "{n}[np.argsort({n})[1]]"],
+}
 _FLOOR_MOD = ["({} % 1.5)", "({} // -0.7)", "({} % -0.4)", "(({} * 3.0) // 1.25)"]
 # shapes and views (issue 11), by the kind they make: {0} is an array of that kind, {n}, {m},
 # {nm}, {s} others, each a computed array (an argument a program writes in place would be
@@ -74,13 +94,13 @@ def array_program(draw, features=None):
         special = extra[form - 6] if form >= 6 else None
         name = f"t{k}"
         if form == 0:
-            form = draw(st.sampled_from(unary + _SHAPES[kind]))
-            if form in unary:
-                expr = form.format(pick(kind))
-            else:
+            form = draw(st.sampled_from(unary + _REDUCTIONS[kind] + _SHAPES[kind]))
+            if form in _SHAPES[kind]:
                 computed = {kd: v if v.startswith("t") or kd == "s" else f"({v} + 0.0)"
                             for kd, v in ((kd, pick(kd)) for kd in ("n", "m", "nm", "s"))}
                 expr = form.format(computed[kind], **computed)
+            else:
+                expr = form.format(pick(kind), **{k: pick(k) for k in ("n", "m", "nm", "s")})
         elif form == 1:
             op = draw(st.sampled_from(_BINARY))
             a, b = pick(kind), pick(draw(st.sampled_from([kind, "s"])))

@@ -38,6 +38,7 @@ from .linalg import LINALG, LINALG_SCALAR
 from .lazy import Lazy, LazyArrays
 from .loop_memory import frees_each_iteration
 from .memory import TAPES, Memory
+from .reductions import REDUCTIONS
 from .registry import lower
 from .scalar_math import INT_CHECKED, SCALAR, checked_int
 from .shapes import SHAPES
@@ -55,7 +56,7 @@ def tables(target):
     """The lowering's tables for ``target``: (scalar tables, whose entries lower numbers and
     array elements; op tables, whose entries lower whole ops). Each lowered primitive is a
     key of exactly one of them."""
-    return [target.math, SCALAR, LINALG_SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, INDEXING, LINALG, SHAPES]
+    return [target.math, SCALAR, LINALG_SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, INDEXING, LINALG, REDUCTIONS, SHAPES]
 
 
 def _scalar_op(ctx, op, ins):

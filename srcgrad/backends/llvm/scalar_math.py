@@ -154,6 +154,9 @@ SCALAR = {
     "to_f64": _to_f64,
     "to_i64": _to_i64,
     "to_bool": _to_bool,
+    # np.floor, np.ceil, np.trunc, np.rint of floats (float results; rint: halves to even)
+    "float_floor": intrinsic("llvm.floor"), "float_ceil": intrinsic("llvm.ceil"),
+    "float_trunc": intrinsic("llvm.trunc"), "float_rint": intrinsic("llvm.rint"),
 }
 
 

@@ -260,4 +260,7 @@ EXPR = {
     "slogdet_log": _linalg("slogdet", 1), "inv": _linalg("inv"), "solve": _linalg("solve"),
     "cholesky": _linalg("cholesky"), "cholesky_grad": helper("_cholesky_grad"),
 }
+
+from .reduction_exprs import REDUCTION_EXPR  # noqa: E402  (the reductions family)
+EXPR.update(REDUCTION_EXPR)
 EXPR.update(SHAPE_EXPR)      # reshape, restride, astype, pack, stack (shape_exprs.py)

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import indexing_runtime, runtime
 from ...ir import linalg_eval
+from .reduction_exprs import HELPERS as REDUCTION_HELPERS
 from .emit import COMMENT, Emitter, is_comment
 
 _MARKER = re.compile(r"^(\s*)" + COMMENT + r"(\d+)__$", re.M)
@@ -128,7 +129,7 @@ def compile_function(fn, source=None, externals=None):
                  "_reduce_grad": runtime.reduce_grad, "_power": runtime.power, "_int_power": runtime.int_power,
                  **indexing_runtime.NAMES,
                  "_einsum": linalg_eval.einsum, "_cholesky_grad": linalg_eval.cholesky_grad,
-                 **(externals or {})}
+                 **REDUCTION_HELPERS, **(externals or {})}
     filename = f"<srcgrad {fn.name}>"
     exec(compile(source, filename, "exec"), namespace)
     compiled = namespace[ast.parse(source).body[0].name]
