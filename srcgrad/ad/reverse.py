@@ -18,7 +18,7 @@ from ..errors import TypingError
 from ..ir.core import Block, Builder, Function, Value, current, for_op, if_op, while_op
 from ..ir.memory import Buffers
 from ..ir.primitives import PRIMITIVES
-from ..ir.types import F64, I64, ArrayType, is_float, user_name
+from ..ir.types import F32, F64, I64, ArrayType, is_float, user_name
 from .activity import active_values, dependence_edges, useful_values
 from .array_rules import ARRAY_ADJOINT
 from .clone import clone_op, fresh_block
@@ -259,7 +259,9 @@ class _Reverser:
         b = current()
         name = derivative_name(v) if v.name else None
         if isinstance(v.type, ArrayType):
-            return b.emit("zeros_like", [mapping[v]], name=name)
+            zeros = b.emit("zeros_like", [mapping[v]], name=name)
+            # a float32 array's adjoint is float64 (what computes with it is: to_f64's rule)
+            return b.emit("to_f64", [zeros], name=name) if v.type.dtype is F32 else zeros
         # marked: the passes may drop it from sums (0.0 + g is g but for g = -0.0, which as a
         # gradient is the same number)
         return b.emit("const", [], {"value": 0.0, "type": F64, "adjoint_zero": True}, name=name)
@@ -323,7 +325,8 @@ class _Reverser:
 
     def _unbroadcast(self, c, v, mapping, op):
         """A contribution from a broadcasting op, summed back to the shape of operand ``v``."""
-        if c is None or not c.type.is_array or len(op.operands) < 2 or op.prim == "matmul" or op.prim in SHAPED:
+        if c is None or not c.type.is_array or len(op.operands) < 2 or op.prim in ("matmul", "reshape", "stack") \
+                or op.prim in SHAPED:
             return c
         b = current()
         if v.type.is_array:
@@ -442,7 +445,7 @@ def _counts_from_zero(start, step):
     return start.type is I64 and constant_value(start) == 0 and constant_value(step) == 1
 
 
-_VIEWS = ("transpose", "sum_to", "call_custom_vjp", "tape_get")
+_VIEWS = ("transpose", "sum_to", "call_custom_vjp", "tape_get", "reshape", "restride")
 
 
 class _Overlay(dict):

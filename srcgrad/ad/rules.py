@@ -220,3 +220,4 @@ __all__ = ["ADJOINT", "const"]
 from . import linalg_rules  # noqa: E402,F401  (fills ADJOINT for np.linalg and np.einsum)
 from . import reduction_rules  # noqa: E402,F401  (the reductions family's rules, into ADJOINT and TANGENT)
 from . import join_rules  # noqa: E402,F401  (joining and building arrays: adds to ADJOINT)
+from . import shape_rules  # noqa: E402,F401  (reshape, restride, astype, pack, stack: fills ADJOINT, TANGENT)

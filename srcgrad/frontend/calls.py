@@ -22,6 +22,7 @@ import numpy as np
 from ..custom import custom_vjp
 from ..ir.types import BOOL, F64, I64
 from .numpy_linalg import LINALG_CALLS, matmul_any_rank
+from .numpy_shapes import shape_sizes
 
 
 class Callee:
@@ -197,8 +198,7 @@ def _filled(what):
             if c is None or c.prim != "const":
                 lw.unsupported(node, "np.full with a value that is not a constant", "np.zeros then a loop")
             value = float(c.attrs["value"])
-        shape = node.args[0]
-        sizes = [lw.expr(e, env) for e in shape.elts] if isinstance(shape, ast.Tuple) else [lw.expr(shape, env)]
+        sizes = shape_sizes(lw, node.args[0], env)      # n, (n, m) or x.shape
         return lw.emit(node, "full", sizes, {"value": value, "dtype": F64})
     return Callee(lower, shape_first=True)
 

@@ -33,6 +33,7 @@ from .calls import ARRAY_METHODS, array_method, callee, check_callee, known_call
 from .indexing import Indexing
 from .numpy_linalg import matmul_any_rank
 from .keywords import check_keywords
+from .numpy_shapes import dtype_comparison, lower_shape_call
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
@@ -193,6 +194,9 @@ class Expressions(Containers, Indexing):
                 self.scalar_truth(node, v, "`not`")
                 return self.emit(node, "not", [self.b.convert(v, BOOL)])
             self.unsupported(node, "the operator ~")
+        known = dtype_comparison(self, node, env) if isinstance(node, ast.Compare) else None
+        if known is not None:
+            return known        # x.dtype == np.float32: known when compiling
         if isinstance(node, ast.Compare):
             for op in node.ops:
                 if type(op) not in _CMPOPS:
@@ -216,12 +220,17 @@ class Expressions(Containers, Indexing):
 
     def attribute(self, node, arr):
         """x.T, x.size, x.ndim of an array value."""
+        if node.attr == "dtype" and arr.type.is_array:
+            self.unsupported(node, "x.dtype as a value", "compare it (x.dtype == np.float32) or pass it as a dtype: "
+                                                         "y.astype(x.dtype)")
         if node.attr not in ("T", "size", "ndim"):
             self.unsupported(node, f"the attribute `.{node.attr}` here", "x.shape[k] and module constants work")
         if not arr.type.is_array:
             self.typing_error(node, f"only arrays have .{node.attr}, not {arr.type}")
         if node.attr == "ndim":
             return self.b.const(arr.type.ndim)        # the rank is part of the array's type
+        if node.attr == "T" and arr.type.dtype is F32:      # the general permutation (numpy_shapes.py)
+            return self.emit(node, "restride", [arr], {"kind": "permute", "axes": tuple(reversed(range(arr.type.ndim)))})
         return self.emit(node, "transpose" if node.attr == "T" else "size", [arr])
 
     # ------------------------------------------------------------------ short circuits
@@ -448,6 +457,9 @@ class Expressions(Containers, Indexing):
         special = self.container_call(node, fobj, env)
         if special is not None:
             return special
+        shaped = lower_shape_call(self, node, fobj, env)        # reshape, transpose, np.array([...]), ...
+        if shaped is not None:
+            return shaped
         plain_function = inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
         if node.keywords and not plain_function:      # each table entry declares its keywords
             check_keywords(self, node, callee(array_method(node.func, fobj) or fobj), ast.unparse(node.func))

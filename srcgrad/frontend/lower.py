@@ -31,6 +31,7 @@ from .expressions import BINOPS, WHAT_INSTEAD, Expressions, Range, Unbound
 from .functions import Functions, FunctionRef, NestedFunction
 from .indexing import is_add_at
 from .names import FreshNames
+from .numpy_shapes import refuse_layout_dependent_writes
 from .source import source_of     # re-exported: api.py imports it from here
 
 
@@ -177,6 +178,7 @@ class _Lowerer(Functions, Expressions):
             self.b.ret(list(ret))
         fn.result_tree = ret.tree
         fn.arg_trees = list(arg_types)
+        refuse_layout_dependent_writes(fn)      # numpy_shapes.py: a reshape's view-or-copy must not show
         return fn
 
     # ------------------------------------------------------------------ statements

@@ -29,6 +29,7 @@ from .indexing_eval import INDEXING_EVAL
 from .linalg_eval import LINALG_EVAL
 from .interpret_joins import JOIN_EVAL
 from .types import BOOL, F32, F64, I64, ArrayType
+from .shape_eval import SHAPE_EVAL
 
 _I64_MIN, _I64_MAX = -2**63, 2**63 - 1
 # ops whose results come as a sequence (any number of them); every other op gives one value or none
@@ -381,6 +382,8 @@ EVAL.update({
 EVAL.update(INDEXING_EVAL)       # x[idx], x[mask] and their writes (indexing_eval.py)
 EVAL.update(LINALG_EVAL)
 EVAL["norm_sqrt"] = _numpy_math("sqrt")
+EVAL.update(SHAPE_EVAL)      # reshape, restride, astype, pack, stack (shape_eval.py)
+
 
 # the reductions family (issue 11): numpy's own functions, on C-ordered copies where the
 # order of summation could depend on the layout

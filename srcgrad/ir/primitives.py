@@ -534,3 +534,5 @@ _def("put_along", _along_rule, "the adjoint of take_along for a permutation idx:
 # joining, splitting and building arrays (their records live in join_primitives.py)
 from .join_primitives import define as _define_joins  # noqa: E402  (needs _def above)
 _define_joins(_def)
+# numpy's shapes and views (issue 11): reshape, restride, astype, pack, stack
+from . import shape_primitives  # noqa: E402,F401  (fills PRIMITIVES)

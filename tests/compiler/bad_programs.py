@@ -180,7 +180,7 @@ def numpy_python_function(x):
 
 
 def array_method(x):
-    return np.sum(x.reshape(2, 1))
+    return np.sum(x.tolist())
 
 
 def uses_walrus(x):

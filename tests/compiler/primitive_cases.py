@@ -351,3 +351,15 @@ CASES.update({
     "cholesky": (p_cholesky, (LA,), 0),
     "cholesky_grad": (p_cholesky, (LA,), 0),
 })
+
+
+# shapes and views (issue 11)
+def p_reshape(m): return np.sum(m.reshape(2, 3) @ V * np.arange(2.0)) + np.sum(np.ravel(m.T)[1:] ** 2)
+def p_restride(m): return np.sum(np.flip(np.transpose(m), 1) * M.T) + np.sum(np.expand_dims(V, 0).squeeze(0) * m[:, 0])
+def p_astype(v): return np.sum(v * np.arange(3).astype(np.float64)) + np.sum((v * 3.0).astype(int) * v) + np.sum(v.astype(bool) * v)
+def p_pack(x): return np.sum(np.array([x, x * x, 1.0]) * V) + np.sum(np.array([[x, 2.0], [3.0, x]]) @ M.T[:, :2])
+def p_stack(v): return np.sum(np.array([v, v * 2.0]) @ V)
+
+
+CASES.update({"reshape": (p_reshape, (M,), 0), "restride": (p_restride, (M,), 0), "astype": (p_astype, (V,), 0),
+              "pack": (p_pack, (0.7,), 0), "stack": (p_stack, (V,), 0)})

@@ -163,7 +163,7 @@ def test_whole_array_read_in_a_loop_of_an_array_written_before_says_to_copy_it()
      "calling np.linalg.pinv"),
     (bad.standard_library_function, (np.ones(2),), srcgrad.UnsupportedSyntaxError, "statistics.fmean",
      "calling statistics.fmean (yet)"),
-    (bad.array_method, (np.ones(2),), srcgrad.UnsupportedSyntaxError, "x.reshape(2, 1)", "x.sum()"),
+    (bad.array_method, (np.ones(2),), srcgrad.UnsupportedSyntaxError, "x.tolist()", "x.sum()"),
     (bad.arctan_of_two, (1.0, 2.0), srcgrad.TypingError, "np.arctan(b, a)",
      "np.arctan takes one argument (2 given); for the angle of the point (x, y) write np.arctan2(y, x)"),
     (bad.math_atan_of_two, (1.0, 2.0), srcgrad.TypingError, "math.atan(b, a)", "write math.atan2(y, x)"),

@@ -96,6 +96,25 @@ def _join_expr(draw, kind, pick, k, lines):
     return form
 
 
+# shapes and views (issue 11), by the kind they make: {0} is an array of that kind, {n}, {m},
+# {nm}, {s} others, each a computed array (an argument a program writes in place would be
+# stale in a view taken before the write, and a reshape of it is refused: numpy_shapes.py)
+_SHAPES = {
+    "n": ["np.flip({0})", "{nm}.reshape(15)[:5]", "np.ravel({nm})[3:8]", "{nm}.T.reshape(15)[::3]",
+          "np.flip({nm}, 1)[:, 0]", "np.expand_dims({0}, 0).squeeze(0)", "np.array([{s}, {s} * 2.0, 1.0, {s} * {s}, 0.5])",
+          "np.moveaxis(np.expand_dims({0}, 1), 0, 1)[0]", "np.array([{0}, {0} * {s}])[1]", "np.flipud({0})"],
+    "m": ["np.flip({0})", "(np.transpose({nm}) @ {n})", "np.array([{s}, {s} * 2.0, 1.0])", "{nm}.reshape(3, 5)[:, 0]",
+          "np.fliplr({nm})[0]", "(({0} > 0.0).astype(float) * {0})", "np.swapaxes({nm}, 0, 1)[:, 2]", "np.asarray({0})"],
+    "nm": ["({n}.reshape(5, 1) * {m})", "np.swapaxes(np.transpose({0}), 0, 1)", "np.flipud({0})",
+           "{0}.ravel().reshape({0}.shape)", "np.array([{m}, {m} * {s}, {m}, np.flip({m}), {m}])",
+           "(np.zeros({0}.shape) + {0})", "np.transpose(np.sin({0}).reshape(3, 5))", "np.flip({0})",
+           "np.array([[{s}, 1.0, {s}], [2.0, {s}, 0.5], [{s}, {s}, {s}], [1.0, 2.0, 3.0], [0.0, {s}, 1.0]])",
+           "np.expand_dims({0}, 2)[:, :, 0]", "{0}.flatten().reshape(5, -1)"],
+    "s": ["np.sum(np.flip({n}) * {n})", "np.sum({nm}.ravel() * np.arange(15.0))",
+          "np.sum(np.array([{s}, 1.0]) * 2.0)"],
+}
+
+
 @st.composite
 def array_program(draw, features=None):
     features = enabled() if features is None else frozenset(features)
@@ -117,8 +136,13 @@ def array_program(draw, features=None):
         special = extra[form - 6] if form >= 6 else None
         name = f"t{k}"
         if form == 0:
-            expr = draw(st.sampled_from(unary + _REDUCTIONS[kind])).format(
-                pick(kind), **{k: pick(k) for k in ("n", "m", "nm", "s")})
+            form = draw(st.sampled_from(unary + _REDUCTIONS[kind] + _SHAPES[kind]))
+            if form in _SHAPES[kind]:
+                computed = {kd: v if v.startswith("t") or kd == "s" else f"({v} + 0.0)"
+                            for kd, v in ((kd, pick(kd)) for kd in ("n", "m", "nm", "s"))}
+                expr = form.format(computed[kind], **computed)
+            else:
+                expr = form.format(pick(kind), **{k: pick(k) for k in ("n", "m", "nm", "s")})
         elif form == 1:
             op = draw(st.sampled_from(_BINARY))
             a, b = pick(kind), pick(draw(st.sampled_from([kind, "s"])))

@@ -14,8 +14,9 @@ habit; registry.py says what a rule is):
 - ``TAPES`` (memory.py): the tapes of reverse mode (memory.py also keeps the arena and
   frees per iteration);
 - ``CALLS`` (callbacks.py): calls back into Python;
-- ``LINALG`` and ``LINALG_SCALAR`` (linalg.py): einsum, np.linalg's factorisations, norm_sqrt.
-- ``JOINS`` (joins.py): joining, splitting and building arrays (np.concatenate, diagonals, ...).
+- ``LINALG`` and ``LINALG_SCALAR`` (linalg.py): einsum, np.linalg's factorisations, norm_sqrt;
+- ``JOINS`` (joins.py): joining, splitting and building arrays (np.concatenate, diagonals, ...);
+- ``SHAPES`` (shapes.py): reshape, transposes, flips, squeeze, expand_dims, astype, np.array([...]).
 
 Errors leave the function through its exit block with a status (error_codes.py); bounds
 checks a loop can make before it are made there (checks.py). jit.py compiles the result.
@@ -42,6 +43,7 @@ from .memory import TAPES, Memory
 from .reductions import REDUCTIONS
 from .registry import lower
 from .scalar_math import INT_CHECKED, SCALAR, checked_int
+from .shapes import SHAPES
 from .types import BIT, BYTE, INT32, INT64, PTR, ltype
 
 # the terminators of blocks, lowered by Lowering.block (they are no op of their own)
@@ -57,7 +59,7 @@ def tables(target):
     array elements; op tables, whose entries lower whole ops). Each lowered primitive is a
     key of exactly one of them."""
     return [target.math, SCALAR, LINALG_SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, INDEXING, LINALG, REDUCTIONS,
-                                                   JOINS]
+                                                   JOINS, SHAPES]
 
 
 def _scalar_op(ctx, op, ins):

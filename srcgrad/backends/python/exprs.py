@@ -15,6 +15,7 @@ import numpy as np
 
 from ...ir.linalg_eval import spec_text
 from ...ir.types import BOOL, F32, F64, I64
+from .shape_exprs import SHAPE_EXPR
 
 
 def _name(n):
@@ -264,3 +265,4 @@ from .reduction_exprs import REDUCTION_EXPR  # noqa: E402  (the reductions famil
 EXPR.update(REDUCTION_EXPR)
 from .join_exprs import JOIN_EXPR  # noqa: E402  (joining and building arrays; needs the helpers above)
 EXPR.update(JOIN_EXPR)
+EXPR.update(SHAPE_EXPR)      # reshape, restride, astype, pack, stack (shape_exprs.py)
