@@ -309,6 +309,11 @@ def known_callable(fobj):
     return (getattr(fobj, "__module__", None) or "").split(".")[0] != "numpy" and not in_stdlib
 
 
+WHAT_CALLS_WORK = ("the math functions, the numpy functions of docs/compiler.md's tables, the builtins abs, min, "
+                   "max, sum, len, float, int, bool, round, range, enumerate, zip, and Python functions (module-level, "
+                   "nested or lambdas) work")
+
+
 def check_callee(lw, node, fobj, called):
     """Refuse a call the frontend cannot compile, before its arguments are lowered, so that
     the message names the call (eval("x * x"), not its string)."""
@@ -318,8 +323,7 @@ def check_callee(lw, node, fobj, called):
         lw.unsupported(node, "the builtin sum", "for an array write np.sum(x); for a generator or a list, "
                                                 "write the loop out: s = 0.0, then for i in range(n): s += ...")
     if not known_callable(fobj):
-        lw.unsupported(node, f"calling {called} (yet)", "math/numpy elementary functions, abs, min, max, float, "
-                                                        "int, bool, len and plain Python functions work")
+        lw.unsupported(node, f"calling {called} (yet)", WHAT_CALLS_WORK)
     _check_arity(lw, node, fobj, called)
 
 

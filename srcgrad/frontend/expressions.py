@@ -29,7 +29,7 @@ from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
 from ..trees import Tree, flatten
 from .functions import FunctionRef
 from .containers import CONTAINER_NODES, UNKNOWN, Containers, Range, Zipped, range_of, static_value
-from .calls import ARRAY_METHODS, array_method, callee, check_callee, known_callable
+from .calls import ARRAY_METHODS, WHAT_CALLS_WORK, array_method, callee, check_callee, known_callable
 from .indexing import Indexing
 from .numpy_linalg import matmul_any_rank
 from .keywords import check_keywords
@@ -495,9 +495,7 @@ class Expressions(Containers, Indexing):
             return self.custom_call(node, fobj, args)
         if inspect.isfunction(fobj):
             return self.inline(node, fobj, args, {k.arg: self.expr_any(k.value, env) for k in node.keywords})
-        self.unsupported(node, f"calling {called} with these arguments (yet)",
-                         "math/numpy elementary functions, abs, min, max, float, int, bool, len and plain "
-                         "Python functions work")
+        self.unsupported(node, f"calling {called} with these arguments (yet)", WHAT_CALLS_WORK)
 
     # ------------------------------------------------------------------ indexing
     def subscript(self, node, env):

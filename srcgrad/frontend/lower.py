@@ -82,6 +82,10 @@ def _lower_custom(fobj, arg_types, name):
 
 
 _LIST_METHODS = ("append", "extend", "insert")
+# numpy's methods that change an array in place, with the rewrite
+_IN_PLACE_METHODS = {"sort": "{0} = np.sort({0})", "fill": "{0}[...] = v, or {0} = np.full({0}.shape, v)",
+                     "resize": "make a new array of the size you need (np.zeros(n)) and copy into it",
+                     "put": "{0}[idx] = v"}
 
 
 def _comprehension_names(stmts):
@@ -260,6 +264,11 @@ class _Lowerer(Functions, Expressions):
                     s.value.func.attr in _LIST_METHODS and not self.is_global_name(s.value.func.value) and \
                     self.list_method(s, env):
                 return env, None
+            if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute) and \
+                    s.value.func.attr in _IN_PLACE_METHODS and not self.is_global_name(s.value.func.value):
+                name = ast.unparse(s.value.func.value)
+                self.unsupported(s, f"{ast.unparse(s.value)}, which changes {name} in place",
+                                 _IN_PLACE_METHODS[s.value.func.attr].format(name))
             if isinstance(s.value, ast.Call):
                 fobj = self.global_object(s.value.func)
                 if is_add_at(fobj):          # np.add.at(x, idx, v): frontend/indexing.py

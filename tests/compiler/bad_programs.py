@@ -183,6 +183,15 @@ def array_method(x):
     return np.sum(x.tolist())
 
 
+def sorts_in_place(x):
+    x.sort()
+    return np.sum(x)
+
+
+def uses_fft(x):
+    return np.sum(np.fft.fft(x).real)
+
+
 def uses_walrus(x):
     return (y := x * 2) + y
 

@@ -178,6 +178,8 @@ def test_whole_array_read_in_a_loop_of_an_array_written_before_says_to_copy_it()
     (bad.uses_a_pair_as_one_value, (1.0,), srcgrad.TypingError, "pair(x) + 1.0",
      "unsupported operand type(s) for +: 'tuple' and 'float'"),
     (bad.uses_walrus, (1.0,), srcgrad.UnsupportedSyntaxError, ":=", "assignment expression `:=`"),
+    (bad.sorts_in_place, (np.ones(3),), srcgrad.UnsupportedSyntaxError, "x.sort()", "x = np.sort(x)"),
+    (bad.uses_fft, (np.ones(3),), srcgrad.UnsupportedSyntaxError, "np.fft.fft(x)", "docs/compiler.md's tables"),
 ])
 def test_refusals_name_the_construct_and_the_line(fn, args, error, marker, says):
     with pytest.raises(error) as info:
