@@ -23,7 +23,7 @@ from .backends import llvm as llvm_backend      # the default backend: loaded wi
 from .backends import python as python_backend
 from .errors import TypingError, UnsupportedSyntaxError
 from .frontend.lower import lower, source_of
-from .ir.types import I64, ArrayType, is_float, type_of
+from .ir.types import I64, is_float, type_of
 from .ir.passes import optimize
 from .ir.printer import format_function
 from .ir.verifier import verify
@@ -327,9 +327,6 @@ def vjp(fun, *primals, backend=None):
     out = forward_fn(*primals)
     tree = flatten(out)
     outs = tree.leaves() if isinstance(tree, Tree) else [out]
-    types = compiled._signature(primals)
-    floats = _float_params(types)
-
     def pullback(*cotangents):
         ct = cotangents[0] if len(cotangents) == 1 else cotangents
         ct_tree = flatten(ct)

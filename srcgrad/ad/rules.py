@@ -12,7 +12,7 @@ import math
 
 from ..ir.core import const, cos, current, exp, select, sin, sqrt
 from ..ir.primitives import table_entry
-from ..ir.types import F32, F64, is_float
+from ..ir.types import F64, is_float
 
 ADJOINT = {}
 

@@ -152,10 +152,11 @@ def _one_array(lw, node, what, args):
 
 
 def _outer(lw, node, args, env):
-    a, b = lw.to_float_array_operands(node, *args)
-    if a.type.ndim != 1 or b.type.ndim != 1:
-        lw.typing_error(node, f"np.outer takes two vectors here, got {a.type} and {b.type} (numpy flattens other "
-                              "arrays; the product keeping their axes is np.einsum('ij,k->ijk', a, b))")
+    """np.outer(a, b): numpy flattens arrays of other ranks (C order) first."""
+    if not all(a.type.is_array for a in args):
+        lw.typing_error(node, f"np.outer takes two arrays here, got {args[0].type} and {args[1].type}")
+    a, b = (x if x.type.ndim == 1 else lw.emit(node, "reshape", [x, lw.emit(node, "size", [x])]) for x in args)
+    a, b = lw.to_float_array_operands(node, a, b)
     return lw.emit(node, "outer", [a, b])
 
 

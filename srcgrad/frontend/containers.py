@@ -83,6 +83,18 @@ def static_value(v, depth=0):
         return UNKNOWN
 
 
+def leaf_params(name, t):
+    """The parameters a (container) argument is passed as: ``p`` itself, or ``p_w``, ``p_0``, ..."""
+    if not isinstance(t, Tree):
+        return [(name, t)]
+    keys = t.keys if t.keys is not None else range(len(t))
+    out = []
+    for k, item in zip(keys, t.items):
+        part = str(k) if str(k).isidentifier() or isinstance(k, int) else "item"
+        out += leaf_params(f"{name}_{part}", item)
+    return out
+
+
 def flat(v):
     """A frontend value's leaves: itself for an IR value."""
     return v.leaves() if isinstance(v, Tree) else [v]

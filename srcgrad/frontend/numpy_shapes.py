@@ -20,7 +20,6 @@ import builtins
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..ir.core import walk_ops
 from ..ir.memory import Buffers
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, F32, F64, I64
