@@ -88,6 +88,10 @@ def _reduction(name, prim):
     def lower(lw, node, args, env):
         called = f"np.{name}"
         opts = options(lw, node, args, called, ("axis",))
+        if args[0] is not None and not args[0].type.is_array and not opts:
+            # of a number, numpy gives the number (np.sum(3.0) is 3.0; a bool's sum is an int)
+            x = args[0]
+            return lw.b.convert(x, F64) if name == "mean" else lw.b.convert(x, I64) if x.type is BOOL else x
         x = _array(lw, node, called, args[0])
         over = axes(lw, node, x, opts.get("axis"), called)
         if has_dtype:

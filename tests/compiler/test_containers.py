@@ -297,3 +297,20 @@ def test_numpy_joins_take_container_values(backend):
     tx = torch.tensor(x, requires_grad=True)
     expected = torch.autograd.grad(joins_of_containers_torch(tx), tx)[0].numpy()
     np.testing.assert_allclose(srcgrad.grad(joins_of_containers, backend=backend)(x), expected, rtol=1e-12)
+
+
+def readme_loss(params, X, y):
+    predict = lambda X: np.tanh(X @ params["w"] + params["b"])      # noqa: E731 (the README's example)
+    return np.mean((predict(X) - y) ** 2) + 0.01 * sum(np.sum(p ** 2) for p in params.values())
+
+
+def test_the_readme_example():
+    rng = np.random.default_rng(5)
+    params, X, y = {"w": rng.normal(size=3), "b": 0.2}, rng.normal(size=(5, 3)), rng.normal(size=5)
+    g = srcgrad.grad(readme_loss)(params, X, y)
+    tp = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in params.items()}
+    t = torch.mean((torch.tanh(torch.tensor(X) @ tp["w"] + tp["b"]) - torch.tensor(y)) ** 2) \
+        + 0.01 * sum(torch.sum(p ** 2) for p in tp.values())
+    ew, eb = torch.autograd.grad(t, (tp["w"], tp["b"]))
+    np.testing.assert_allclose(g["w"], ew.numpy(), rtol=1e-12)
+    assert g["b"] == pytest.approx(eb.item(), rel=1e-12)

@@ -562,3 +562,14 @@ def test_refusals_name_the_call(fn, args, error, message):
     with pytest.raises(error, match="(?s)" + message) as info:
         srcgrad.jit(fn)(*args)
     assert "test_numpy_reductions.py" in str(info.value)
+
+
+def reductions_of_numbers(x, b):
+    return np.sum(x) * np.mean(x) + np.max(x) + np.prod(x) + np.min(b) + np.sum(b)
+
+
+@pytest.mark.parametrize("backend", ["python", "llvm"])
+def test_reductions_of_a_number_give_the_number(backend):
+    """np.sum(3.0) is 3.0 in numpy (a number is a 0-d array to it): so in compiled code."""
+    assert srcgrad.jit(reductions_of_numbers, backend=backend)(2.0, True) == reductions_of_numbers(2.0, True)
+    assert srcgrad.grad(reductions_of_numbers, backend=backend)(2.0, True) == pytest.approx(2 * 2.0 + 1.0 + 1.0)
