@@ -22,7 +22,7 @@ import numpy as np
 from ..custom import custom_vjp
 from ..ir.types import BOOL, F64, I64
 from .numpy_linalg import LINALG_CALLS, matmul_any_rank
-from .numpy_shapes import shape_sizes
+from .numpy_shapes import dtype_of, shape_sizes
 
 
 class Callee:
@@ -188,10 +188,19 @@ def _where(lw, node, args, env):
     return lw.emit(node, "select", [c, a, b])
 
 
+def _dtype_keyword(lw, node, env, default):
+    """The element type of ``dtype=`` (np.float64, float, np.int64, bool, 'float32', x.dtype), else ``default``."""
+    for kw in node.keywords:
+        if kw.arg == "dtype":
+            return dtype_of(lw, kw.value, env)
+    return default
+
+
 def _filled(what):
-    """np.zeros, np.ones, np.empty (as zeros), np.full with a constant: ``args[0]`` is the shape."""
+    """np.zeros, np.ones, np.empty (as zeros), np.full with a constant: ``args[0]`` is the shape;
+    ``dtype=`` as numpy's (float64 by default)."""
     def lower(lw, node, args, env):
-        if not args or len(args) > (2 if what == "full" else 1) or node.keywords:
+        if not args or len(args) > (2 if what == "full" else 1):
             lw.unsupported(node, f"np.{what} with these arguments", f"np.{what}(n) or np.{what}((n, m))")
         value = {"zeros": 0.0, "ones": 1.0}.get(what)
         if what == "full":
@@ -199,20 +208,22 @@ def _filled(what):
             if c is None or c.prim != "const":
                 lw.unsupported(node, "np.full with a value that is not a constant", "np.zeros then a loop")
             value = float(c.attrs["value"])
+        dtype = _dtype_keyword(lw, node, env, F64)
         sizes = shape_sizes(lw, node.args[0], env)      # n, (n, m) or x.shape
-        return lw.emit(node, "full", sizes, {"value": value, "dtype": F64})
-    return Callee(lower, shape_first=True)
+        return lw.emit(node, "full", sizes, {"value": dtype.py(value), "dtype": dtype})
+    return Callee(lower, shape_first=True, keywords=("dtype",))
 
 
 def _like(what, value):
-    """np.zeros_like, np.ones_like: the shape and dtype of an array."""
+    """np.zeros_like, np.ones_like: the shape and dtype of an array (or ``dtype=``)."""
     def lower(lw, node, args, env):
         (x,) = args
         if not x.type.is_array:
             lw.typing_error(node, f"np.{what} needs an array, got {x.type}")
+        dtype = _dtype_keyword(lw, node, env, x.type.dtype)
         sizes = [lw.emit(node, "shape", [x], {"axis": k}) for k in range(x.type.ndim)]
-        return lw.emit(node, "full", sizes, {"value": value, "dtype": x.type.dtype})
-    return Callee(lower)
+        return lw.emit(node, "full", sizes, {"value": dtype.py(value), "dtype": dtype})
+    return Callee(lower, keywords=("dtype",))
 
 
 # ---------------------------------------------------------------------- builtins

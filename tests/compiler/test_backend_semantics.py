@@ -554,3 +554,15 @@ def test_new_arrays_keep_the_dtype_on_both_backends(backend, arr):
     """np.zeros_like of an int or bool array is an int or bool array (the python backend once made float64)."""
     out = srcgrad.jit(zeros_like_keeps_the_dtype, backend=backend)(arr)
     assert out.dtype == arr.dtype and not out.any()
+
+
+def new_arrays_with_dtypes(x):
+    return (np.ones((2, 2), dtype=int), np.full(3, 2.5, dtype=np.float32), np.zeros_like(x, dtype=bool),
+            np.ones_like(x, dtype=float), np.zeros(2, dtype=x.dtype), np.zeros(2, dtype="int64"))
+
+
+@pytest.mark.parametrize("backend", ["python", "llvm"])
+def test_new_arrays_take_a_dtype(backend):
+    x = np.ones(3, dtype=np.float32)
+    for got, want in zip(srcgrad.jit(new_arrays_with_dtypes, backend=backend)(x), new_arrays_with_dtypes(x)):
+        assert got.dtype == want.dtype and np.array_equal(got, want)
