@@ -63,6 +63,7 @@ class Compiled:
         self.cache = bool(cache)
         self._sig = inspect.signature(fun)
         self._params = list(self._sig.parameters)
+        self._variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in self._sig.parameters.values())
         self.wrt = self._resolve_wrt(wrt) if kind != "jit" else None
         self._cache = {}
         self._last = None
@@ -96,11 +97,14 @@ class Compiled:
                      for k, a in enumerate(args))
 
     def _type_of(self, a, name):
+        if not isinstance(a, _CONTAINERS):          # the common case, first: a number or an array
+            return self._leaf_type(a, name)
         tree = flatten(a)
-        if isinstance(tree, Tree):
-            parts = tree.keys if tree.keys is not None else range(len(tree))
-            return Tree(tree.kind, [self._type_of(v, f"{name}[{k!r}]") for k, v in zip(parts, a.values() if
-                                    isinstance(a, dict) else a)], tree.keys)
+        parts = tree.keys if tree.keys is not None else range(len(tree))
+        return Tree(tree.kind, [self._type_of(v, f"{name}[{k!r}]") for k, v in zip(parts, a.values() if
+                                isinstance(a, dict) else a)], tree.keys)
+
+    def _leaf_type(self, a, name):
         t = type_of(a)
         if t is None:
             raise TypingError(f"argument '{name}' of {self.fun.__name__} is a {type(a).__name__}"
@@ -149,8 +153,7 @@ class Compiled:
     def _bind(self, args, kwargs):
         """The arguments in parameter order, as Python binds them: by position, by keyword, else
         the default (each default specialises like a passed argument of its type)."""
-        variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in self._sig.parameters.values())
-        if not kwargs and len(args) == len(self._params) and not variadic:
+        if not kwargs and len(args) == len(self._params) and not self._variadic:
             return args
         try:
             bound = self._sig.bind(*args, **kwargs)
@@ -228,6 +231,9 @@ class Compiled:
         return f"<srcgrad.{self.kind} of {self.fun.__qualname__}>"
 
 
+_CONTAINERS = (tuple, list, dict)      # namedtuples are tuples
+
+
 def _float_params(types):
     """The positions of the float leaves among all arguments' leaves."""
     leaves = [t for ty in types for t in (ty.leaves() if isinstance(ty, Tree) else [ty])]
@@ -243,6 +249,8 @@ def _leaf_positions(types, k, float_only=False):
 
 def _leaves(args):
     """The arguments as the compiled code takes them: each container as its leaves."""
+    if not any(isinstance(a, _CONTAINERS) for a in args):
+        return args
     out = []
     for a in args:
         out += leaves_of(a)
@@ -264,6 +272,8 @@ def _gradient_like_or_none(arg, grads):
 def _gradient_like(arg, grads):
     """The gradient for ``arg`` from the iterator of float leaves' gradients: a number or array
     like ``arg``, or a container like it (None where a leaf is not a float)."""
+    if not isinstance(arg, _CONTAINERS):
+        return _like(next(grads), arg)
     tree = flatten(arg)
     if not isinstance(tree, Tree):
         return _like(next(grads), arg)
