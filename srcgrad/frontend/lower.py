@@ -22,6 +22,7 @@ import inspect
 from ..custom import custom_vjp
 from ..errors import UnsupportedSyntaxError
 from ..ir.core import Builder, Function, Value, if_op
+from ..ir.types import BOOL
 from .calls import check_callee
 from .desugar import check_returns, desugar
 from ..trees import Tree
@@ -355,7 +356,9 @@ class _Lowerer(Loops, Functions, Expressions):
             t = _join(a.type, c.type)
             if t is None:
                 self.typing_error(s, f"'{leaf_names[k]}' is {a.type} in one branch and {c.type} in the other")
-            types.append(t)
+            # a return slot no branch stores into (an `if` decided while compiling removed the
+            # store) stays unused: typed as a bool, as after a loop (loops.py)
+            types.append(BOOL if t is UNSET else t)
         for block, ys in ((then, yields[0]), (other, yields[1])):
             with Builder(block, self.loc(s)) as bb:
                 bb.yield_([_convert(bb, v, t) for v, t in zip(ys, types)])

@@ -542,3 +542,15 @@ CASES["nested_partial_continue_falls"] = (nested_partial_continue, (0.7, 0.3), (
 CASES["nested_partial_break"] = (nested_partial_break, (0.7, 0.9), (0, 1))
 CASES["nested_partial_return"] = (nested_partial_return, (0.7, 0.8), (0, 1))
 CASES["nested_partial_return_falls"] = (nested_partial_return, (0.7, -0.8), (0, 1))
+
+
+# found by fuzzing: a `return` in a loop under an `if` decided while compiling (the condition
+# is constant): the return slot is never stored into, and stays an unused bool
+def return_under_a_constant_false_if(x, y):
+    for i in range(3):
+        if -0.7 > 0.0:
+            return x * y
+    return x * y + 1.0
+
+
+CASES["return_under_a_constant_false_if"] = (return_under_a_constant_false_if, (0.7, 0.8), (0, 1))
