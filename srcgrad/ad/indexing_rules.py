@@ -20,6 +20,7 @@ Example:
 from ..ir.core import current
 from ..ir.primitives import table_entry
 from ..ir.types import F64
+from .rules import as_float64
 from .array_rules import ARRAY_ADJOINT, _accumulator
 from .names import adjoint_name
 from .tangent_rules import TANGENT
@@ -50,9 +51,7 @@ def _read(rev, op, g, adj, mapping):
     if op.prim == "gather":
         adj[arr] = _located(b.emit("scatter_add", [acc, g] + rest, {"array": arr.name}, name=acc.name), op)
     else:
-        part = b.emit("mask_select", [acc] + rest)
-        if part.type.dtype is not F64:     # the adjoint of a float32 array is one
-            part = b.emit("to_f64", [part])
+        part = as_float64(b.emit("mask_select", [acc] + rest))     # the adjoint of a float32 array is one
         more = b.emit("add", [part, g])
         adj[arr] = _located(b.emit("setmask", [acc, more] + rest, {"array": arr.name}, name=acc.name), op)
 

@@ -6,7 +6,7 @@ Example:
 """
 from ..ir.core import current
 from ..ir.primitives import table_entry
-from ..ir.types import F64
+from .rules import as_float64
 from .join_rules import linspace_weights
 from .tangent_rules import TANGENT
 
@@ -20,8 +20,7 @@ def _concat(op, ts, xs, out):
     parts = []
     for t, x in zip(ts, xs):
         if t is None:
-            t = b.emit("zeros_like", [x])
-            t = t if t.type.dtype is F64 else b.emit("to_f64", [t])
+            t = as_float64(b.emit("zeros_like", [x]))
         parts.append(t)
     return b.emit("concat", parts, dict(op.attrs))
 

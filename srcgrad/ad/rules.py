@@ -191,7 +191,9 @@ def _emit_attrs(prim, args, **attrs):
     return current().emit(prim, list(args), attrs)
 
 
-def _widened(g):
+def as_float64(g):
+    """An adjoint or tangent array as float64 (float32, int and bool ones are widened): the
+    derivative arrays of srcgrad are float64."""
     return current().emit("to_f64", [g]) if g.type.is_array and g.type.dtype is not F64 else g
 
 
@@ -209,7 +211,7 @@ for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv"
 # handled by the reverse pass itself: conversions, array reads and structured control flow
 # a float32 array widened to float64 passes its gradient on (an int or bool one has none);
 # a float32 tangent (forward mode) is widened with it
-ADJOINT["to_f64"] = lambda g, x, out: (lambda: _widened(g),) if is_float(x.type) else (None,)
+ADJOINT["to_f64"] = lambda g, x, out: (lambda: as_float64(g),) if is_float(x.type) else (None,)
 for _name in ("index", "if", "for", "while", "call_custom", "setitem", "slice", "setslice"):
     ADJOINT[_name] = "structural"
 for _name in ("gather", "mask_select", "scatter", "setmask", "scatter_add"):     # ad/indexing_rules.py

@@ -10,7 +10,7 @@ from ..ir.core import current
 from ..ir.primitives import table_entry
 from ..ir.shape_eval import inverse_restride
 from ..ir.types import F32, F64, I64
-from .rules import ADJOINT
+from .rules import ADJOINT, as_float64
 from .tangent_rules import TANGENT
 
 _FLOATS = (F64, F32)
@@ -79,7 +79,7 @@ def _astype(op, ts, xs, out):
     if ts[0] is None or not _float_cast(xs[0], out):
         return None
     # the identity, as the adjoint: a tangent is not rounded to float32 (it stays or becomes float64)
-    return _emit("to_f64", [ts[0]]) if ts[0].type.dtype is F32 else ts[0]
+    return as_float64(ts[0])
 
 
 @table_entry(TANGENT, "pack", "stack")

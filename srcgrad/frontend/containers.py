@@ -19,6 +19,7 @@ import builtins
 
 import numpy as np
 
+from ..ir.interpret import EVAL
 from ..trees import Tree
 
 CONTAINER_NODES = (ast.Tuple, ast.List, ast.Dict, ast.ListComp, ast.GeneratorExp)
@@ -76,7 +77,6 @@ def static_value(v, depth=0):
     ins = [static_value(o, depth + 1) for o in op.operands]
     if any(i is UNKNOWN for i in ins):
         return UNKNOWN
-    from ..ir.interpret import EVAL
     try:
         return EVAL[op.prim](None, op, ins)
     except Exception:       # noqa: BLE001 (not decided while compiling: the op raises at run time)

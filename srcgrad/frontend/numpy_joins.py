@@ -16,6 +16,7 @@ import ast
 import numpy as np
 
 from ..trees import Tree
+from .callee import Callee
 
 from ..ir.core import Value
 from ..ir.types import BOOL, F32, F64, I64
@@ -368,7 +369,6 @@ def _kron(lw, node, args, env):
 
 
 def _entries():
-    from .calls import Callee
     lowerings = {**{n: _joiner(n) for n in JOINING}, "split": _splitter("split"),
                  "array_split": _splitter("array_split"), "diag": _diag, "diagonal": _diagonal, "trace": _trace,
                  "eye": _eye("eye"), "identity": _eye("identity"), "tril": _triangle("tril"),

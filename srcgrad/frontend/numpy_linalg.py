@@ -16,18 +16,11 @@ import string
 import numpy as np
 
 from ..trees import Tree
+from .callee import Callee
 
 from ..ir.types import F64
 
 LETTERS = string.ascii_letters
-
-
-class _Entry:
-    """A CALLS entry (calls.Callee's fields), without importing calls.py (which imports this)."""
-
-    def __init__(self, lower, arity=None, keywords=(), shape_first=False, static_after=None):
-        self.lower, self.arity, self.keywords, self.prim = lower, arity, keywords, None
-        self.shape_first, self.static_after, self.takes_none, self.raw_args = shape_first, static_after, False, False
 
 
 # ---------------------------------------------------------------------- compile-time arguments
@@ -167,7 +160,7 @@ def _one_matrix(prim, name):
     def lower(lw, node, args, env):
         (a,) = _float_arrays(lw, node, f"linalg.{name}", args, ranks=(2,))
         return lw.emit(node, prim, [a])
-    return _Entry(lower, arity=1)
+    return Callee(lower, arity=1)
 
 
 def _slogdet(lw, node, args, env):
@@ -316,11 +309,11 @@ def _matmul(lw, node, args, env):
 
 
 LINALG_CALLS = {
-    np.linalg.norm: _Entry(_norm, keywords=("ord", "axis", "keepdims"), static_after=1),
+    np.linalg.norm: Callee(_norm, keywords=("ord", "axis", "keepdims"), static_after=1),
     np.linalg.det: _one_matrix("det", "det"), np.linalg.inv: _one_matrix("inv", "inv"),
-    np.linalg.cholesky: _one_matrix("cholesky", "cholesky"), np.linalg.slogdet: _Entry(_slogdet, arity=1),
-    np.linalg.solve: _Entry(_solve, arity=2),
-    np.einsum: _Entry(_einsum, shape_first=True),
-    np.tensordot: _Entry(_tensordot, keywords=("axes",), static_after=2),
-    np.inner: _Entry(_inner, arity=2), np.vdot: _Entry(_vdot, arity=2), np.matmul: _Entry(_matmul, arity=2),
+    np.linalg.cholesky: _one_matrix("cholesky", "cholesky"), np.linalg.slogdet: Callee(_slogdet, arity=1),
+    np.linalg.solve: Callee(_solve, arity=2),
+    np.einsum: Callee(_einsum, shape_first=True),
+    np.tensordot: Callee(_tensordot, keywords=("axes",), static_after=2),
+    np.inner: Callee(_inner, arity=2), np.vdot: Callee(_vdot, arity=2), np.matmul: Callee(_matmul, arity=2),
 }
