@@ -33,7 +33,7 @@ from .calls import ARRAY_METHODS, WHAT_CALLS_WORK, array_method, callee, check_c
 from .indexing import Indexing
 from .numpy_linalg import matmul_any_rank
 from .keywords import check_keywords
-from .numpy_shapes import dtype_comparison, lower_shape_call
+from .numpy_shapes import DTYPE_VALUES, DType, dtype_comparison, dtype_value, lower_shape_call
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
@@ -139,6 +139,9 @@ class Expressions(Containers, Indexing):
             base = self.expr_any(node.value, env)
             if isinstance(base, Tree):
                 return self.tree_attribute(node, base)
+            if not hasattr(base, "type"):       # a function or a dtype
+                self.unsupported(node, f"the attribute `.{node.attr}` of {ast.unparse(node.value)}",
+                                 "x.dtype can be compared or passed as a dtype" if isinstance(base, DType) else None)
             if node.attr == "shape" and base.type.is_array:          # n, m = x.shape
                 return Tree(tuple, [self.emit(node, "shape", [base], {"axis": k}) for k in range(base.type.ndim)])
             return self.attribute(node, base)
@@ -156,6 +159,8 @@ class Expressions(Containers, Indexing):
         if not hasattr(v, "type"):
             self.typing_error(node, f"{ast.unparse(node)} is a function, where a number or an array is needed" if
                               hasattr(v, "fdef") or hasattr(v, "obj") else
+                              f"{ast.unparse(node)} is a dtype, where a number or an array is needed" if
+                              isinstance(v, DType) else
                               f"{ast.unparse(node)} cannot be used as a number or an array here")
         return v
 
@@ -221,8 +226,7 @@ class Expressions(Containers, Indexing):
     def attribute(self, node, arr):
         """x.T, x.size, x.ndim of an array value."""
         if node.attr == "dtype" and arr.type.is_array:
-            self.unsupported(node, "x.dtype as a value", "compare it (x.dtype == np.float32) or pass it as a dtype: "
-                                                         "y.astype(x.dtype)")
+            return DTYPE_VALUES[arr.type.dtype]     # known when compiling: dtypes are part of the types
         if node.attr not in ("T", "size", "ndim"):
             self.unsupported(node, f"the attribute `.{node.attr}` here", "x.shape[k] and module constants work")
         if not arr.type.is_array:
@@ -426,6 +430,8 @@ class Expressions(Containers, Indexing):
         tree = flatten(obj)
         if isinstance(tree, Tree):       # a global tuple, list or dict (of numbers and arrays)
             return tree.refill(iter([self.constant(v, node) for v in tree.leaves()]))
+        if dtype_value(obj) is not None:
+            return dtype_value(obj)      # a global np.dtype('float32')
         if callable(obj) and known_callable(obj):
             return FunctionRef(obj)      # np.tanh passed to a function that calls it
         self.unsupported(node, f"using {type(obj).__name__} {getattr(obj, '__name__', '')!s} as a value",

@@ -20,6 +20,7 @@ import ast
 import copy
 import inspect
 
+from .numpy_shapes import DType
 from ..custom import custom_vjp
 from ..trees import Tree
 from .source import source_of
@@ -249,7 +250,7 @@ _DEFAULT = _Default()
 
 def _is_python_default(d):
     """Whether a parameter default is a Python object (a module-level function's), not a lowered value."""
-    return not (hasattr(d, "type") or isinstance(d, (Tree, NestedFunction, FunctionRef)))
+    return not (hasattr(d, "type") or isinstance(d, (Tree, NestedFunction, FunctionRef, DType)))
 
 
 def is_plain_function(fobj):

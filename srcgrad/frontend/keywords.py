@@ -10,6 +10,8 @@ import ast
 
 import numpy as np
 
+from ..ir.types import F32, F64
+
 _NOT_LITERAL = object()
 
 
@@ -106,22 +108,27 @@ def flag(lw, node, value, what):
     return False if value is None else literal(lw, node, value, what, (bool,))
 
 
-_FLOAT_DTYPES = (np.float64, float, "float64", "float", "f8")
-
-
-def check_dtype(lw, node, value, called):
-    """``dtype=`` of a reduction: float64, else refused (float32 too: numpy would accumulate
-    and round in float32, and compiled array code computes in float64)."""
+def reduction_dtype(lw, node, value, called, env):
+    """``dtype=`` of a reduction or a scan: None when not given, F64, or F32: the result is
+    then rounded to float32 (``to_dtype``); anything else is refused (ints: numpy would wrap)."""
     if value is None:
-        return
-    got = _literal(lw, value)
-    if got is _NOT_LITERAL:
-        got = lw.global_object(value)
-    try:
-        ok = got is not None and any(got is d or got == d for d in _FLOAT_DTYPES)
-    except TypeError:
-        ok = False
-    if not ok:
+        return None
+    from .numpy_shapes import dtype_of       # here: numpy_shapes' readers import this module's
+    dt = dtype_of(lw, value, env)
+    if dt not in (F64, F32):
         lw.unsupported(node, f"{called}(..., dtype={ast.unparse(value)})",
-                       "compiled array code computes in float64: dtype=np.float64 (or float) compiles; "
-                       "leave dtype= out and convert the result outside the compiled function")
+                       "compiled array code computes in floats: dtype=np.float64 (or float) and np.float32 "
+                       "compile; leave dtype= out and convert the result outside the compiled function")
+    return dt
+
+
+def to_dtype(lw, node, out, dt):
+    """The result of a reduction with ``dtype=np.float32``: computed in float64 and rounded once
+    to float32 (numpy accumulates in float32, so its last bit may differ); an array becomes a
+    float32 array, a number a float of float32's precision. float64 or None: ``out`` itself."""
+    if dt is not F32:
+        return out
+    if out.type.is_array:
+        return lw.emit(node, "astype", [out], {"dtype": F32})
+    one = lw.emit(node, "pack", [out], {"shape": (1,), "dtype": F32})
+    return lw.emit(node, "index", [one, lw.b.const(0)])

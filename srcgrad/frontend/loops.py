@@ -19,6 +19,7 @@ from .containers import Zipped, constant_int, describe, flat, leaf_params, refil
 from .desugar import break_guard
 from .expressions import Unbound
 from .functions import FunctionRef, NestedFunction
+from .numpy_shapes import DType
 
 _LIST_METHODS = ("append", "extend", "insert")
 def _assigned_names(stmts):
@@ -70,7 +71,21 @@ def _convert(b, v, t):
     return b.const(0, t)
 
 
-_FUNCTIONS = (NestedFunction, FunctionRef)
+# values known only while compiling: they are never carried or merged, only passed along
+STATIC_OBJECTS = (NestedFunction, FunctionRef, DType)
+
+
+def same_static(a, b):
+    """Whether two functions or dtypes are the same one (a nested def read twice, a global read twice)."""
+    if isinstance(a, NestedFunction) and isinstance(b, NestedFunction):
+        return a.fdef is b.fdef
+    if isinstance(a, FunctionRef) and isinstance(b, FunctionRef):
+        return a.obj is b.obj
+    return a is b
+
+
+def static_words(v):
+    return "a dtype" if isinstance(v, DType) else "a function"
 
 
 class Loops:
@@ -79,7 +94,7 @@ class Loops:
     def _carried(self, body_stmts, env, exclude=()):
         """The variables a loop carries, flattened: a container carries each of its leaves."""
         names = [n for n in _assigned_names(body_stmts) if n in env and not isinstance(env[n], Unbound)
-                 and n not in exclude and not isinstance(env[n], _FUNCTIONS)]
+                 and n not in exclude and not isinstance(env[n], STATIC_OBJECTS)]
         return _Carried(names, env)
 
     def widened(self, carried, env, lower_regions):
@@ -239,9 +254,17 @@ class Loops:
     def loop_body(self, s, benv, carried, types):
         """Lower one pass over a loop body whose carried variables have ``types``; it yields
         them when the body keeps their types. Returns the types widened by the body."""
+        before = dict(benv)
         benv, ret = self.body(s.body, benv)
         if isinstance(ret, list):
             self.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
+        for n in _assigned_names(s.body):
+            old, new = before.get(n), benv.get(n)
+            if (isinstance(old, STATIC_OBJECTS) or isinstance(new, STATIC_OBJECTS)) and old is not None \
+                    and not isinstance(old, Unbound) and not same_static(old, new):
+                self.unsupported(s, f"{static_words(old if isinstance(old, STATIC_OBJECTS) else new)} '{n}' that a "
+                                    "loop rebinds", "choose it before the loop (or in an `if` decided while "
+                                                    "compiling); a loop can only change numbers and arrays")
         outs = carried.leaves(benv, self, s)
         # a value still unset after the body (a return it never reaches) is typed as a bool
         new_types = [BOOL if t is UNSET else t for t in (_join(t, o.type) for t, o in zip(types, outs))]

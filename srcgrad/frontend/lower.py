@@ -28,9 +28,9 @@ from .desugar import check_returns, desugar
 from ..trees import Tree
 from .containers import UNKNOWN, Range, describe, flat, leaf_params, refill, static_value, structure
 from .expressions import BINOPS, WHAT_INSTEAD, Expressions, Unbound
-from .functions import Functions, NestedFunction
+from .functions import Functions
 from .indexing import is_add_at
-from .loops import _FUNCTIONS, _LIST_METHODS, UNSET, Loops, _assigned_names, _convert, _join
+from .loops import STATIC_OBJECTS, _LIST_METHODS, UNSET, Loops, _assigned_names, _convert, _join, same_static, static_words
 from .names import FreshNames
 from .numpy_shapes import refuse_layout_dependent_writes
 from .source import source_of     # re-exported: api.py imports it from here
@@ -335,13 +335,14 @@ class _Lowerer(Loops, Functions, Expressions):
                      and eenv.get(n) is not None and not isinstance(tenv[n], Unbound)
                      and not isinstance(eenv[n], Unbound)]
             for n in names:
-                if isinstance(tenv[n], _FUNCTIONS) or isinstance(eenv[n], _FUNCTIONS):
-                    if tenv[n] is not eenv[n] and not (isinstance(tenv[n], NestedFunction) and isinstance(
-                            eenv[n], NestedFunction) and tenv[n].fdef is eenv[n].fdef):
-                        self.unsupported(s, f"a function '{n}' that an `if` defines or rebinds",
+                if isinstance(tenv[n], STATIC_OBJECTS) or isinstance(eenv[n], STATIC_OBJECTS):
+                    if not same_static(tenv[n], eenv[n]):
+                        what = static_words(tenv[n] if isinstance(tenv[n], STATIC_OBJECTS) else eenv[n])
+                        self.unsupported(s, f"{what} '{n}' that an `if` defines or rebinds",
+                                         f"choose {what[2:]}s before the `if` (or in an `if` decided while compiling)"
+                                         if what == "a dtype" else
                                          "define the functions before the `if` and choose which one to call in it")
-            same = [n for n in names if isinstance(tenv[n], _FUNCTIONS)]
-            names = [n for n in names if n not in same]
+            same = [n for n in names if isinstance(tenv[n], STATIC_OBJECTS)]
             for n in same:
                 env[n] = tenv[n]
             for n in names:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..ir.types import BOOL, F64, I64
 from .calls import Callee, callee
-from .keywords import axes, check_dtype, flag, literal, options
+from .keywords import axes, flag, literal, options, reduction_dtype, to_dtype
 
 # ---------------------------------------------------------------------- helpers
 
@@ -94,14 +94,13 @@ def _reduction(name, prim):
             return lw.b.convert(x, F64) if name == "mean" else lw.b.convert(x, I64) if x.type is BOOL else x
         x = _array(lw, node, called, args[0])
         over = axes(lw, node, x, opts.get("axis"), called)
-        if has_dtype:
-            check_dtype(lw, node, opts.get("dtype"), called)
+        dt = reduction_dtype(lw, node, opts.get("dtype"), called, env) if has_dtype else None
         out = reduce_over(lw, node, prim, x, over, called)
         if name == "mean":
             out = lw.emit(node, "div", [out, lw.b.convert(_count(lw, node, x, over), F64)])
         if flag(lw, node, opts.get("keepdims"), "keepdims"):
             out = keep_dims(lw, node, out, x.type.ndim, over if over is not None else range(x.type.ndim))
-        return out
+        return to_dtype(lw, node, out, dt)
     return Callee(lower, keywords=("axis", "keepdims") + (("dtype",) if has_dtype else ()), takes_none=True)
 
 
@@ -113,7 +112,7 @@ def _variance(name):
         opts = options(lw, node, args, called, ("axis",))
         x = _array(lw, node, called, args[0])
         over = axes(lw, node, x, opts.get("axis"), called)
-        check_dtype(lw, node, opts.get("dtype"), called)
+        dt = reduction_dtype(lw, node, opts.get("dtype"), called, env)
         ddof = 0 if opts.get("ddof") is None else literal(lw, node, opts["ddof"], "ddof", (int, float))
         count = _count(lw, node, x, over)
         mean = lw.emit(node, "div", [reduce_over(lw, node, "sum", x, over, called), lw.b.convert(count, F64)])
@@ -131,7 +130,7 @@ def _variance(name):
             out = lw.emit(node, "select", [zero, out, root])
         if flag(lw, node, opts.get("keepdims"), "keepdims"):
             out = keep_dims(lw, node, out, x.type.ndim, over if over is not None else range(x.type.ndim))
-        return out
+        return to_dtype(lw, node, out, dt)
     return Callee(lower, keywords=("axis", "dtype", "ddof", "keepdims"), takes_none=True)
 
 
@@ -165,14 +164,14 @@ def _scan(name):
         called = f"np.{name}"
         opts = options(lw, node, args, called, ("axis", "dtype"))
         x = _array(lw, node, called, args[0])
-        check_dtype(lw, node, opts.get("dtype"), called)
+        dt = reduction_dtype(lw, node, opts.get("dtype"), called, env)
         over = axes(lw, node, x, opts.get("axis"), called)
         if over is None and x.type.ndim > 1:
             lw.unsupported(node, f"{called} of a {x.type.ndim}-d array without axis= (numpy flattens it) (yet)",
                            f"give the axis: {called}(x, axis=0)")
         if over is not None and len(over) != 1:
             lw.typing_error(node, f"{called} takes one axis")
-        return lw.emit(node, name, [x], {"axis": 0 if over is None else over[0]})
+        return to_dtype(lw, node, lw.emit(node, name, [x], {"axis": 0 if over is None else over[0]}), dt)
     return Callee(lower, keywords=("axis", "dtype"), takes_none=True)
 
 

@@ -120,6 +120,21 @@ def function_defined_in_a_branch(x):
     return g(x)
 
 
+def function_rebound_in_a_loop(x, n):
+    g = np.sin
+    for i in range(n):       # compiled, this once kept np.sin silently (a wrong value)
+        g = np.cos
+    return g(x)
+
+
+def same_function_rebound_in_a_loop(x, n):
+    g = np.sin
+    for i in range(n):
+        g = np.sin
+        x = g(x)
+    return x
+
+
 def calls_a_number(x):
     k = 2.0
     return k(x)
@@ -138,6 +153,7 @@ def wrong_arguments(x):
 @pytest.mark.parametrize("fn,args,error,message", [
     (unbounded_recursion, (1.0, 3), srcgrad.UnsupportedSyntaxError, "recursion deeper than 32 calls"),
     (function_defined_in_a_branch, (1.0,), srcgrad.UnsupportedSyntaxError, "a function 'g' that an `if` defines"),
+    (function_rebound_in_a_loop, (1.0, 2), srcgrad.UnsupportedSyntaxError, "a function 'g' that a loop rebinds"),
     (calls_a_number, (1.0,), srcgrad.TypingError, "'k' is a float, not a function"),
     (function_as_a_value, (1.0,), srcgrad.TypingError, "g is a function, where a number or an array is needed"),
     (wrong_arguments, (1.0,), srcgrad.TypingError, "too many positional arguments"),
@@ -146,3 +162,8 @@ def test_refusals_name_the_line(fn, args, error, message):
     with pytest.raises(error, match=message) as info:
         srcgrad.grad(fn)(*args)
     assert "test_functions.py" in str(info.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_may_bind_the_same_function_again(backend):
+    assert srcgrad.jit(same_function_rebound_in_a_loop, backend=backend)(0.5, 3) == np.sin(np.sin(np.sin(0.5)))

@@ -519,6 +519,43 @@ def test_float32_input():
             np.testing.assert_allclose(g, srcgrad.grad(fn, backend="python")(arg.astype(np.float64)), rtol=1e-6)
 
 
+def float32_results(x):
+    return (np.sum(x, dtype=np.float32), np.sum(x, axis=0, dtype=np.float32), x.mean(dtype=np.float32),
+            np.std(x, axis=1, dtype=np.float32), np.cumsum(x, axis=1, dtype=np.float32), np.prod(x, 0, dtype=x.dtype))
+
+
+def float32_loss(x):
+    return np.sum(np.sin(x) * 2.0, dtype=np.float32) + np.sum(np.mean(x * x, axis=0, dtype=np.float32))
+
+
+def float32_loss_t(x):
+    return torch.sum(torch.sin(x) * 2.0, dtype=torch.float32) + torch.sum(torch.mean(x * x, 0, dtype=torch.float32))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float32_dtype_rounds_the_result(backend):
+    """dtype=np.float32: the float64 result rounded once to float32 (numpy accumulates in
+    float32, so it may differ in float32's last bits); arrays become float32 arrays."""
+    x = X.astype(np.float32)
+    got = srcgrad.jit(float32_results, backend=backend)(x)
+    want = float32_results(x)
+    w64 = x.astype(np.float64)          # the float64 results, before rounding:
+    wide = (np.sum(w64), np.sum(w64, axis=0), w64.mean(), np.std(w64, axis=1), np.cumsum(w64, axis=1), np.prod(w64, 0))
+    for g, w, e in zip(got, want, wide):
+        if isinstance(w, np.ndarray):
+            assert g.dtype == np.float32 and g.shape == w.shape
+            np.testing.assert_array_equal(g, np.asarray(e, dtype=np.float32))
+        else:
+            assert type(g) is float and g == float(np.float32(e))
+        np.testing.assert_allclose(np.asarray(g, dtype=np.float64), w, rtol=1e-6, atol=1e-6)
+    tx = torch.tensor(X, requires_grad=True)
+    (want_g,) = torch.autograd.grad(float32_loss_t(tx), tx)
+    # the rounding's derivative is 1 (PyTorch's casts: torch rounds the mean's 1/5 to float32 too)
+    g = srcgrad.grad(float32_loss, backend=backend)(X)
+    np.testing.assert_allclose(g, want_g.numpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(g, 2.0 * np.cos(X) + 2.0 * X / X.shape[0], rtol=1e-14)
+
+
 # ---------------------------------------------------------------------- refusals
 def with_out(x): return np.sum(x, out=x)
 def with_where(x): return np.sum(x, where=x > 0.0)
@@ -526,7 +563,7 @@ def mean_out(x): return x.mean(axis=0, out=x)
 def exp_out(x): return np.sum(np.exp(x, out=x))
 def wrong_keyword(x): return np.sum(x, initial=1.0)
 def int_dtype(x): return np.sum(x, dtype=int)
-def float32_dtype(x): return np.sum(x, dtype=np.float32)
+def int64_dtype(x): return np.sum(x, dtype=np.int64)
 def axis_not_literal(x, k): return np.sum(x, axis=k)
 def axis_too_big(x): return np.sum(x, axis=2)
 def axis_float(x): return np.sum(x, axis=1.5)
@@ -546,7 +583,7 @@ def zeros_dtype(n): return np.zeros(n, dtype=complex)
     (exp_out, (X,), srcgrad.UnsupportedSyntaxError, r"np\.exp\(\.\.\., out=\.\.\.\)"),
     (wrong_keyword, (X,), srcgrad.UnsupportedSyntaxError, r"the keyword initial= of np\.sum.*accepts axis="),
     (int_dtype, (X,), srcgrad.UnsupportedSyntaxError, r"np\.sum\(\.\.\., dtype=int\)"),
-    (float32_dtype, (X,), srcgrad.UnsupportedSyntaxError, r"dtype=np\.float32.*computes in float64"),
+    (int64_dtype, (X,), srcgrad.UnsupportedSyntaxError, r"dtype=np\.int64.*computes in floats"),
     (axis_not_literal, (X, 1), srcgrad.UnsupportedSyntaxError, r"axis=k"),
     (axis_too_big, (X,), srcgrad.TypingError, r"axis 2 is out of range for an array of 2 dimensions"),
     (axis_float, (X,), srcgrad.TypingError, r"axis=1\.5: axis must be int or a tuple of ints or None"),

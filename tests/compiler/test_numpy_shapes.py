@@ -2,6 +2,8 @@
 swapaxes, moveaxis, flip/fliplr/flipud, astype, asarray, np.array([...]) and x.shape as a
 shape argument. Values as numpy's (views where numpy's are views), gradients against PyTorch
 and finite differences, forward mode against the gradient, on both backends; the refusals."""
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -498,14 +500,81 @@ def test_dtype_is_known_when_compiling(backend, dtype):
                                [2.0 if dtype is np.float32 else 1.0, 4.0 if dtype is np.float32 else 2.0])
 
 
-def dtype_as_value(x):
-    d = x.dtype
-    return np.sum(x.astype(d))
+D32 = np.dtype("float32")       # a global dtype object
 
 
-def test_dtype_as_a_value_is_refused():
-    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="x.dtype as a value") as info:
-        srcgrad.jit(dtype_as_value)(np.ones(2))
+def dtype_values(x, y):
+    t = x.dtype                                   # a dtype as a value: known when compiling
+    z = y.astype(t)
+    w = np.zeros(3, dtype=t) + 1.0
+    u = np.asarray(y, dtype=np.dtype("float32"))
+    same = 1.0 if t == np.float32 else 0.0
+    also = 1.0 if D32 == t else 0.0
+    f64 = np.float64
+
+    def cast(a, d=t):
+        return a.astype(d)
+    return np.sum(z * y) + np.sum(w) + np.sum(u * u) + same + also, z, cast(y), np.ones(2, dtype=D32), y.astype(f64)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dtype_as_a_value(backend, dtype):
+    x, y = np.ones(3, dtype=dtype), np.array([0.5, -1.0 / 3.0, 2.0])
+    got, want = srcgrad.jit(dtype_values, backend=backend)(x, y), dtype_values(x, y)
+    assert got[0] == pytest.approx(float(want[0]), rel=1e-7)
+    for a, b in zip(got[1:], want[1:]):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    g = srcgrad.grad(dtype_values_sum, wrt=1, backend=backend)(x, y)
+    z, u = y.astype(dtype).astype(float), y.astype(np.float32).astype(float)     # casts pass gradients through
+    np.testing.assert_allclose(g, z + y + 2 * u, rtol=1e-15)
+
+
+def dtype_values_sum(x, y):
+    return dtype_values(x, y)[0]
+
+
+def dtype_rebound_in_loop(x, n):
+    t = x.dtype
+    while n > 0:
+        t = np.float64
+        n -= 1
+    return np.sum(x.astype(t))
+
+
+def dtype_rebound_in_if(x, c):
+    t = x.dtype
+    if c > 0:
+        t = np.float64
+    return np.sum(x.astype(t))
+
+
+def dtype_as_number(x):
+    t = x.dtype
+    return t + 1.0
+
+
+def dtype_attribute(x):
+    return x.dtype.itemsize * 1.0
+
+
+def not_a_dtype(x):
+    t = x.size
+    return np.sum(x.astype(t))
+
+
+@pytest.mark.parametrize("fn,error,says", [
+    (dtype_rebound_in_loop, srcgrad.UnsupportedSyntaxError, "a dtype 't' that a loop rebinds"),
+    (dtype_rebound_in_if, srcgrad.UnsupportedSyntaxError, "a dtype 't' that an `if` defines or rebinds"),
+    (dtype_as_number, srcgrad.TypingError, "t is a dtype, where a number or an array is needed"),
+    (dtype_attribute, srcgrad.UnsupportedSyntaxError, "the attribute `.itemsize` of x.dtype"),
+    (not_a_dtype, srcgrad.TypingError, "t is not a dtype"),
+])
+def test_dtype_values_refused_where_they_change_at_run_time(fn, error, says):
+    args = (np.ones(2, dtype=np.float32),) + ((2,) if fn in (dtype_rebound_in_loop, dtype_rebound_in_if) else ())
+    with pytest.raises(error, match=re.escape(says)) as info:
+        srcgrad.jit(fn)(*args)
     assert "test_numpy_shapes.py" in str(info.value)
 
 
