@@ -23,6 +23,7 @@ from .backends import llvm as llvm_backend      # the default backend: loaded wi
 from .backends import python as python_backend
 from .errors import TypingError, UnsupportedSyntaxError
 from .frontend.lower import lower, source_of
+from .frontend.numpy_shapes import NeedsUnitAxes
 from .ir.types import I64, is_float, type_of
 from .ir.passes import optimize
 from .ir.printer import format_function
@@ -66,6 +67,7 @@ class Compiled:
         self._variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in self._sig.parameters.values())
         self.wrt = self._resolve_wrt(wrt) if kind != "jit" else None
         self._cache = {}
+        self._by_unit_axes = False      # set when the function squeezes an argument without axis=
         self._last = None
         self._lock = threading.Lock()
         try:
@@ -116,8 +118,9 @@ class Compiled:
                                 "compiled code computes with (-2**63 to 2**63 - 1)")
         return t
 
-    def _specialise(self, types):
-        ir = verify(optimize(verify(lower(self.fun, list(types)))))
+    def _specialise(self, key):
+        types, units = key if self._by_unit_axes else (key, None)
+        ir = verify(optimize(verify(lower(self.fun, list(types), unit_axes=units))))
         code_ir = ir
         if self.kind in ("grad", "value_and_grad"):
             # a container's non-float leaves get no gradient (None); a plain int argument is an error
@@ -167,12 +170,24 @@ class Compiled:
         if len(args) != len(self._params):
             raise TypeError(f"{self.fun.__name__}() takes {len(self._params)} arguments but {len(args)} were given")
         key = self._signature(args)
+        if self._by_unit_axes:
+            key = (key, _unit_axes(args))
         spec = self._cache.get(key)
         if spec is None:
             with self._lock:
                 spec = self._cache.get(key)
                 if spec is None:
-                    spec = self._cache[key] = self._specialise(key)
+                    try:
+                        spec = self._cache[key] = self._specialise(key)
+                    except NeedsUnitAxes:
+                        if self._by_unit_axes:
+                            raise
+                        # x.squeeze() of an argument: its rank depends on which axes have size 1,
+                        # so from now on they are part of the specialisation key
+                        self._by_unit_axes = True
+                        self._cache.clear()
+                        key = (key, _unit_axes(args))
+                        spec = self._cache[key] = self._specialise(key)
         self._last = spec
         return spec
 
@@ -245,6 +260,12 @@ def _leaf_positions(types, k, float_only=False):
     start = sum(len(t.leaves()) if isinstance(t, Tree) else 1 for t in types[:k])
     mine = types[k].leaves() if isinstance(types[k], Tree) else [types[k]]
     return [start + j for j, t in enumerate(mine) if not float_only or is_float(t)]
+
+
+def _unit_axes(args):
+    """For each leaf of the arguments, the axes of size 1 of an array (None for a number)."""
+    return tuple(tuple(k for k, n in enumerate(a.shape) if n == 1) if isinstance(a, np.ndarray) else None
+                 for a in _leaves(args))
 
 
 def _leaves(args):

@@ -123,6 +123,7 @@ class Functions:
         sub.locals |= free
         sub.stack = self.stack + (nf.fdef,)
         sub.recursive_calls = self.recursive_calls
+        sub.params, sub.unit_axes = self.params, self.unit_axes
         sub.b = self.b
         sub.check_def()
         values = self.bind_call(node, fdef.name, _signature(fdef.args, nf.defaults), args, keywords)
@@ -145,6 +146,7 @@ class Functions:
         sub = type(self)(fobj, fdef, file, first)
         sub.stack = self.stack + (fobj,)
         sub.recursive_calls = self.recursive_calls
+        sub.params, sub.unit_axes = self.params, self.unit_axes
         sub.b = self.b
         sub.check_def()
         sig = inspect.signature(fobj)

@@ -56,8 +56,10 @@ class _ContinueMarker:
 CONTINUE = _ContinueMarker()
 
 
-def lower(fn, arg_types, name=None):
-    """The IR Function of ``fn`` specialised on ``arg_types`` (a list of compiler types)."""
+def lower(fn, arg_types, name=None, unit_axes=None):
+    """The IR Function of ``fn`` specialised on ``arg_types`` (a list of compiler types) and, if
+    given, ``unit_axes``: for each leaf parameter, the axes of size 1 of an array argument
+    (``x.squeeze()`` of an argument needs them; else it raises NeedsUnitAxes)."""
     if isinstance(fn, custom_vjp):
         return _lower_custom(fn, arg_types, name)
     src, file, first = source_of(fn)
@@ -65,7 +67,7 @@ def lower(fn, arg_types, name=None):
     fdef = tree.body[0]
     if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise UnsupportedSyntaxError(f"srcgrad compiles functions defined with `def`, not {type(fdef).__name__}")
-    return _Lowerer(fn, fdef, file, first).run(arg_types, name)
+    return _Lowerer(fn, fdef, file, first).run(arg_types, name, unit_axes)
 
 
 def _lower_custom(fobj, arg_types, name):
@@ -116,6 +118,8 @@ class _Lowerer(Loops, Functions, Expressions):
         self.lowered_args = {}      # id(argument node) -> its value, lowered by container_call
         self.recursive_calls = [0]      # shared with the functions it calls (functions.py)
         self.stack = (fn,)     # functions being compiled, to refuse recursion
+        self.params = ()            # the leaf parameters' values (shared with the functions it calls)
+        self.unit_axes = None       # parameter value -> its axes of size 1, when specialised on them
 
     # ------------------------------------------------------------------ entry
     def check_def(self):
@@ -131,7 +135,7 @@ class _Lowerer(Loops, Functions, Expressions):
                 self.unsupported(node, f"generators (`{word}` makes {self.fdef.name} a generator)",
                                  WHAT_INSTEAD[type(node)])
 
-    def run(self, arg_types, name):
+    def run(self, arg_types, name, unit_axes=None):
         self.check_def()
         a = self.fdef.args
         # in inspect.signature's order; api.py binds defaults and keywords, *args as a tuple, **kwargs a dict
@@ -142,6 +146,9 @@ class _Lowerer(Loops, Functions, Expressions):
         for p, t in zip(params, arg_types):
             leaves += leaf_params(p, t)
         fn = Function(name or self.fdef.name, leaves, self.loc(self.fdef))
+        self.params = frozenset(fn.params)
+        if unit_axes is not None:
+            self.unit_axes = {v: u for v, u in zip(fn.params, unit_axes) if u is not None}
         values = iter(fn.params)
         env = {p: refill(t, values) for p, t in zip(params, arg_types)}
         self.b = Builder(fn.body)

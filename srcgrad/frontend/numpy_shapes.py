@@ -214,15 +214,33 @@ def _restride(lw, node, x, kind, axes):
     return lw.emit(node, "restride", [x], {"kind": kind, "axes": axes})
 
 
+class NeedsUnitAxes(UnsupportedSyntaxError):
+    """``x.squeeze()`` of an argument of a function not specialised on its arguments' axes of
+    size 1: api.py compiles it again with them (any other caller shows the refusal)."""
+
+
 def _squeeze(lw, node, x, args, kws, env, what):
     axis = args[0] if args else kws.get("axis")
     if axis is None or isinstance(axis, ast.Constant) and axis.value is None:
-        lw.unsupported(node, f"{what} without axis= (the result's rank depends on the sizes, which are known only "
-                       "when the function runs)", f"name the axes of size 1: {what.split('(')[0]}(x, axis=0)")
-    axes = _normal_axes(lw, node, constant_ints(lw, axis, env, "the axis"), x.type.ndim, what)
+        axes = _unit_axes(lw, node, x, what)
+    else:
+        axes = _normal_axes(lw, node, constant_ints(lw, axis, env, "the axis"), x.type.ndim, what)
     if len(axes) == x.type.ndim:
         lw.unsupported(node, f"{what} of every axis (a 0-d array)", "index the element: x[0] or x[0, 0]")
     return _restride(lw, node, x, "squeeze", tuple(sorted(axes)))
+
+
+def _unit_axes(lw, node, x, what):
+    """The axes ``squeeze()`` without axis= removes: known for an argument (the function is then
+    specialised on its arguments' axes of size 1), refused for an array computed inside."""
+    hint = "name the axes of size 1: " + ("np.squeeze(x, axis=0)" if what.startswith("np.") else "x.squeeze(axis=0)")
+    if lw.unit_axes is not None and x in lw.unit_axes:
+        return lw.unit_axes[x]
+    words = f"{what} without axis= of an array computed in the function (its rank would depend on sizes known " \
+            "only when it runs; squeeze() without axis= works on the function's arguments)"
+    if lw.unit_axes is None and x in lw.params:
+        raise NeedsUnitAxes(f"srcgrad does not support {words}", lw.loc(node), hint)
+    lw.unsupported(node, words, hint)
 
 
 def _expand_dims(lw, node, x, args, kws, env, what):

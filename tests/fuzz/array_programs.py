@@ -102,7 +102,8 @@ def _join_expr(draw, kind, pick, k, lines):
 _SHAPES = {
     "n": ["np.flip({0})", "{nm}.reshape(15)[:5]", "np.ravel({nm})[3:8]", "{nm}.T.reshape(15)[::3]",
           "np.flip({nm}, 1)[:, 0]", "np.expand_dims({0}, 0).squeeze(0)", "np.array([{s}, {s} * 2.0, 1.0, {s} * {s}, 0.5])",
-          "np.moveaxis(np.expand_dims({0}, 1), 0, 1)[0]", "np.array([{0}, {0} * {s}])[1]", "np.flipud({0})"],
+          "np.moveaxis(np.expand_dims({0}, 1), 0, 1)[0]", "np.array([{0}, {0} * {s}])[1]", "np.flipud({0})",
+          "(np.squeeze(y) * {0})"],
     "m": ["np.flip({0})", "(np.transpose({nm}) @ {n})", "np.array([{s}, {s} * 2.0, 1.0])", "{nm}.reshape(3, 5)[:, 0]",
           "np.fliplr({nm})[0]", "(({0} > 0.0).astype(float) * {0})", "np.swapaxes({nm}, 0, 1)[:, 2]", "np.asarray({0})",
           "np.sum({nm}, axis=0, dtype={0}.dtype)", "np.asarray({0}, dtype=np.dtype('float64'))"],
@@ -111,7 +112,7 @@ _SHAPES = {
            "(np.zeros({0}.shape) + {0})", "np.transpose(np.sin({0}).reshape(3, 5))", "np.flip({0})",
            "np.array([[{s}, 1.0, {s}], [2.0, {s}, 0.5], [{s}, {s}, {s}], [1.0, 2.0, 3.0], [0.0, {s}, 1.0]])",
            "np.expand_dims({0}, 2)[:, :, 0]", "{0}.flatten().reshape(5, -1)",
-           "(np.zeros({0}.shape, dtype={n}.dtype) + {0}.astype({m}.dtype))"],
+           "(np.zeros({0}.shape, dtype={n}.dtype) + {0}.astype({m}.dtype))", "(X.squeeze() - {0})"],
     "s": ["np.sum(np.flip({n}) * {n})", "np.sum({nm}.ravel() * np.arange(15.0))",
           "np.sum(np.array([{s}, 1.0]) * 2.0)"],
 }
