@@ -1,19 +1,18 @@
-"""Arrays written in place (``x[i] = v``) under differentiation: what the derivative passes
-can do with them, and the clear refusals where they cannot yet.
+"""Arrays written in place (``x[i] = v``) under differentiation.
 
 The IR gives each write a new version of the array, while the backends write one buffer, as
-Python does. Reverse mode therefore may not read a written array again in its reverse sweep:
-it reads values taped in the forward sweep instead (``reads_mutable`` finds those reads).
-Where that is not done yet, these functions raise ``UnsupportedSyntaxError`` naming the
-user's line:
+Python does. The reverse sweep needs each op's operands as they were when the op ran, so
+every write into memory someone reads saves, on the undo log, the elements it overwrites
+(``logged_writes``), and the reverse sweep puts them back as it passes the write (ad/reverse.py).
+The log holds only overwritten elements: a write of one element costs one entry, a row write
+a row, whatever loop or branch it is in.
 
-- ``refuse_stale_uses``: a view used after a write through another name (both modes);
-- ``refuse_nested_reads``: a written array read in a loop or branch nested in a loop;
-- ``refuse_whole_array_reads``: a whole-array operation on a written array inside a loop;
-- ``refuse_in_branch``: a written array read or written inside an ``if``.
+What is still refused, with the user's line:
+
+- ``refuse_stale_uses``: a view used after a write through another name (both modes).
 
 Example:
-    >>> refuse_stale_uses(fn)      # before forward() or reverse() transforms fn
+    >>> logged_writes(fn, Buffers(fn))      # the writes whose old values the undo log keeps
 """
 from ..errors import UnsupportedSyntaxError
 from ..ir.core import walk_ops
@@ -23,46 +22,11 @@ from ..ir.primitives import PRIMITIVES
 WRITES = ("setitem", "setslice", "scatter", "setmask", "scatter_add")
 
 
-def reads_mutable(op, mutable):
-    """An op (not a region op, not a write) that reads a written array."""
-    return op.prim not in WRITES + ("yield", "return") and not op.regions and \
-        any(v in mutable for v in op.operands)
-
-
-def refuse_nested_reads(op, mutable):
-    for o in (o for r in op.regions for o in walk_ops(r)):
-        if reads_mutable(o, mutable):
-            raise UnsupportedSyntaxError(
-                "srcgrad cannot differentiate this yet: an array that is written with x[i] = v is read "
-                "inside a nested loop or branch of a loop", o.loc,
-                "read the array in the outer loop's body, or keep reads and writes of one array at one "
-                "loop level")
-
-
-def refuse_whole_array_reads(body, read_ops, active):
-    """A loop body's reads of written arrays are taped element by element; a whole-array
-    operation would need every iteration's version of the array."""
-    for o in read_ops:
-        if o.prim != "index" and any(v in active for v in o.operands):
-            if any(w.prim in WRITES + ("slice_add",) for w in walk_ops(body)):
-                raise UnsupportedSyntaxError(
-                    "srcgrad cannot differentiate this yet: a whole-array operation reads an array that is "
-                    "written with x[i] = v in the same loop (its gradient needs every iteration's version of "
-                    "the array)", o.loc, "read the elements one by one (a loop over x[j]), or move the "
-                    "whole-array operation after the loop")
-            raise UnsupportedSyntaxError(
-                "srcgrad cannot differentiate this yet: a whole-array operation in a loop reads an array that "
-                "is written with x[i] = v elsewhere in the function", o.loc,
-                "copy the array before the loop (c = x.copy()) and read the copy in the loop")
-
-
-def refuse_in_branch(block, mutable):
-    """A branch is recomputed as is in the reverse sweep: there is no tape to read from."""
-    for o in walk_ops(block):
-        if reads_mutable(o, mutable) or o.prim in ("setitem", "scatter", "setmask", "scatter_add"):
-            raise UnsupportedSyntaxError(
-                "srcgrad cannot differentiate this yet: an array written with x[i] = v is read or written "
-                "inside an `if`", o.loc, "move the read or write out of the `if` (compute both, then select)")
+def logged_writes(fn, buffers):
+    """The writes of ``fn`` whose overwritten elements the reverse sweep must put back: those
+    into memory some op reads, or the caller's (an argument array). A write into memory only
+    written (and returned, or dropped) needs nothing back."""
+    return frozenset(op for op in walk_ops(fn.body) if op.prim in WRITES and buffers.observable(op))
 
 
 def refuse_stale_uses(fn, buffers=None):
@@ -142,5 +106,4 @@ class _Epochs:
                     self.stamp(r, buffers)
 
 
-__all__ = ["reads_mutable", "refuse_stale_uses", "first_stale_use", "refuse_nested_reads",
-           "refuse_whole_array_reads", "refuse_in_branch", "WRITES"]
+__all__ = ["logged_writes", "refuse_stale_uses", "first_stale_use", "WRITES"]

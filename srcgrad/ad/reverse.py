@@ -23,8 +23,7 @@ from .activity import active_values, dependence_edges, useful_values
 from .array_rules import ARRAY_ADJOINT
 from .clone import clone_op, fresh_block
 from .join_rules import SHAPED
-from .mutation import (WRITES, reads_mutable, refuse_in_branch, refuse_nested_reads, refuse_stale_uses,
-                       refuse_whole_array_reads)
+from .mutation import logged_writes, refuse_stale_uses
 from .names import adjoint_name, derivative_name
 from .rules import ADJOINT, constant_value
 
@@ -62,10 +61,14 @@ def reverse(primal, wrt, cotangents=False, with_value=True):
     # again (it reads taped values instead)
     buffers = Buffers(primal)
     refuse_stale_uses(primal, buffers)
-    r = _Reverser(active, buffers.mutable())
+    r = _Reverser(active, logged_writes(primal, buffers))
     mapping = dict(zip(primal.params, fn.params))
     with Builder(fn.body) as b:
+        if r.logged:
+            r.log = b.emit("undo_new", [], name="undo")
         tapes = r.forward(primal.body.ops[:-1], mapping, tape_loops=True)
+        # the reverse sweep puts back what writes overwrote: keep what the caller sees at the end
+        finals = r.final_states(primal, buffers, mapping)
         adj = {}        # array adjoints are made on their first contribution
         seeds = fn.params[len(primal.params):] if cotangents else [b.const(1.0, F64)]
         r.shared.update(seeds)           # the caller's cotangent arrays are never updated in place
@@ -75,6 +78,7 @@ def reverse(primal, wrt, cotangents=False, with_value=True):
                     seed.name = "d" + (out.name or "out")
                 r.add(adj, out, seed)
         r.backward(primal.body.ops[:-1], adj, mapping, tapes)
+        r.restore_finals(finals, mapping)
         grads = []
         for i in wrt:
             p = primal.params[i]
@@ -82,7 +86,7 @@ def reverse(primal, wrt, cotangents=False, with_value=True):
             if g is None:
                 g = b.emit("zeros_like", [mapping[p]]) if isinstance(p.type, ArrayType) else b.const(0.0, F64)
             grads.append(g)
-        b.ret(([mapping[v] for v in ret.operands] if with_value else []) + grads)
+        b.ret(([finals.get(v, mapping[v]) for v in ret.operands] if with_value else []) + grads)
     return fn
 
 
@@ -106,61 +110,47 @@ def _defined(block):
 
 
 class _Reverser:
-    def __init__(self, active, mutable=frozenset()):
+    def __init__(self, active, logged=frozenset()):
         self.active = active
-        self.mutable = mutable
-        self.snapshots = {}     # op -> the mapping with copies of the written arrays it read
+        self.logged = logged    # writes whose overwritten elements go on the undo log (mutation.py)
+        self.log = None         # the undo log, when some write is logged
         self.shared = set()     # adjoint arrays that other names may hold too
 
     # ------------------------------------------------------------------ forward sweep
-    def forward(self, ops, mapping, tape_loops, reads=None):
-        if reads is None:
-            return self._forward(ops, mapping, tape_loops, None)
-        replaying, self.replaying = self.replaying, True
-        try:
-            return self._forward(ops, mapping, tape_loops, reads)
-        finally:
-            self.replaying = replaying
-
-    replaying = False     # inside a recomputation: array writes are not done again
-
-    def _forward(self, ops, mapping, tape_loops, reads):
+    def forward(self, ops, mapping, tape_loops):
         """Clone ``ops`` into the current block; taped loops for those the reverse sweep needs.
-        Returns {primal loop op: (tape, trip count, start, step, reads tape, read ops)}.
-
-        ``reads`` marks a recomputation inside the reverse sweep: ops that read a written array
-        take their values from ``reads`` (taped in the forward sweep), and writes are skipped —
-        the array memory holds its final contents by then."""
+        Returns {primal loop op: (tape, trip count, start, step, marks)}. Writes save what they
+        overwrite on the undo log, so the reverse sweep finds memory as it was at each op; a
+        recomputation in the reverse sweep (of a loop's iteration, of a branch) runs the same way."""
         tapes = {}
         for op in ops:
-            if reads is not None:
-                if op in reads:
-                    mapping[op.results[0]] = reads[op]
-                    continue
-                if op.prim in WRITES:
-                    mapping[op.results[0]] = mapping[op.operands[0]]
-                    continue
-                refuse_nested_reads(op, self.mutable)
             if tape_loops and op.prim in ("for", "while") and self._needs_adjoint(op):
+                self._mark(op, mapping)
                 tapes[op] = self._taped_loop(op, mapping)
             else:
                 self._clone(op, mapping)
         return tapes
 
+    def _writes_in(self, op):
+        """Whether ``op`` (a write, or a region op around writes) changes memory the undo log restores."""
+        if op in self.logged:
+            return True
+        return any(self._writes_in(o) for r in op.regions for o in r.ops)
+
+    def _mark(self, op, mapping):
+        """The undo log's height before ``op``, when ``op`` writes (the reverse sweep rewinds to it)."""
+        if self.log is not None and self._writes_in(op):
+            mapping[("mark", op)] = current().emit("undo_mark", [self.log], name="mark")
+
     def _clone(self, op, mapping):
-        if op.prim in WRITES and self.replaying:
-            mapping[op.results[0]] = mapping[op.operands[0]]
-            return
-        if not self.replaying and op.prim != "index" and reads_mutable(op, self.mutable) \
-                and any(v in self.active for v in op.operands):
-            # a whole-array read of an array written later: the reverse sweep needs this version
-            snapshot = dict(mapping)
-            for v in op.operands:
-                if v in self.mutable:
-                    snapshot[v] = current().emit("copy", [mapping[v]], name=v.name)
-                    snapshot[v].owner.loc = op.loc
-            self.snapshots[op] = snapshot
-            mapping = _Overlay(mapping, snapshot)
+        self._mark(op, mapping)
+        if op in self.logged:
+            arr, _, *idx = op.operands
+            b = current()
+            outer, b.loc = b.loc, op.loc        # an IndexError it raises is the write's
+            b.emit("undo_save", [mapping[arr], self.log] + [mapping[i] for i in idx], dict(op.attrs, write=op.prim),
+                   result_types=[])
+            b.loc = outer
         regions = []
         for blk in op.regions:
             nb = fresh_block(blk)
@@ -173,43 +163,64 @@ class _Reverser:
             regions.append(nb)
         clone_op(op, mapping, regions)
 
-    def _taped_loop(self, op, mapping):
-        """The forward sweep's copy of a loop that stores its carried values (and its reads
-        of written arrays) per iteration on a tape."""
-        body = op.body
-        read_ops = [o for o in body.ops if reads_mutable(o, self.mutable) and o.results]
-        refuse_whole_array_reads(body, read_ops, self.active)
-        items = [a.type for a in op.carried]
-        if op.prim == "for":
-            return self._taped_for(op, mapping, items, read_ops)
-        return self._taped_while(op, mapping, items, read_ops)
+    def rewind(self, op, mapping):
+        """Memory as it was before ``op`` (a write, or a region op around writes)."""
+        mark = mapping.get(("mark", op))
+        if mark is not None:
+            current().emit("undo_rewind", [self.log, mark], result_types=[])
 
-    def _taped_for(self, op, mapping, items, read_ops):
+    def final_states(self, primal, buffers, mapping):
+        """Copies, at the end of the forward sweep, of the arrays the caller sees that the reverse
+        sweep will put back: argument arrays written in place, results living in written memory."""
+        if self.log is None:
+            return {}
+        b = current()
+        written = set().union(*(buffers.of(w.operands[0]) for w in self.logged))
+        seen = [p for p in primal.params if p.type.is_array and p in written]
+        seen += [v for v in primal.body.ops[-1].operands if v.type.is_array and buffers.of(v) & written]
+        return {v: b.emit("copy", [mapping[v]], name=v.name) for v in dict.fromkeys(seen)}
+
+    def restore_finals(self, finals, mapping):
+        """Write back into the argument arrays their contents at the end of the forward sweep."""
+        b = current()
+        for v, final in finals.items():
+            if v.owner is None:         # a parameter
+                spec = (("s", False, False, False),) * v.type.ndim
+                b.emit("setslice", [mapping[v], final], {"spec": spec}, name=v.name)
+
+    def _taped_loop(self, op, mapping):
+        """The forward sweep's copy of a loop that stores its carried values per iteration on a
+        tape (with the undo log's height at the iteration's start, when the loop writes)."""
+        items = [a.type for a in op.carried]
+        marks = self.log is not None and self._writes_in(op)
+        if marks:
+            items.append(I64)
+        if op.prim == "for":
+            return self._taped_for(op, mapping, items, marks)
+        return self._taped_while(op, mapping, items, marks)
+
+    def _taped_for(self, op, mapping, items, marks):
         b = current()
         body = op.body
         start, stop, step = (mapping[v] for v in op.bounds)
         n = b.emit("range_len", [start, stop, step], name="n")
         tape = b.emit("tape_new", [n], {"items": items}, name="tape")
-        rtape = b.emit("tape_new", [n], {"items": [o.results[0].type for o in read_ops]},
-                       name="reads") if read_ops else None
         nb = fresh_block(body)
         inner = dict(mapping)
         inner.update(zip(body.args, nb.args))
         with Builder(nb) as bb:
             k = bb.emit("floordiv", [bb.emit("sub", [nb.args[0], start]), step], name="k")
-            bb.emit("tape_put", [tape, k] + nb.args[1:], result_types=[])
-            for o in body.ops[:-1]:
+            extra = [bb.emit("undo_mark", [self.log], name="mark")] if marks else []
+            bb.emit("tape_put", [tape, k] + nb.args[1:] + extra, result_types=[])
+            for o in body.ops:
                 self._clone(o, inner)
-            if read_ops:
-                bb.emit("tape_put", [rtape, k] + [inner[o.results[0]] for o in read_ops], result_types=[])
-            self._clone(body.terminator, inner)
         new = for_op(start, stop, step, [mapping[v] for v in op.inits], nb, [r.type for r in op.results], op.loc,
                      [r.name for r in op.results], **{k: v for k, v in op.attrs.items() if k != "result_types"})
         b.append(new)
         mapping.update(zip(op.results, new.results))
-        return tape, n, start, step, rtape, read_ops
+        return tape, n, start, step, marks
 
-    def _taped_while(self, op, mapping, items, read_ops):
+    def _taped_while(self, op, mapping, items, marks):
         """A while loop counts its iterations and lets the tape grow."""
         b = current()
         cond, body = op.test, op.body
@@ -224,16 +235,12 @@ class _Reverser:
                 self._clone(o, inner)
         inner = dict(mapping)
         inner.update(zip(body.args, nbody.args))
-        rtape = b.emit("tape_new", [], {"items": [o.results[0].type for o in read_ops]},
-                       name="reads") if read_ops else None
         with Builder(nbody) as bb:
             count = nbody.args[-1]
-            bb.emit("tape_put", [tape, count] + nbody.args[:-1], {"append": True}, result_types=[])
+            extra = [bb.emit("undo_mark", [self.log], name="mark")] if marks else []
+            bb.emit("tape_put", [tape, count] + nbody.args[:-1] + extra, {"append": True}, result_types=[])
             for o in body.ops[:-1]:
                 self._clone(o, inner)
-            if read_ops:
-                bb.emit("tape_put", [rtape, count] + [inner[o.results[0]] for o in read_ops],
-                        {"append": True}, result_types=[])
             one = bb.const(1)
             bb.yield_([inner[v] for v in body.yielded] + [bb.emit("add", [count, one])])
         zero = b.const(0)
@@ -241,7 +248,7 @@ class _Reverser:
                        [r.name for r in op.results] + ["n"])
         b.append(new)
         mapping.update(zip(op.results, new.results[:-1]))
-        return tape, new.results[-1], None, None, rtape, read_ops
+        return tape, new.results[-1], None, None, marks
 
     def _needs_adjoint(self, op):
         return any(v in self.active for v in _uses(op.body) | set(op.operands) | set(op.results))
@@ -277,27 +284,30 @@ class _Reverser:
             b.loc = outer
 
     def _adjoint(self, op, adj, mapping, tapes):
-        """The adjoint of one op: a loop's, an ``if``'s, or its rule's."""
+        """The adjoint of one op: a loop's, an ``if``'s, or its rule's; then memory is put back
+        as it was before the op (a write's, or a region's that writes and had no adjoint)."""
         if op.prim in ("for", "while"):
             if op in tapes:
                 self._loop_adjoint(op, adj, mapping, tapes[op])
+            else:
+                self.rewind(op, mapping)
             return
         if op.prim == "if":
-            self._if_adjoint(op, adj, mapping)
+            if not self._if_adjoint(op, adj, mapping):
+                self.rewind(op, mapping)
             return
         rule = ADJOINT.get(op.prim)
         g = adj.get(op.results[0]) if rule is not None and op.results else None
-        if g is None:
-            return
-        if op.prim in ARRAY_ADJOINT:
+        if g is not None and op.prim in ARRAY_ADJOINT:
             ARRAY_ADJOINT[op.prim](self, op, g, adj, mapping)
-        else:
+        elif g is not None:
             self._rule_adjoint(op, rule, g, adj, mapping)
+        if op in self.logged:
+            self.rewind(op, mapping)
 
     def _rule_adjoint(self, op, rule, g, adj, mapping):
         """The contributions of one op to its operands' adjoints, by its rule in ad/rules.py."""
-        seen = self.snapshots.get(op, mapping)
-        thunks = rule(g, *[seen[v] for v in op.operands], mapping[op.results[0]])
+        thunks = rule(g, *[mapping[v] for v in op.operands], mapping[op.results[0]])
         for v, thunk in zip(op.operands, thunks):
             if thunk is not None and v in self.active:
                 c = thunk()
@@ -343,19 +353,21 @@ class _Reverser:
         return sorted((v for v in used if v in self.active and v not in inside), key=lambda v: v.id)
 
     def _if_adjoint(self, op, adj, mapping):
+        """Each branch recomputed (from memory as it was before the ``if``) and run backwards;
+        returns whether there was anything to do."""
         ys_active = [j for j, r in enumerate(op.results) if r in adj]
         if not ys_active:
-            return
+            return False
         free = self._free(op)
         for f in free:
             adj[f] = self.exclusive(adj[f]) if f in adj else self.zero_like(f, mapping)
         blocks = []
         for blk in op.regions:
-            refuse_in_branch(blk, self.mutable)     # recomputed as is: no tape to read from
             nb = Block()
             with Builder(nb) as bb:
                 inner = dict(mapping)
-                tapes = self.forward(blk.ops[:-1], inner, tape_loops=True, reads=None)
+                self.rewind(op, inner)
+                tapes = self.forward(blk.ops[:-1], inner, tape_loops=True)
                 local = {f: adj[f] for f in free}
                 for j in ys_active:
                     y = blk.yielded[j]
@@ -368,10 +380,11 @@ class _Reverser:
         new = if_op(mapping[op.cond], blocks[0], blocks[1], types, op.loc, [adj[f].name for f in free])
         current().append(new)
         adj.update(zip(free, new.results))
+        return True
 
     def _loop_adjoint(self, op, adj, mapping, taped):
         """for k in range(n - 1, -1, -1): iteration k backwards, from its taped values."""
-        tape, n, start, step, rtape, read_ops = taped
+        tape, n, start, step, marks = taped
         b = current()
         args = op.carried
         carried = [j for j, a in enumerate(args) if a in self.active]
@@ -393,8 +406,9 @@ class _Reverser:
         nb = Block([Value(I64, counter)] + [Value(v.type, nm) for v, nm in zip(inits, names)])
         with Builder(nb) as bb:
             inner = self._reloaded(op, nb.args[0], taped, mapping)
-            reads = self._reloaded_reads(nb.args[0], rtape, read_ops)
-            tapes = self.forward(op.body.ops[:-1], inner, tape_loops=True, reads=reads)
+            if marks:       # memory as at the iteration's start, for its recomputation
+                bb.emit("undo_rewind", [self.log, inner.pop(("iteration", op))], result_types=[])
+            tapes = self.forward(op.body.ops[:-1], inner, tape_loops=True)
             local = {f: a for f, a in zip(free, nb.args[1 + len(carried):])}
             ys = op.body.yielded
             for slot, j in enumerate(carried):
@@ -422,22 +436,14 @@ class _Reverser:
         for v, a in zip(loaded, op.carried):
             v.name = a.name
         inner = dict(mapping)
+        if taped[4]:
+            inner[("iteration", op)] = loaded[-1]
         if op.prim == "for" and _counts_from_zero(start, step):
             inner[op.index] = k
         elif op.prim == "for":
             inner[op.index] = bb.emit("add", [start, bb.emit("mul", [k, step])], name=op.index.name)
         inner.update(zip(op.carried, loaded))
         return inner
-
-    def _reloaded_reads(self, k, rtape, read_ops):
-        """{read op: its value in iteration ``k``} from the tape of reads of written arrays."""
-        if not read_ops:
-            return {}
-        values = current().emit("tape_get", [rtape, k], result_types=list(rtape.type.items))
-        values = values if isinstance(values, list) else [values]
-        for o, v in zip(read_ops, values):
-            v.name = o.results[0].name
-        return dict(zip(read_ops, values))
 
 
 def _counts_from_zero(start, step):
@@ -446,16 +452,3 @@ def _counts_from_zero(start, step):
 
 
 _VIEWS = ("transpose", "sum_to", "call_custom_vjp", "tape_get", "reshape", "restride")
-
-
-class _Overlay(dict):
-    """A mapping whose writes also go to ``base`` (used to read snapshots for one op)."""
-
-    def __init__(self, base, view):
-        super().__init__(view)
-        self.base = base
-
-    def update(self, *a, **kw):
-        items = dict(*a, **kw)      # an iterator can be read once only
-        super().update(items)
-        self.base.update(items)

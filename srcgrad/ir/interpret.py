@@ -30,6 +30,8 @@ from .linalg_eval import LINALG_EVAL
 from .interpret_joins import JOIN_EVAL
 from .types import BOOL, F32, F64, I64, ArrayType
 from .shape_eval import SHAPE_EVAL
+from .interpret_keys import index_key, slice_key
+from .undo_eval import UNDO_EVAL
 
 _I64_MIN, _I64_MAX = -2**63, 2**63 - 1
 # ops whose results come as a sequence (any number of them); every other op gives one value or none
@@ -144,53 +146,34 @@ def _max(a, b):
     return b if b > a else a
 
 
-def _index_key(ins):
-    # a bool index is an int (numpy would read True as a new axis)
-    return tuple(int(i) for i in ins)
-
-
-def _slice_key(op, bounds):
-    it = iter(bounds)
-    key = []
-    for s in op.attrs["spec"]:
-        if s[0] == "i":
-            key.append(int(next(it)))
-        elif s[0] == "n":
-            key.append(None)
-        else:
-            lo, hi, st = (int(next(it)) if has else None for has in s[1:])
-            key.append(slice(lo, hi, st))
-    return tuple(key)
-
-
 def _setitem(it, op, ins):
     arr, v, *idx = ins
-    arr[_index_key(idx)] = v
+    arr[index_key(idx)] = v
     return arr              # the new version is the same buffer
 
 
 def _index_add(it, op, ins):
     arr, g, *idx = ins
-    key = _index_key(idx)
+    key = index_key(idx)
     arr[key] = arr.dtype.type(arr[key].item() + g)      # added in float64, then stored (float32 rounds)
     return arr
 
 
 def _setslice(it, op, ins):
     arr, v, *bounds = ins
-    arr[_slice_key(op, bounds)] = v
+    arr[slice_key(op, bounds)] = v
     return arr
 
 
 def _slice_add(it, op, ins):
     arr, g, *bounds = ins
-    arr[_slice_key(op, bounds)] += g
+    arr[slice_key(op, bounds)] += g
     return arr
 
 
 def _index(it, op, ins):
     arr, *idx = ins
-    return arr[_index_key(idx)]
+    return arr[index_key(idx)]
 
 
 def _full(it, op, ins):
@@ -346,7 +329,7 @@ EVAL.update({
     "select": lambda it, op, ins: np.where(*ins) if _any_array(ins) else (ins[1] if ins[0] else ins[2]),
     "index": _index,
     "shape": lambda it, op, ins: ins[0].shape[op.attrs["axis"]],
-    "slice": lambda it, op, ins: ins[0][_slice_key(op, ins[1:])],       # a view, as numpy's
+    "slice": lambda it, op, ins: ins[0][slice_key(op, ins[1:])],       # a view, as numpy's
     "setslice": _setslice,
     "slice_add": _slice_add,
     "setitem": _setitem,
@@ -380,6 +363,7 @@ EVAL.update({
     "return": None,
 })
 EVAL.update(INDEXING_EVAL)       # x[idx], x[mask] and their writes (indexing_eval.py)
+EVAL.update(UNDO_EVAL)           # the reverse sweep's log of overwritten elements (undo_eval.py)
 EVAL.update(LINALG_EVAL)
 EVAL["norm_sqrt"] = _numpy_math("sqrt")
 EVAL.update(SHAPE_EVAL)      # reshape, restride, astype, pack, stack (shape_eval.py)

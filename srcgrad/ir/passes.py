@@ -123,7 +123,7 @@ def eliminate_common_subexpressions(fn):
 
 def _mergeable(op, buffers):
     prim = PRIMITIVES[op.prim]
-    if op.regions or prim.effect or prim.allocates or prim.writes is not None or op.prim == "tape_get" \
+    if op.regions or prim.effect or prim.allocates or prim.writes is not None or op.prim in ("tape_get", "undo_mark") \
             or len(op.results) != 1:
         return False
     # an array written in place is not the same value before and after the write (a read of it
@@ -271,6 +271,8 @@ def run_accumulations_forward(fn):
 
 
 def _order_free(body):
+    if any(o.prim.startswith("undo_") for o in _walk(body)):
+        return False        # it puts memory back as it was, iteration by iteration: latest first
     return all(y is a or _accumulates(a, y, body) for a, y in zip(body.args[1:], body.yielded))
 
 

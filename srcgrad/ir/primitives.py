@@ -9,7 +9,7 @@ Example:
     f64
 """
 from ..errors import TypingError
-from .types import BOOL, F32, F64, I64, NONE, ArrayType, TapeType, unify
+from .types import BOOL, F32, F64, I64, NONE, UNDO_LOG, ArrayType, TapeType, unify
 
 
 class Primitive:
@@ -408,6 +408,15 @@ _def("tape_new", _tape_new_rule, "a tape for per-iteration values; operand: leng
      allocates=True)
 _def("tape_put", lambda ts, a: NONE, "tape[k] = values (attrs: append for a growing tape)", effect=True)
 _def("tape_get", _tape_get_rule, "the values stored at tape[k]", may_alias=True)
+# the undo log: what in-place writes overwrote, put back by the reverse sweep (ad/reverse.py)
+_def("undo_new", lambda ts, a: UNDO_LOG, "an empty undo log", allocates=True)
+_def("undo_mark", lambda ts, a: I64, "the undo log's height now (rewind to it later); never merged with "
+     "another (passes.py): the height changes")
+_def("undo_save", lambda ts, a: NONE, "save on the undo log the elements the next write overwrites: operands: "
+     "the array, the log, then the write's index operands (its value left out); attrs: write (the write's "
+     "primitive) and the write's attrs", effect=True, may_raise=True)
+_def("undo_rewind", lambda ts, a: NONE, "put back, latest first, every element saved on the undo log since it "
+     "had the height of operand 1", effect=True)
 _def("zeros_like", _zeros_like_rule, "an array of zeros shaped like the operand", allocates=True, shape_operand=0)
 _def("index_add", _index_add_rule, "adjoint accumulation: arr[idx] += g; returns arr (updated in place)",
      writes=0, may_raise=True, index_start=2)

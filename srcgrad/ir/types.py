@@ -80,6 +80,25 @@ class TapeType:
         return "tape<" + ", ".join(map(repr, self.items)) + ">"
 
 
+class UndoLogType:
+    """The reverse sweep's log of overwritten array elements (ad/reverse.py): each in-place
+    write saves what it overwrites, and the reverse sweep puts it back."""
+
+    is_array = False
+
+    def __eq__(self, other):
+        return isinstance(other, UndoLogType)
+
+    def __hash__(self):
+        return hash("undo")
+
+    def __repr__(self):
+        return "undo_log"
+
+
+UNDO_LOG = UndoLogType()
+
+
 _NP_SCALARS = {np.dtype(np.float64): F64, np.dtype(np.float32): F32, np.dtype(np.int64): I64,
                np.dtype(np.bool_): BOOL}
 

@@ -20,11 +20,12 @@ from ...ir.types import F64
 from ..callbacks import checked_vjp
 from .exprs import EXPR, _attr, _call, _name, _store, constant, is_const, range_args
 from .indexing import INDEXING_EXPR, INDEXING_STMT
+from .undo import UNDO_STMT
 from .plan import Plan
 
 COMMENT = "__srcgrad_line_"      # a marker statement ``__srcgrad_line_<k>__``: the k-th comment
 HELPERS = ("_sum_to", "_broadcast_like", "_reduce_grad", "_power", "_int_power", "_einsum", "_cholesky_grad",
-           "_joins")
+           "_joins", "_rewind")
 
 
 class Namer:
@@ -386,7 +387,7 @@ def _call_custom_vjp(em, op, yield_to):
 
 def _write(augmented, key):
     """An in-place write ``a[key] = v`` (``a[key] += v``): the new version of the array is the
-    same array, under the same name."""
+    same array, under the same name. ``.key(em, op, index operands)`` gives the subscript."""
     def emit(em, op, yield_to):
         arr, v, *rest = op.operands
         em.names.alias(op.result, em.names.name(arr))
@@ -395,6 +396,7 @@ def _write(augmented, key):
         if augmented:
             return [ast.AugAssign(target=target, op=ast.Add(), value=value)]
         return [ast.Assign(targets=[target], value=value, lineno=0)]
+    emit.key = key
     return emit
 
 
@@ -418,3 +420,4 @@ STMT = {
 # numpy's advanced indexing (indexing.py): x[idx], x[mask] and their writes
 EXPR.update(INDEXING_EXPR)
 STMT.update(INDEXING_STMT)
+STMT.update(UNDO_STMT)          # the reverse sweep's undo log (undo.py)

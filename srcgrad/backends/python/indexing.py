@@ -35,5 +35,7 @@ def _write(em, op, yield_to):
     return [ast.Assign(targets=[ast.Subscript(value=target, slice=key, ctx=ast.Store())], value=value, lineno=0)]
 
 
+_write.key = lambda em, op, idx: _key([em.value(r) for r in idx])      # the subscript (undo.py saves through it)
+
 INDEXING_EXPR = {"gather": _gather, "mask_select": _mask_select}
 INDEXING_STMT = {"scatter": _write, "scatter_add": _write, "setmask": _write}

@@ -14,7 +14,7 @@ import astor.source_repr
 import numpy as np
 
 from .. import indexing_runtime, runtime, runtime_joins
-from ...ir import linalg_eval
+from ...ir import linalg_eval, undo_eval
 from .reduction_exprs import HELPERS as REDUCTION_HELPERS
 from .emit import COMMENT, Emitter, is_comment
 
@@ -129,6 +129,7 @@ def compile_function(fn, source=None, externals=None):
                  "_reduce_grad": runtime.reduce_grad, "_power": runtime.power, "_int_power": runtime.int_power,
                  **indexing_runtime.NAMES,
                  "_einsum": linalg_eval.einsum, "_cholesky_grad": linalg_eval.cholesky_grad,
+                 "_rewind": undo_eval.rewind,
                  "_joins": runtime_joins,
                  **REDUCTION_HELPERS, **(externals or {})}
     filename = f"<srcgrad {fn.name}>"

@@ -1,0 +1,40 @@
+"""The python backend's undo log (ad/reverse.py): a list of (array, key, old values). A write
+saves what it overwrites, ``undo.append((x, np.s_[i], x[i]))``; the reverse sweep puts it back,
+``_rewind(undo, h)``, to the height ``h = len(undo)`` taken before.
+
+Example:
+    >>> UNDO_STMT["undo_mark"](em, op, None)        # [h = len(undo)]
+"""
+import ast
+
+from .exprs import _attr, _call, _name
+
+
+def _new(em, op, yield_to):
+    return [em.assign(op.results[0], ast.List(elts=[], ctx=ast.Load()))]
+
+
+def _mark(em, op, yield_to):
+    return [em.assign(op.results[0], _call(_name("len"), [em.value(op.operands[0])]))]
+
+
+def _save(em, op, yield_to):
+    """undo.append((x, np.s_[key], x[key])): the key as the write writes it (a copy of what a
+    slice, an index array or a mask reads, which later writes would change)."""
+    from .emit import STMT
+    arr, log, *idx = op.operands
+    write = op.attrs["write"]
+    key = STMT[write].key(em, op, idx)
+    old = ast.Subscript(value=em.value(arr), slice=key, ctx=ast.Load())
+    if write != "setitem":
+        old = _call(_attr(old, "copy"), [])
+    where = ast.Subscript(value=_attr("np", "s_"), slice=key, ctx=ast.Load())
+    entry = ast.Tuple(elts=[em.value(arr), where, old], ctx=ast.Load())
+    return [ast.Expr(value=_call(_attr(em.value(log), "append"), [entry]))]
+
+
+def _rewind(em, op, yield_to):
+    return [ast.Expr(value=_call(_name("_rewind"), [em.value(v) for v in op.operands]))]
+
+
+UNDO_STMT = {"undo_new": _new, "undo_mark": _mark, "undo_save": _save, "undo_rewind": _rewind}
