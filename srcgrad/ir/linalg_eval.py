@@ -54,7 +54,13 @@ def svdvals_grad(t, a, mode):
     """The derivative of the singular values of ``a`` (A = U diag(s) V^T, the reduced SVD), the
     terms of an s_j that is exactly 0 dropped (d|x| = 0 at 0): with ``mode`` 'vjp' the adjoint
     U diag(t) V^T of the adjoint t of s; with 'jvp' the tangent diag(U^T t V) of s along t = dA."""
-    u, s, vh = np.linalg.svd(np.asarray(a, dtype=np.float64), full_matrices=False)
+    a = np.asarray(a, dtype=np.float64)
+    if not np.all(np.isfinite(a)):
+        # numpy's LinAlgError for a NaN; an infinity: NaNs (the singular values are NaN), not
+        # np.linalg.svd with U and V, which can loop forever there (OpenBLAS's LAPACK)
+        svdvals(a)
+        return np.full(a.shape if mode == "vjp" else min(a.shape), np.nan)
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
     keep = s != 0.0
     if mode == "vjp":
         return (u * np.where(keep, t, 0.0)) @ vh
