@@ -184,13 +184,13 @@ def _svd(lw, node, args, env):
     (a,) = _float_arrays(lw, node, "linalg.svd", args[:1], ranks=(2,))
     _, compute_uv, hermitian = _options(lw, node, "linalg.svd", 1, ("full_matrices", "compute_uv", "hermitian"),
                                         (True, True, False))
-    if compute_uv is not False:
+    if compute_uv:          # numpy's test too: compute_uv=0 gives the singular values
         lw.unsupported(node, "np.linalg.svd with its singular vectors (U, S, Vh = np.linalg.svd(A))",
                        "np.linalg.svd(A, compute_uv=False) or np.linalg.svdvals(A) give the singular values, "
                        "np.linalg.norm(A, 2), -2 and 'nuc' the norms made of them")
-    if hermitian is not False:
+    if hermitian:
         lw.unsupported(node, f"np.linalg.svd with hermitian={hermitian!r}",
-                       "leave hermitian=False (numpy then reads only one triangle of A)")
+                       "leave hermitian=False (with True numpy reads one triangle of A and takes A as symmetric)")
     return lw.emit(node, "svdvals", [a])
 
 

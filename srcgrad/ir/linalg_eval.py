@@ -1,6 +1,6 @@
 """The meaning of the linear-algebra primitives, as numpy computes them: the interpreter's
 ``EVAL`` entries (ir/interpret.py merges ``LINALG_EVAL``) and the helpers the python backend's
-generated code calls (``einsum``, ``cholesky_grad``, ``svdvals``, ``svdvals_grad``).
+generated code calls (``einsum``, ``cholesky_grad``, ``svdvals_grad``).
 
 Example:
     >>> einsum("ij,j->i", np.eye(2), np.ones(2))
