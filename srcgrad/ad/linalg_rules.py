@@ -4,7 +4,8 @@ to it), written as the math; rules.py imports this module to fill ``ADJOINT``.
 Conventions: a singular matrix makes the gradients of det and slogdet raise numpy's
 LinAlgError('Singular matrix') (they need inv(A): HIPS autograd's rule); cholesky's gradient
 is PyTorch's (symmetric: A is taken as symmetric, though numpy reads its lower triangle);
-the 2-norm's gradient at the zero vector is 0 (torch.linalg.norm's).
+the 2-norm's gradient at the zero vector is 0 (torch.linalg.norm's); the singular values'
+is U diag(g) V^T without the terms of a zero singular value (so 0 at the zero matrix).
 
 Example:
     >>> ADJOINT["inv"]        # -inv(A).T @ g @ inv(A).T
@@ -57,6 +58,8 @@ _rule(ADJOINT, "slogdet_log")(lambda g, a, out: (lambda: g * _t(_emit("inv", a))
 # d inv(A) = -inv(A) dA inv(A)
 _rule(ADJOINT, "inv")(lambda g, a, out: (lambda: -_emit("matmul", _emit("matmul", _t(out), g), _t(out)),))
 _rule(ADJOINT, "cholesky")(lambda g, a, out: (lambda: _emit("cholesky_grad", g, out),))
+# d s_j = u_j^T dA v_j: the adjoint U diag(g) V^T (svdvals_grad recomputes U and V; terms of s_j == 0 dropped)
+_rule(ADJOINT, "svdvals")(lambda g, a, out: (lambda: _emit("svdvals_grad", g, a, mode="vjp"),))
 
 
 @_rule(ADJOINT, "solve")
@@ -72,5 +75,5 @@ def _solve(g, a, b, out):
 
 
 # piecewise constant, or only made by derivative code (no second derivatives through them yet)
-for _name in ("slogdet_sign", "cholesky_grad"):
+for _name in ("slogdet_sign", "cholesky_grad", "svdvals_grad"):
     ADJOINT[_name] = None

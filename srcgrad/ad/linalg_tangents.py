@@ -46,9 +46,15 @@ def _slogdet_log(op, ts, xs, out):
     return None if ts[0] is None else _trace_inv(xs[0], ts[0])
 
 
-@table_entry(TANGENT, "slogdet_sign", "cholesky_grad")
+@table_entry(TANGENT, "slogdet_sign", "cholesky_grad", "svdvals_grad")
 def _none(op, ts, xs, out):
     return None
+
+
+@table_entry(TANGENT, "svdvals")
+def _svdvals(op, ts, xs, out):
+    """d s_j = u_j^T dA v_j, the diagonal of U^T dA V (0 where s_j == 0, as the adjoint)."""
+    return None if ts[0] is None else _emit("svdvals_grad", ts[0], xs[0], mode="jvp")
 
 
 @table_entry(TANGENT, "inv")

@@ -1,11 +1,13 @@
 """numpy's linear algebra and contractions, as entries of the CALLS table (calls.py merges
-``LINALG_CALLS``): np.linalg.norm/det/slogdet/inv/solve/cholesky, np.einsum with explicit
-subscripts, and np.tensordot, np.inner, np.vdot, np.matmul, which lower to einsum (as do
-``@`` and np.dot of arrays of more than two dimensions: ``matmul_any_rank``).
+``LINALG_CALLS``): np.linalg.norm/det/slogdet/inv/solve/cholesky, the singular values
+(np.linalg.svd(A, compute_uv=False), np.linalg.svdvals), np.einsum with explicit subscripts,
+and np.tensordot, np.inner, np.vdot, np.matmul, which lower to einsum (as do ``@`` and np.dot
+of arrays of more than two dimensions: ``matmul_any_rank``).
 
 Norms are sums, maxima and minima of |x| (their gradients follow those of np.sum, np.abs and
 np.max: d|x| = 0 at 0, ties share evenly, as PyTorch's); the 2-norm is ``norm_sqrt`` of a sum
-of squares, whose gradient at the zero vector is 0, as torch.linalg.norm's.
+of squares, whose gradient at the zero vector is 0, as torch.linalg.norm's; the matrix norms
+ord=2, -2 and 'nuc' are the largest, smallest and sum of the singular values (``svdvals``).
 
 Example:
     >>> LINALG_CALLS[np.linalg.det].lower      # emits the ``det`` primitive
@@ -104,8 +106,11 @@ def _matrix_norm(lw, node, x, ord, rows, cols):
         return lw.emit(node, "amax" if ord > 0 else "amin", [_abs_sum(lw, node, x, rows)], {"axis": 0})
     if ord in (np.inf, -np.inf):        # the largest (smallest) row sum
         return lw.emit(node, "amax" if ord > 0 else "amin", [_abs_sum(lw, node, x, cols)], {"axis": 0})
+    if ord in (2, -2, "nuc"):           # of the singular values (a transpose has the same: axis=(1, 0))
+        s = lw.emit(node, "svdvals", [x])
+        return lw.emit(node, {2: "amax", -2: "amin", "nuc": "sum"}[ord], [s], {"axis": None if ord == "nuc" else 0})
     lw.unsupported(node, f"np.linalg.norm with ord={ord!r} for matrices",
-                   "ord=None/'fro', 1, -1, np.inf and -np.inf work (ord=2, -2 and 'nuc' need singular values)")
+                   "ord=None/'fro', 'nuc', 1, -1, 2, -2, np.inf and -np.inf work")
 
 
 def _norm(lw, node, args, env):
@@ -172,6 +177,27 @@ def _slogdet(lw, node, args, env):
 
 
 _SLOGDET = type(np.linalg.slogdet(np.eye(1)))      # numpy's SlogdetResult
+
+
+def _svd(lw, node, args, env):
+    """np.linalg.svd(A, compute_uv=False): the singular values; U and Vh are not computed here."""
+    (a,) = _float_arrays(lw, node, "linalg.svd", args[:1], ranks=(2,))
+    _, compute_uv, hermitian = _options(lw, node, "linalg.svd", 1, ("full_matrices", "compute_uv", "hermitian"),
+                                        (True, True, False))
+    if compute_uv:          # numpy's test too: compute_uv=0 gives the singular values
+        lw.unsupported(node, "np.linalg.svd with its singular vectors (U, S, Vh = np.linalg.svd(A))",
+                       "np.linalg.svd(A, compute_uv=False) or np.linalg.svdvals(A) give the singular values, "
+                       "np.linalg.norm(A, 2), -2 and 'nuc' the norms made of them")
+    if hermitian:
+        lw.unsupported(node, f"np.linalg.svd with hermitian={hermitian!r}",
+                       "leave hermitian=False (with True numpy reads one triangle of A and takes A as symmetric)")
+    return lw.emit(node, "svdvals", [a])
+
+
+def _svdvals(lw, node, args, env):
+    """np.linalg.svdvals(A) (numpy 2): np.linalg.svd(A, compute_uv=False)."""
+    (a,) = _float_arrays(lw, node, "linalg.svdvals", args, ranks=(2,))
+    return lw.emit(node, "svdvals", [a])
 
 
 def _solve(lw, node, args, env):
@@ -313,7 +339,10 @@ LINALG_CALLS = {
     np.linalg.det: _one_matrix("det", "det"), np.linalg.inv: _one_matrix("inv", "inv"),
     np.linalg.cholesky: _one_matrix("cholesky", "cholesky"), np.linalg.slogdet: Callee(_slogdet, arity=1),
     np.linalg.solve: Callee(_solve, arity=2),
+    np.linalg.svd: Callee(_svd, keywords=("full_matrices", "compute_uv", "hermitian"), static_after=1),
     np.einsum: Callee(_einsum, shape_first=True),
     np.tensordot: Callee(_tensordot, keywords=("axes",), static_after=2),
     np.inner: Callee(_inner, arity=2), np.vdot: Callee(_vdot, arity=2), np.matmul: Callee(_matmul, arity=2),
 }
+if hasattr(np.linalg, "svdvals"):          # numpy >= 2.0
+    LINALG_CALLS[np.linalg.svdvals] = Callee(_svdvals, arity=1)

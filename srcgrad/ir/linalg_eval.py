@@ -1,6 +1,6 @@
 """The meaning of the linear-algebra primitives, as numpy computes them: the interpreter's
 ``EVAL`` entries (ir/interpret.py merges ``LINALG_EVAL``) and the helpers the python backend's
-generated code calls (``einsum``, ``cholesky_grad``).
+generated code calls (``einsum``, ``cholesky_grad``, ``svdvals_grad``).
 
 Example:
     >>> einsum("ij,j->i", np.eye(2), np.ones(2))
@@ -45,6 +45,28 @@ def cholesky_grad(gl, lower):
     return np.linalg.solve(lower.T, x.T).T           # (L^-T P) L^-1
 
 
+def svdvals(a):
+    """np.linalg.svd(a, compute_uv=False) in float64: LinAlgError('SVD did not converge') for a NaN."""
+    return np.linalg.svd(np.asarray(a, dtype=np.float64), compute_uv=False)
+
+
+def svdvals_grad(t, a, mode):
+    """The derivative of the singular values of ``a`` (A = U diag(s) V^T, the reduced SVD), the
+    terms of an s_j that is exactly 0 dropped (d|x| = 0 at 0): with ``mode`` 'vjp' the adjoint
+    U diag(t) V^T of the adjoint t of s; with 'jvp' the tangent diag(U^T t V) of s along t = dA."""
+    a = np.asarray(a, dtype=np.float64)
+    if not np.all(np.isfinite(a)):
+        # numpy's LinAlgError for a NaN; an infinity: NaNs (the singular values are NaN), not
+        # np.linalg.svd with U and V, which can loop forever there (OpenBLAS's LAPACK)
+        svdvals(a)
+        return np.full(a.shape if mode == "vjp" else min(a.shape), np.nan)
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    keep = s != 0.0
+    if mode == "vjp":
+        return (u * np.where(keep, t, 0.0)) @ vh
+    return np.where(keep, np.einsum("ik,ij,kj->k", u, np.asarray(t, dtype=np.float64), vh), 0.0)
+
+
 def _single(f):
     return lambda it, op, ins: f(*ins)
 
@@ -63,4 +85,6 @@ LINALG_EVAL = {
     "solve": _single(np.linalg.solve),
     "cholesky": _single(np.linalg.cholesky),
     "cholesky_grad": _single(cholesky_grad),
+    "svdvals": _single(svdvals),
+    "svdvals_grad": lambda it, op, ins: svdvals_grad(*ins, op.attrs["mode"]),
 }

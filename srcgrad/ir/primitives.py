@@ -444,10 +444,10 @@ DIFFERENTIABLE_FLOAT_OPS = UNARY_MATH + ("add", "sub", "mul", "div", "pow", "neg
 
 
 # linear algebra and contractions (issue 11; frontend/numpy_linalg.py makes them)
-def _matrix(t, what):
+def _matrix(t, what, square=True):
     if not (isinstance(t, ArrayType) and t.ndim == 2 and t.dtype in (F64, I64, BOOL, F32)):
-        raise TypingError(f"{what} takes a square matrix here (a 2-d array; stacks of matrices are not "
-                          f"supported yet), got {t}")
+        raise TypingError(f"{what} takes a {'square ' if square else ''}matrix here (a 2-d array; stacks of "
+                          f"matrices are not supported yet), got {t}")
     return t
 
 
@@ -495,6 +495,31 @@ _def("cholesky", lambda ts, a: ArrayType(F64, _matrix(ts[0], "np.linalg.cholesky
      "LinAlgError('Matrix is not positive definite')", may_raise=True)
 _def("cholesky_grad", lambda ts, a: ArrayType(F64, 2), "the adjoint of A = L L^T from gL: operands gL, L "
      "(PyTorch's formula: symmetric)", may_raise=True)
+
+
+def _svdvals_grad_rule(ts, attrs):
+    _matrix(ts[1], "the gradient of the singular values", square=False)
+    if attrs["mode"] not in ("vjp", "jvp"):
+        raise TypingError(f"svdvals_grad: mode {attrs['mode']!r} is not 'vjp' or 'jvp'")
+    want = 1 if attrs["mode"] == "vjp" else 2
+    if not (isinstance(ts[0], ArrayType) and ts[0].ndim == want):
+        raise TypingError(f"svdvals_grad ({attrs['mode']}) takes t as an array of {want} dimensions, got {ts[0]}")
+    return ArrayType(F64, 3 - want)
+
+
+# the singular values (np.linalg.norm's ord=2, -2 and 'nuc' reduce them). The derivative is
+# PyTorch's svdvals backward, U diag(t) V^T, but at kinks it is that of d|x| at 0 in this project:
+# the terms of a singular value that is exactly 0 are dropped, on both backends (so the gradient at
+# the zero matrix is 0; PyTorch gives the subgradient of whatever U, V LAPACK returns there). At
+# equal singular values U diag(t) V^T does not depend on the basis chosen where t is equal over
+# the tie (amax/amin share ties evenly)
+_def("svdvals", lambda ts, a: _matrix(ts[0], "np.linalg.svdvals", square=False) and ArrayType(F64, 1),
+     "np.linalg.svd(A, compute_uv=False) of an m×n matrix: its k = min(m, n) singular values, descending, a new "
+     "array; LinAlgError('SVD did not converge') where A holds a NaN (an infinity gives NaNs, as numpy's)",
+     may_raise=True)
+_def("svdvals_grad", _svdvals_grad_rule, "the derivative of svdvals(A), A = U diag(s) V^T the reduced SVD, "
+     "terms with s_j == 0 dropped: operands t, A; attrs: mode ('vjp': t is the k-vector adjoint of s, the result "
+     "U diag(t) V^T, m×n; 'jvp': t is dA, m×n, the result the k-vector diag(U^T dA V))", may_raise=True)
 
 
 # reductions, scans and rounding (issue 11, the reductions family)

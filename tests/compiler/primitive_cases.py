@@ -333,6 +333,7 @@ def p_det(a): return np.linalg.det(a)
 def p_inv(a): return np.sum(np.linalg.inv(a) * LA)
 def p_solve(a, v): return np.sum(np.linalg.solve(a, v) * V)
 def p_cholesky(a): return np.sum(np.linalg.cholesky(np.einsum("ij,kj->ik", a, a) + 0.5) * LA)
+def p_svdvals(a): return np.sum(np.linalg.svd(a[:, :2], compute_uv=False) * V[:2]) + np.linalg.norm(a.T, "nuc")
 
 
 def p_slogdet(a):
@@ -350,6 +351,8 @@ CASES.update({
     "solve": (p_solve, (LA, V), (0, 1)),
     "cholesky": (p_cholesky, (LA,), 0),
     "cholesky_grad": (p_cholesky, (LA,), 0),
+    "svdvals": (p_svdvals, (LA,), 0),
+    "svdvals_grad": (p_svdvals, (LA,), 0),
 })
 
 

@@ -1,5 +1,6 @@
-"""Linear algebra and contractions (np.linalg.norm/det/slogdet/inv/solve/cholesky, np.einsum,
-np.tensordot/inner/vdot/matmul, @ and np.dot beyond two dimensions): values as numpy's,
+"""Linear algebra and contractions (np.linalg.norm/det/slogdet/inv/solve/cholesky, the singular
+values: np.linalg.svd(A, compute_uv=False), np.linalg.svdvals and the matrix norms ord=2, -2,
+'nuc', np.einsum, np.tensordot/inner/vdot/matmul, @ and np.dot beyond two dimensions): values as numpy's,
 gradients against PyTorch and finite differences, jvp against the gradient, the backends
 against each other, float32 input, numpy's errors and the clear refusals."""
 import numpy as np
@@ -20,6 +21,8 @@ N = R.standard_normal((4, 2))
 T3 = R.standard_normal((2, 3, 4))
 W3 = np.array([0.7, -0.2, 1.3])
 W33 = R.standard_normal((3, 3))
+N43 = R.standard_normal((4, 3))
+ROW = np.array([[0.5, -1.25, 2.0, 0.3]])        # 1×4: its one singular value is its 2-norm
 
 
 def _t(x):
@@ -66,6 +69,22 @@ def norm_axes_t(m, t):
             + n(t) + torch.sum(n(t, dim=2) ** 2)
             + torch.sum(m / n(m, dim=0, keepdim=True)) + torch.sum(t * n(t, dim=1, keepdim=True))
             + torch.sum(m * torch.linalg.matrix_norm(m, 1, keepdim=True)) + torch.sum(n(t, keepdim=True)))
+
+
+def singular_values(m, n, a, row):
+    """Of 3×4, 4×3, 3×3, 1×4 and 4×1 matrices (distinct singular values, none zero)."""
+    return (np.linalg.norm(m, 2) + 2.0 * np.linalg.norm(m, -2) + 3.0 * np.linalg.norm(m, "nuc")
+            + 5.0 * np.linalg.norm(n, 2) + 7.0 * np.linalg.norm(n, ord=-2) + np.linalg.norm(n, "nuc", axis=(1, 0))
+            + np.sum(np.linalg.svd(a, compute_uv=False) * W3) + np.sum(np.linalg.svdvals(m) * W3)
+            + np.sum(m * np.linalg.norm(m, 2, keepdims=True)) + np.linalg.norm(row, 2) + np.linalg.norm(row.T, -2)
+            + 3.0 * np.linalg.norm(row, "nuc") + np.sum(np.linalg.svd(row.T, False, False)))
+
+
+def singular_values_t(m, n, a, row):
+    mn, sv, w = torch.linalg.matrix_norm, torch.linalg.svdvals, torch.tensor(W3)
+    return (mn(m, 2) + 2.0 * mn(m, -2) + 3.0 * mn(m, "nuc") + 5.0 * mn(n, 2) + 7.0 * mn(n, -2)
+            + mn(n, "nuc", dim=(1, 0)) + torch.sum(sv(a) * w) + torch.sum(sv(m) * w) + torch.sum(m * mn(m, 2))
+            + mn(row, 2) + mn(row.T, -2) + 3.0 * mn(row, "nuc") + torch.sum(sv(row.T)))
 
 
 def determinants(a):
@@ -167,6 +186,7 @@ CASES = {
     "norm of vectors": (norm_vectors, norm_vectors_t, (V,)),
     "norm of matrices": (norm_matrices, norm_matrices_t, (M,)),
     "norm along axes": (norm_axes, norm_axes_t, (M, T3)),
+    "singular values": (singular_values, singular_values_t, (M, N43, A, ROW)),
     "det and slogdet": (determinants, determinants_t, (A,)),
     "inv": (inverse, inverse_t, (A,)),
     "solve": (solving, solving_t, (A, V, M)),
@@ -225,7 +245,8 @@ def float32_mix(a, m, v):
     spd = np.einsum("ij,kj->ik", a, a) + 0.5
     return (np.linalg.det(a) + s * ld + np.sum(np.linalg.inv(a) * W33) + np.sum(np.linalg.solve(a, v) * W3)
             + np.sum(np.linalg.solve(a, m) ** 2) + np.sum(np.linalg.cholesky(spd) * W33) + np.linalg.norm(m)
-            + np.linalg.norm(v, 1) + np.tensordot(a, a) + np.sum(np.einsum("ij,jk->ik", a, m) * m))
+            + np.linalg.norm(v, 1) + np.tensordot(a, a) + np.sum(np.einsum("ij,jk->ik", a, m) * m)
+            + np.linalg.norm(m, 2) + np.linalg.norm(m.T, -2) + np.linalg.norm(a, "nuc"))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -259,6 +280,71 @@ def test_the_two_norm_at_zero_has_gradient_zero(backend):
         torch.outer(tz, torch.tensor(W3)), dim=1)), tz)
     np.testing.assert_array_equal(tg.numpy(), np.zeros(3))
     assert srcgrad.jvp(norm2, (z,), (np.ones(3),), backend=backend)[1] == 0.0
+
+
+def svd_values(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_singular_values_as_numpy(backend):
+    """np.linalg.svd(A, compute_uv=False) to 1e-12 relative (llvm: a Jacobi SVD, not LAPACK),
+    descending, of square, wide, tall, strided, badly scaled and empty matrices."""
+    compiled = srcgrad.jit(svd_values, backend=backend)
+    rng = np.random.default_rng(3)
+    cases = [M, M.T, N43, A, ROW, ROW.T, np.eye(3), np.ones((3, 4)), rng.standard_normal((6, 5))[::2, ::-1],
+             np.diag([3.0, -2.0, 1.0]) @ W33, rng.standard_normal((5, 7)) * 1e200, rng.standard_normal((4, 2)) * 1e-200,
+             np.zeros((0, 3)), np.zeros((3, 0))]
+    for x in cases:
+        want = np.linalg.svd(x, compute_uv=False)
+        got = compiled(x)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14 * np.max(want, initial=0.0))
+
+
+def svd_norms(m):
+    return (np.linalg.norm(m, 2) + 2.0 * np.linalg.norm(m, -2) + 3.0 * np.linalg.norm(m, "nuc")
+            + np.sum(np.linalg.svd(m, compute_uv=False) * np.arange(1.0, 1.0 + min(m.shape[0], m.shape[1]))))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_singular_values_at_kinks(backend):
+    """The zero matrix: value 0, gradient 0 (a zero singular value's terms are dropped, as d|x|
+    at 0; PyTorch gives the subgradient of whatever U, V LAPACK returns); equal singular values:
+    the gradient U diag(t) V^T is the same for every basis where t is equal over the tie (max and
+    min share ties evenly: torch's)."""
+    grad = srcgrad.grad(svd_norms, backend=backend)
+    for shape in [(3, 4), (4, 3), (1, 4), (4, 1)]:
+        z = np.zeros(shape)
+        assert srcgrad.jit(svd_norms, backend=backend)(z) == 0.0
+        np.testing.assert_array_equal(grad(z), z)
+        assert srcgrad.jvp(svd_norms, (z,), (np.ones(shape),), backend=backend)[1] == 0.0
+    tie = 2.0 * np.eye(3)
+    ta = _t(tie)
+    (expected,) = torch.autograd.grad(torch.linalg.matrix_norm(ta, 2) + 2.0 * torch.linalg.matrix_norm(ta, -2)
+                                      + 3.0 * torch.linalg.matrix_norm(ta, "nuc"), ta)
+    g = srcgrad.grad(norm_ties, backend=backend)(tie)
+    np.testing.assert_allclose(g, expected.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(g, 4.0 * np.eye(3), rtol=1e-12)     # 1/3 + 2/3 + 3 on the diagonal
+
+
+def norm_ties(m):
+    return np.linalg.norm(m, 2) + 2.0 * np.linalg.norm(m, -2) + 3.0 * np.linalg.norm(m, "nuc")
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")       # NaN / NaN in the gradient of max
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_singular_values_of_nan_and_inf(backend):
+    """numpy raises LinAlgError('SVD did not converge') for a NaN and gives NaN singular values
+    for an infinity: both backends, values and gradients."""
+    nan, inf = M.copy(), M.copy()
+    nan[1, 2], inf[2, 0] = np.nan, -np.inf
+    for fn in (srcgrad.jit(svd_norms, backend=backend), srcgrad.grad(svd_norms, backend=backend)):
+        with pytest.raises(np.linalg.LinAlgError, match="^SVD did not converge$"):
+            fn(nan)
+    assert np.isnan(np.linalg.norm(inf, 2)) and np.isnan(srcgrad.jit(svd_norms, backend=backend)(inf))
+    assert np.isnan(srcgrad.grad(svd_norms, backend=backend)(inf)).all()
+    assert np.isnan(srcgrad.jit(svd_values, backend=backend)(inf)).all()
 
 
 def singular_parts(a):
@@ -357,8 +443,13 @@ def r_repeated_output(v): return np.sum(np.einsum("i->ii", v))
 def r_einsum_keyword(a): return np.sum(np.einsum("ij,j->i", a, V, optimize=True))
 def r_einsum_operands(a): return np.sum(np.einsum("ij,j->i", a))
 def r_einsum_rank(a): return np.sum(np.einsum("ijk,j->i", a, V))
-def r_spectral(a): return np.linalg.norm(a, 2)
-def r_nuclear(a): return np.linalg.norm(a, "nuc")
+def r_full_svd(a):
+    u, s, vh = np.linalg.svd(a)
+    return np.sum(s)
+def r_svd_hermitian(a): return np.sum(np.linalg.svd(a, compute_uv=False, hermitian=True))
+def r_svd_stack(t): return np.sum(np.linalg.svd(t, compute_uv=False))
+def r_svdvals_vector(v): return np.sum(np.linalg.svdvals(v))
+def r_spectral_stack(t): return np.linalg.norm(t, 2)
 def r_ord3(v): return np.linalg.norm(v, ord=3)
 def r_keepdims(a): return np.sum(np.linalg.norm(a, axis=1, keepdims=1.5))
 def r_norm_out(a): return np.linalg.norm(a, out=a)
@@ -380,8 +471,11 @@ REFUSALS = [
     (r_einsum_keyword, (A,), srcgrad.UnsupportedSyntaxError, "optimize="),
     (r_einsum_operands, (A,), srcgrad.TypingError, "2 operand subscripts for 1 operands"),
     (r_einsum_rank, (A,), srcgrad.TypingError, "'ijk' need an array of 3 dimensions"),
-    (r_spectral, (A,), srcgrad.UnsupportedSyntaxError, "ord=2 for matrices"),
-    (r_nuclear, (A,), srcgrad.UnsupportedSyntaxError, "ord='nuc'"),
+    (r_full_svd, (A,), srcgrad.UnsupportedSyntaxError, r"np.linalg.svd with its singular vectors(.|\n)*compute_uv=False"),
+    (r_svd_hermitian, (A,), srcgrad.UnsupportedSyntaxError, "hermitian=True"),
+    (r_svd_stack, (T3,), srcgrad.TypingError, "np.linalg.svd takes arrays of 2 dimensions"),
+    (r_svdvals_vector, (V,), srcgrad.TypingError, "np.linalg.svdvals takes arrays of 2 dimensions"),
+    (r_spectral_stack, (T3,), srcgrad.TypingError, "improper number of dimensions"),
     (r_ord3, (V,), srcgrad.UnsupportedSyntaxError, "ord=3 for vectors"),
     (r_keepdims, (A,), srcgrad.UnsupportedSyntaxError, "keepdims=1.5"),
     (r_norm_out, (A,), srcgrad.UnsupportedSyntaxError, r"np.linalg.norm\(..., out=...\)"),

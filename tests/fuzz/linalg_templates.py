@@ -1,9 +1,15 @@
 """Linear-algebra lines for the whole-array fuzz programs (array_programs.py): np.einsum,
 np.tensordot, np.inner, np.vdot, np.matmul, np.linalg.norm/det/slogdet/inv/solve/cholesky,
-producing arrays of the generator's kinds n=(5,), m=(3,), nm=(5,3) and numbers s.
+the singular values (np.linalg.norm ord=2, -2, 'nuc'; np.linalg.svd(compute_uv=False),
+np.linalg.svdvals), producing arrays of the generator's kinds n=(5,), m=(3,), nm=(5,3) and
+numbers s.
 
 The square matrices are Gram matrices of tanh of an n×m array plus the identity (built with
-a loop of writes): symmetric positive definite and well conditioned, so no draw is singular."""
+a loop of writes): symmetric positive definite and well conditioned, so no draw is singular.
+The singular values are those of D = diag(3, 2, 1) (5×3, a loop of writes) + 0.1 tanh of an
+n×m array (its non-finite elements taken as 0: numpy raises for a NaN): the perturbation's
+2-norm is below 0.1·√15 < 0.5, so D's singular values stay apart and away from 0 (no tie, no
+zero: no kink, where the backends' SVDs could pick different subgradients)."""
 from hypothesis import strategies as st
 
 _FORMS = {
@@ -12,15 +18,17 @@ _FORMS = {
           "np.matmul({nm}, {m})"],
     "m": ["np.linalg.solve({G}, {m})", "np.linalg.inv({G}) @ {m}", "np.linalg.cholesky({G}) @ {m}",
           "np.einsum('ij,i->j', {nm}, {n})", "np.linalg.norm({nm}, axis=0)", "np.linalg.norm({nm}, np.inf, 0)",
-          "np.tensordot({n}, {nm}, axes=([0], [0]))", "np.einsum('ii,i->i', {G}, {m})"],
+          "np.tensordot({n}, {nm}, axes=([0], [0]))", "np.einsum('ii,i->i', {G}, {m})",
+          "np.linalg.svd({D}, compute_uv=False)", "np.linalg.svd({D}.T, False, False) * {m}", "np.linalg.svdvals({D})"],
     "nm": ["np.einsum('ij,j->ij', {nm}, {m})", "np.einsum('i,j->ij', {n}, {m})", "{nm} @ np.linalg.inv({G})",
            "np.linalg.solve({G}, {nm}.T).T", "{nm} / np.linalg.norm({nm}, axis=0, keepdims=True)",
-           "{nm} * np.linalg.norm({nm}, ord=1, axis=1, keepdims=True)"],
+           "{nm} * np.linalg.norm({nm}, ord=1, axis=1, keepdims=True)", "{nm} * np.linalg.norm({D}, 2, keepdims=True)"],
     "s": ["np.linalg.norm({n})", "np.linalg.norm({nm})", "np.linalg.norm({m}, 1)", "np.linalg.norm({nm}, np.inf)",
           "np.linalg.norm({nm}, -1)", "np.linalg.norm({n}, -np.inf)", "np.tensordot({nm}, {nm}, axes=2)",
           "np.vdot({nm}, {nm})", "np.inner({m}, {m})", "np.einsum('ij,ij->', {nm}, {nm})",
           "np.einsum('i,ij,j->', {n}, {nm}, {m})", "np.linalg.det({G})", "SLOGDET",
-          "np.sum(np.linalg.cholesky({G}) * {nm}[:3])", "np.einsum('ii->', {G})"],
+          "np.sum(np.linalg.cholesky({G}) * {nm}[:3])", "np.einsum('ii->', {G})", "np.linalg.norm({D}, 2)",
+          "np.linalg.norm({D}.T, -2)", "np.linalg.norm({D}, 'nuc')", "np.linalg.norm({D}, -2, axis=(1, 0))"],
 }
 
 
@@ -34,8 +42,13 @@ def linalg_lines(draw, name, kind, pick):
         t = pick("nm")
         lines += [f"    {e} = np.zeros((3, 3))", f"    for {i} in range(3):", f"        {e}[{i}, {i}] = 1.0",
                   f"    {g} = np.tanh({t}).T @ np.tanh({t}) * 0.5 + {e}"]
+    if "{D}" in form:
+        e, i, d = f"{name}_de", f"{name}_di", f"{name}_d"
+        t = pick("nm")
+        lines += [f"    {e} = np.zeros((5, 3))", f"    for {i} in range(3):", f"        {e}[{i}, {i}] = 3.0 - {i}",
+                  f"    {d} = np.tanh(np.where(np.isfinite({t}), {t}, 0.0)) * 0.1 + {e}"]
     if form == "SLOGDET":
         lines.append(f"    {name}_s, {name}_l = np.linalg.slogdet({g})")
         return lines + [f"    {name} = {name}_s * {name}_l"]
-    expr = form.format(G=g, n=pick("n"), m=pick("m"), nm=pick("nm"))
+    expr = form.format(G=g, D=f"{name}_d", n=pick("n"), m=pick("m"), nm=pick("nm"))
     return lines + [f"    {name} = {expr}"]

@@ -25,7 +25,7 @@ from .plan import Plan
 
 COMMENT = "__srcgrad_line_"      # a marker statement ``__srcgrad_line_<k>__``: the k-th comment
 HELPERS = ("_sum_to", "_broadcast_like", "_reduce_grad", "_power", "_int_power", "_einsum", "_cholesky_grad",
-           "_joins", "_rewind")
+           "_svdvals_grad", "_joins", "_rewind")
 
 
 class Namer:

@@ -213,6 +213,11 @@ def range_args(bounds, ins):
     return list(ins)
 
 
+def _svdvals(em, op, ins):
+    """``np.linalg.svd(a, compute_uv=False)`` (its operand is a float64 array)."""
+    return _call(_attr(_attr("np", "linalg"), "svd"), ins, [ast.keyword(arg="compute_uv", value=ast.Constant(False))])
+
+
 def _linalg(fname, part=None):
     """``np.linalg.<fname>(...)``; a number (``float(...)``, ``float(...[part])``) for det and slogdet."""
     def rule(em, op, ins):
@@ -258,7 +263,8 @@ EXPR = {
     # linear algebra (linalg_eval.py has the helpers)
     "einsum": _einsum, "norm_sqrt": np_call("sqrt"), "det": _linalg("det"), "slogdet_sign": _linalg("slogdet", 0),
     "slogdet_log": _linalg("slogdet", 1), "inv": _linalg("inv"), "solve": _linalg("solve"),
-    "cholesky": _linalg("cholesky"), "cholesky_grad": helper("_cholesky_grad"),
+    "cholesky": _linalg("cholesky"), "cholesky_grad": helper("_cholesky_grad"), "svdvals": _svdvals,
+    "svdvals_grad": lambda em, op, ins: _call(_name("_svdvals_grad"), ins + [ast.Constant(op.attrs["mode"])]),
 }
 
 from .reduction_exprs import REDUCTION_EXPR  # noqa: E402  (the reductions family)

@@ -129,7 +129,7 @@ def compile_function(fn, source=None, externals=None):
                  "_reduce_grad": runtime.reduce_grad, "_power": runtime.power, "_int_power": runtime.int_power,
                  **indexing_runtime.NAMES,
                  "_einsum": linalg_eval.einsum, "_cholesky_grad": linalg_eval.cholesky_grad,
-                 "_rewind": undo_eval.rewind,
+                 "_rewind": undo_eval.rewind, "_svdvals_grad": linalg_eval.svdvals_grad,
                  "_joins": runtime_joins,
                  **REDUCTION_HELPERS, **(externals or {})}
     filename = f"<srcgrad {fn.name}>"
