@@ -16,7 +16,7 @@ Example:
 """
 from ..errors import UnsupportedSyntaxError
 from ..ir.core import walk_ops
-from ..ir.memory import Buffers
+from ..ir.memory import Buffers, _passes_through
 from ..ir.primitives import PRIMITIVES
 
 WRITES = ("setitem", "setslice", "scatter", "setmask", "scatter_add")
@@ -27,6 +27,61 @@ def logged_writes(fn, buffers):
     into memory some op reads, or the caller's (an argument array). A write into memory only
     written (and returned, or dropped) needs nothing back."""
     return frozenset(op for op in walk_ops(fn.body) if op.prim in WRITES and buffers.observable(op))
+
+
+class UndoPlan:
+    """Where the reverse sweep must put memory back, and where a recomputation must write.
+
+    A rewind pops every entry above its mark, whatever wrote it, so one rewind before the
+    first op that reads the memory again is enough: a write (or a loop or ``if`` around writes)
+    rewinds after its adjoint only when an op before it in its block reads memory it writes
+    (``rewinds``); the ops before a loop or ``if`` are covered by the rewind after it. A write
+    recomputed in the reverse sweep (a loop's iteration, a branch) is done again only when an
+    op after it in the recomputed block reads what it wrote (``replays``)."""
+
+    def __init__(self, fn, buffers, logged):
+        self.buffers, self.logged = buffers, logged
+        self._written = {}
+        self.rewinds, self.replays = set(), set()
+        self.top = set(fn.body.ops)
+        for block in [fn.body] + [r for op in walk_ops(fn.body) for r in op.regions]:
+            self._block(block)
+
+    def written(self, op):
+        """The roots of the memory that the logged writes in ``op`` (or ``op`` itself) change."""
+        if op not in self._written:
+            out = set(self.buffers.of(op.operands[0])) if op in self.logged else set()
+            for r in op.regions:
+                for o in r.ops:
+                    out |= self.written(o)
+            self._written[op] = out
+        return self._written[op]
+
+    def _reads(self, op):
+        """The roots of the memory ``op`` (with its regions) reads."""
+        out = set()
+        for o in [op] + list(walk_ops_of(op)):
+            prim = PRIMITIVES[o.prim]
+            for k, v in enumerate(o.operands):
+                if v.type.is_array and k != prim.writes and not _passes_through(o, k):
+                    out |= self.buffers.of(v)
+        return out
+
+    def _block(self, block):
+        reads = [self._reads(op) for op in block.ops]
+        before = set()
+        for k, op in enumerate(block.ops):
+            mine = self.written(op)
+            if mine and mine & before:
+                self.rewinds.add(op)
+            if op in self.logged and mine & set().union(*reads[k + 1:]):
+                self.replays.add(op)
+            before |= reads[k]
+
+
+def walk_ops_of(op):
+    for r in op.regions:
+        yield from walk_ops(r)
 
 
 def refuse_stale_uses(fn, buffers=None):
@@ -106,4 +161,4 @@ class _Epochs:
                     self.stamp(r, buffers)
 
 
-__all__ = ["logged_writes", "refuse_stale_uses", "first_stale_use", "WRITES"]
+__all__ = ["logged_writes", "UndoPlan", "refuse_stale_uses", "first_stale_use", "WRITES"]

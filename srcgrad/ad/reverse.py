@@ -23,7 +23,7 @@ from .activity import active_values, dependence_edges, useful_values
 from .array_rules import ARRAY_ADJOINT
 from .clone import clone_op, fresh_block
 from .join_rules import SHAPED
-from .mutation import logged_writes, refuse_stale_uses
+from .mutation import UndoPlan, logged_writes, refuse_stale_uses
 from .names import adjoint_name, derivative_name
 from .rules import ADJOINT, constant_value
 
@@ -61,7 +61,7 @@ def reverse(primal, wrt, cotangents=False, with_value=True):
     # again (it reads taped values instead)
     buffers = Buffers(primal)
     refuse_stale_uses(primal, buffers)
-    r = _Reverser(active, logged_writes(primal, buffers))
+    r = _Reverser(active, UndoPlan(primal, buffers, logged_writes(primal, buffers)))
     mapping = dict(zip(primal.params, fn.params))
     with Builder(fn.body) as b:
         if r.logged:
@@ -110,20 +110,26 @@ def _defined(block):
 
 
 class _Reverser:
-    def __init__(self, active, logged=frozenset()):
+    def __init__(self, active, plan):
         self.active = active
-        self.logged = logged    # writes whose overwritten elements go on the undo log (mutation.py)
+        self.plan = plan        # where memory is saved, put back and written again (mutation.py)
+        self.logged = plan.logged   # writes whose overwritten elements go on the undo log
         self.log = None         # the undo log, when some write is logged
         self.shared = set()     # adjoint arrays that other names may hold too
 
     # ------------------------------------------------------------------ forward sweep
-    def forward(self, ops, mapping, tape_loops):
+    def forward(self, ops, mapping, tape_loops, recompute=False):
         """Clone ``ops`` into the current block; taped loops for those the reverse sweep needs.
         Returns {primal loop op: (tape, trip count, start, step, marks)}. Writes save what they
-        overwrite on the undo log, so the reverse sweep finds memory as it was at each op; a
-        recomputation in the reverse sweep (of a loop's iteration, of a branch) runs the same way."""
+        overwrite on the undo log, so the reverse sweep finds memory as it was at each op. A
+        ``recompute`` (of a loop's iteration, of a branch, in the reverse sweep) runs the same
+        way, but for writes that nothing after them in ``ops`` reads: those it leaves out."""
         tapes = {}
         for op in ops:
+            if recompute and op in self.logged and op not in self.plan.replays:
+                mapping[op.results[0]] = mapping[op.operands[0]]
+                mapping[("mark", op)] = None
+                continue
             if tape_loops and op.prim in ("for", "while") and self._needs_adjoint(op):
                 self._mark(op, mapping)
                 tapes[op] = self._taped_loop(op, mapping)
@@ -138,13 +144,17 @@ class _Reverser:
         return any(self._writes_in(o) for r in op.regions for o in r.ops)
 
     def _mark(self, op, mapping):
-        """The undo log's height before ``op``, when ``op`` writes (the reverse sweep rewinds to it)."""
-        if self.log is not None and self._writes_in(op):
+        """The undo log's height before ``op``, when the reverse sweep rewinds to it: before a
+        write or a loop that ops before it read the memory of (UndoPlan), or before any ``if``
+        around writes (its branches are recomputed from there)."""
+        if self.log is not None and (op in self.plan.rewinds or op.prim == "if" and self._writes_in(op)):
             mapping[("mark", op)] = current().emit("undo_mark", [self.log], name="mark")
 
     def _clone(self, op, mapping):
         self._mark(op, mapping)
-        if op in self.logged:
+        # a write at the function's top level saves only for its own rewind; in a loop or a
+        # branch, the rewind to the iteration's (branch's) start needs every write saved
+        if op in self.logged and (op in self.plan.rewinds or op not in self.plan.top):
             arr, _, *idx = op.operands
             b = current()
             outer, b.loc = b.loc, op.loc        # an IndexError it raises is the write's
@@ -164,7 +174,12 @@ class _Reverser:
         clone_op(op, mapping, regions)
 
     def rewind(self, op, mapping):
-        """Memory as it was before ``op`` (a write, or a region op around writes)."""
+        """Memory as it was before ``op`` (a write, or a region op around writes), where an op
+        before it reads it again (UndoPlan)."""
+        if op in self.plan.rewinds:
+            self.rewind_to(op, mapping)
+
+    def rewind_to(self, op, mapping):
         mark = mapping.get(("mark", op))
         if mark is not None:
             current().emit("undo_rewind", [self.log, mark], result_types=[])
@@ -289,12 +304,11 @@ class _Reverser:
         if op.prim in ("for", "while"):
             if op in tapes:
                 self._loop_adjoint(op, adj, mapping, tapes[op])
-            else:
-                self.rewind(op, mapping)
+            self.rewind(op, mapping)
             return
         if op.prim == "if":
-            if not self._if_adjoint(op, adj, mapping):
-                self.rewind(op, mapping)
+            self._if_adjoint(op, adj, mapping)
+            self.rewind(op, mapping)
             return
         rule = ADJOINT.get(op.prim)
         g = adj.get(op.results[0]) if rule is not None and op.results else None
@@ -366,8 +380,8 @@ class _Reverser:
             nb = Block()
             with Builder(nb) as bb:
                 inner = dict(mapping)
-                self.rewind(op, inner)
-                tapes = self.forward(blk.ops[:-1], inner, tape_loops=True)
+                self.rewind_to(op, inner)            # the branch recomputed from memory before the if
+                tapes = self.forward(blk.ops[:-1], inner, tape_loops=True, recompute=True)
                 local = {f: adj[f] for f in free}
                 for j in ys_active:
                     y = blk.yielded[j]
@@ -408,7 +422,7 @@ class _Reverser:
             inner = self._reloaded(op, nb.args[0], taped, mapping)
             if marks:       # memory as at the iteration's start, for its recomputation
                 bb.emit("undo_rewind", [self.log, inner.pop(("iteration", op))], result_types=[])
-            tapes = self.forward(op.body.ops[:-1], inner, tape_loops=True)
+            tapes = self.forward(op.body.ops[:-1], inner, tape_loops=True, recompute=True)
             local = {f: a for f, a in zip(free, nb.args[1 + len(carried):])}
             ys = op.body.yielded
             for slot, j in enumerate(carried):
