@@ -12,6 +12,7 @@ Example:
 from ..errors import TypingError
 from ..ir.core import Builder, Function, Op, Value, current
 from ..ir.memory import Buffers
+from ..ir.primitives import PRIMITIVES
 from ..ir.types import is_float
 from .activity import active_values
 from .clone import clone_op, fresh_block, zero_like
@@ -33,7 +34,7 @@ def forward(primal):
     fn = Function(primal.name + "_jvp", params, primal.loc)
     mapping = dict(zip(primal.params, fn.params))
     tangent = dict(zip(with_tangent, fn.params[len(primal.params):]))
-    f = _Forward(active_values(primal, with_tangent))
+    f = _Forward(active_values(primal, with_tangent), buffers)
     written = buffers.written
     with Builder(fn.body) as b:
         for p in with_tangent:
@@ -47,8 +48,10 @@ def forward(primal):
 
 
 class _Forward:
-    def __init__(self, active):
+    def __init__(self, active, buffers):
         self.active = active
+        self.buffers = buffers
+        self.written = buffers.written
 
     def ops(self, ops, mapping, tangent):
         b = current()
@@ -71,10 +74,20 @@ class _Forward:
             return
         res = op.results[0]
         rule = TANGENT.get(op.prim, linear_tangent)
+        before = len(current().block.ops)
         t = rule(op, [tangent.get(v) for v in op.operands], [mapping[v] for v in op.operands], mapping[res])
+        if t is not None and self._needs_own_buffer(op, res, t, current().block.ops[before:]):
+            # a new array written in place later: its tangent is written alongside it, so it
+            # must not be an operand's tangent (y = x.copy(): dy = dx would write into dx)
+            t = current().emit("copy", [t])
         if t is not None:
             t.name = t.name or derivative_name(res)
             tangent[res] = t
+
+    def _needs_own_buffer(self, op, res, t, made):
+        if not (t.type.is_array and PRIMITIVES[op.prim].makes_new_array(op) and self.buffers.of(res) & self.written):
+            return False
+        return not (t.owner in made and PRIMITIVES[t.owner.prim].makes_new_array(t.owner))
 
     def region(self, blk, nb, inner, tin, tangent_of):
         """Copy region ``blk`` into ``nb``: its yield gives the values, then the tangents of the

@@ -117,19 +117,28 @@ class _Stale(Exception):
 
 
 class _Epochs:
-    """A walk in program order counting, per buffer, the writes into it."""
+    """A walk in program order counting, per buffer, the writes into it. A buffer is its root
+    (ir/memory.py) and, for an allocation, which of its executions made it: ``un = u.copy()`` in
+    a loop makes a new buffer each iteration, so writing it does not touch the ``u`` carried in
+    from the iteration before, though both have that op among their roots."""
 
     def __init__(self):
-        self.now = {}           # root -> the count of the last write into it
-        self.made = {}          # value -> the counts of its roots when it was made
+        self.now = {}           # buffer -> the count of the last write into it
+        self.made = {}          # value -> the counts of its buffers when it was made
+        self.runs = {}          # allocating op -> how many times the walk has run it
         self.counter = 0
 
-    def stamp(self, v, buffers):
-        self.made[v] = {r: self.now.get(r, 0) for r in buffers.of(v)}
+    def _buffers(self, v, buffers):
+        return [(r, self.runs.get(r, 0)) for r in buffers.of(v)]
+
+    def stamp(self, v, buffers, like=None):
+        """Record ``v``'s buffers (those of the array ``like`` it views or versions) and their counts."""
+        keys = list(self.made[like]) if like in self.made else self._buffers(v, buffers)
+        self.made[v] = {k: self.now.get(k, 0) for k in keys}
 
     def check(self, op, v, buffers):
         made = self.made.get(v)
-        if made is not None and any(self.now.get(r, 0) != c for r, c in made.items()):
+        if made is not None and any(self.now.get(k, 0) != c for k, c in made.items()):
             raise _Stale(op, v)
 
     def block(self, block, buffers):
@@ -154,11 +163,16 @@ class _Epochs:
                         self.block(r, buffers)
             if prim.writes is not None:
                 self.counter += 1
-                for r in buffers.of(op.operands[prim.writes]):
-                    self.now[r] = self.counter
+                target = op.operands[prim.writes]
+                for k in (self.made[target] if target in self.made else self._buffers(target, buffers)):
+                    self.now[k] = self.counter
+            fresh = prim.makes_new_array(op) and buffers.of(op.results[0]) == {op}
+            if fresh:
+                self.runs[op] = self.runs.get(op, 0) + 1
             for r in op.results:
                 if r.type.is_array:
-                    self.stamp(r, buffers)
+                    views = (prim.view or prim.writes is not None) and op.operands
+                    self.stamp(r, buffers, op.operands[prim.writes or 0] if views else None)
 
 
 __all__ = ["logged_writes", "UndoPlan", "refuse_stale_uses", "first_stale_use", "WRITES"]

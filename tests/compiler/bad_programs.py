@@ -29,17 +29,6 @@ def unknown_callable(x):
     return math.gamma(x)
 
 
-def reads_written_array_in_if(x):
-    a = np.zeros(2)
-    a[0] = x
-    if x > 0:
-        b = a[0] * 2.0
-    else:
-        b = x
-    a[0] = 0.0
-    return b
-
-
 def global_write(x):
     global COUNTER
     COUNTER = 1
@@ -86,24 +75,6 @@ def returns_on_some_paths(x):
     if x > 0.0:
         if x > 1.0:
             return x
-
-
-def whole_array_read_of_array_written_in_loop(x, v):
-    buf = np.zeros(3)
-    a = 0.0
-    for i in range(2):
-        buf[0] = math.tanh(v[0] * x)
-        a = a + np.dot(v, buf)
-    return a
-
-
-def whole_array_read_in_loop_of_array_written_before(x, v):
-    buf = np.zeros(3)
-    buf[0] = math.tanh(v[0] * x)
-    s = 0.0
-    for i in range(2):
-        s += np.dot(v, buf)
-    return s
 
 
 async def async_function(x):

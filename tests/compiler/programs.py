@@ -554,3 +554,31 @@ def return_under_a_constant_false_if(x, y):
 
 
 CASES["return_under_a_constant_false_if"] = (return_under_a_constant_false_if, (0.7, 0.8), (0, 1))
+
+
+# the python backend named the inner loop's carried array after the outer loop's (u = un before
+# the inner loop), so the inner loop read the new array where it meant the old one: a wrong value
+# in jit too (issue 12's heat stencil)
+def stencil_into_a_fresh_copy(u0, k):
+    u = u0.copy()
+    for step in range(3):
+        un = u.copy()
+        for i in range(1, u.shape[0] - 1):
+            un[i] = u[i] + k * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        u = un
+    return np.sum(u * u)
+
+
+CASES["stencil_into_a_fresh_copy"] = (stencil_into_a_fresh_copy, (np.array([0.5, -1.0, 2.0, 0.3, 1.1, -0.4]), 0.2),
+                                      (0, 1))
+
+
+# forward mode gave y = x.copy() the tangent of x itself, then wrote y's tangent in place: the
+# tangent of x (and the caller's tangent array) changed with it
+def write_into_a_copy(x):
+    y = x.copy()
+    y[0] = 5.0
+    return np.sum(y * y) + np.sum(x * x)
+
+
+CASES["write_into_a_copy"] = (write_into_a_copy, (np.array([1.0, 2.0, 3.0]),), 0)

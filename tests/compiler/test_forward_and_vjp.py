@@ -85,3 +85,12 @@ def test_jvp_leaves_the_callers_tangent_alone(backend):
     assert (y, ydot) == (5.5, 4 * 1.5 + 0.5)
     np.testing.assert_array_equal(v, [3.0, 1.0, 1.0])      # the primal is written, as in Python
     np.testing.assert_array_equal(t, [0.5, 0.5, 0.5])      # the tangent is the caller's, untouched
+
+
+def test_jvp_leaves_the_callers_tangent_alone():
+    from .programs import write_into_a_copy
+    x, t = np.array([1.0, 2.0, 3.0]), np.ones(3)
+    for backend in ("python", "llvm"):
+        _, dy = srcgrad.jvp(write_into_a_copy, (x,), (t,), backend=backend)
+        assert dy == 2 * 2 + 2 * 3 + 2 * (1 + 2 + 3)
+        np.testing.assert_array_equal(t, np.ones(3))

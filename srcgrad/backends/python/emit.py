@@ -132,6 +132,10 @@ class Emitter:
             later = {v for k, v in enumerate(ys) if k != j}     # the yield reads the others afterwards
             for op in block.ops[position[y.owner] + 1:-1]:
                 later |= plan.leaves(op)
+            if y.owner.prim in ("for", "while"):
+                # a loop's carried variable takes its result's name before the loop runs: its body
+                # must not read the old value of that name (un = u.copy(); for ...: un[i] = u[i])
+                later |= plan.leaves(y.owner)
             if carried_args is not None and carried_args[j] in later:
                 continue
             if any(self.names.of.get(v, self.names.of.get(plan.name_source(v))) == target for v in later):
