@@ -91,9 +91,11 @@ def refuse_stale_uses(fn, buffers=None):
     if found is not None:
         op, v = found
         raise UnsupportedSyntaxError(
-            f"srcgrad cannot differentiate this yet: '{v.name or 'this array'}' shares memory with an array written "
-            "since through another name (a view such as t = a[1:] or a.T, written or read after a write)", op.loc,
-            "write and read the array through one name, or take a copy: t = a[1:].copy()")
+            f"srcgrad cannot differentiate this yet: '{v.name or 'this array'}' may share memory with an array "
+            "written since through another name (a view such as t = a[1:] or a.T, written or read after a write; "
+            "or arrays that trade places in a loop, u, un = un, u)", op.loc,
+            "write and read the array through one name, or take a copy: t = a[1:].copy(), or un = u.copy() "
+            "in the loop")
 
 
 def first_stale_use(fn, buffers=None):

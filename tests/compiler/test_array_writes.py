@@ -265,3 +265,21 @@ def test_vjp_and_jvp_of_writes(backend):
     eps = 1e-6
     fd = (stencil_rows(M + eps * tM, c + eps * tc) - stencil_rows(M - eps * tM, c - eps * tc)) / (2 * eps)
     np.testing.assert_allclose(dout, fd, rtol=1e-6, atol=1e-8)
+
+
+def trading_places(u0, k):
+    u = u0.copy()
+    un = u0.copy()
+    for step in range(3):
+        for i in range(1, u.shape[0] - 1):
+            un[i] = u[i] + k * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        u, un = un, u
+    return np.sum(u * u)
+
+
+def test_arrays_trading_places_are_refused_with_a_rewrite():
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="trade places in a loop") as info:
+        srcgrad.grad(trading_places)(np.ones(5), 0.1)
+    assert "un = u.copy()" in str(info.value) and "test_array_writes.py" in str(info.value)
+    assert srcgrad.jit(trading_places)(np.arange(5.0), 0.1) == pytest.approx(trading_places(np.arange(5.0), 0.1))
+

@@ -128,7 +128,8 @@ def array_program(draw, features=None):
     def pick(kind):
         return draw(st.sampled_from(names[kind]))
 
-    extra = [f for f in ("allocations", "argument_writes", "containers", "functions") if f in features]
+    extra = [f for f in ("allocations", "argument_writes", "containers", "functions", "loop_writes")
+             if f in features]
     for k in range(draw(st.integers(2, 9))):
         kind = draw(st.sampled_from(["n", "m", "nm", "s"]))
         if draw(st.integers(0, 6)) == 0:         # linear algebra and contractions
@@ -176,6 +177,10 @@ def array_program(draw, features=None):
             continue
         elif special == "allocations" and kind in ("n", "m"):
             lines += _allocations(draw, name, kind, pick)
+            names[kind].append(name)
+            continue
+        elif special == "loop_writes" and kind in ("n", "nm"):
+            lines += _loop_writes(draw, name, kind, pick, k)
             names[kind].append(name)
             continue
         elif special == "functions":
@@ -271,6 +276,33 @@ def _functions(draw, name, kind, pick):
                 f"    {name} = {g}({a}, {b}, scale={s})"]
     return [f"    def {g}(fn, v):", f"        return fn(v)",
             f"    {name} = {g}(np.sin, {a}) + {g}(lambda v: v * {s}, {b})"]
+
+
+def _loop_writes(draw, name, kind, pick, k):
+    """``name``: a copy of an array written in place in a loop (issue 12): element, row and slice
+    writes (=, +=, -=, *=) under if/else and in a nested loop, reading the array whole
+    (np.sum, np.dot, @) and element by element, what the iteration wrote included."""
+    i, j, s, n, m = f"i{k}", f"j{k}", pick("s"), pick("n"), pick("m")
+    if kind == "n":
+        steps = [
+            [f"{name}[{i} % 5] = np.tanh({name}[({i} + 1) % 5] * {s} + np.sum({name}) * 0.1)"],
+            [f"if {name}[{i} % 5] > 0.0:", f"    {name}[{i} % 5] *= 0.5", "else:",
+             f"    {name}[({i} + 2) % 5] -= np.tanh(np.dot({name}, {n}) * 0.1)"],
+            [f"for {j} in range(2):", f"    {name}[{j}] += 0.1 * np.tanh({name}[{j} + 1] * {s})"],
+            [f"{name}[1:3] = np.tanh({name}[2:4] + {s})"],
+            [f"{name}[{i} % 5] = {name}[{i} % 5] * 0.5 + np.tanh(X.T @ {name})[{i} % 3]"],
+        ]
+    else:
+        steps = [
+            [f"{name}[({i} + 1) % 5] = np.tanh({name}[{i} % 5] * {m} + np.sum({name}) * 0.01)"],
+            [f"if {name}[{i} % 5, 0] > 0.0:", f"    {name}[{i} % 5, 1:] *= 0.5", "else:",
+             f"    {name}[{i} % 5] += np.tanh({name}.T @ {n}) * 0.1"],
+            [f"for {j} in range(3):", f"    {name}[{j}, {j}] -= 0.1 * np.tanh({name}[{j} + 1, {j}] + {s})"],
+            [f"{name}[{i} % 5, {i} % 3] = np.tanh(np.sum({name}[{i} % 5]) * {s})"],
+        ]
+    body = [line for _ in range(draw(st.integers(1, 3))) for line in draw(st.sampled_from(steps))]
+    trips = draw(st.integers(0, 4))
+    return [f"    {name} = {pick(kind)} * 1.0", f"    for {i} in range({trips}):"] + [f"        {b}" for b in body]
 
 
 def _masked_writes(draw, name, kind, pick):

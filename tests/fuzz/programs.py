@@ -37,7 +37,10 @@ Constructs that once gave wrong answers (issue 9) each sit behind a name in ``FE
   derivative passes refuse a view used after a write through the other name);
 - ``joins``: in the array programs, np.concatenate / stack / hstack / vstack / column_stack,
   np.split / array_split unpacked, np.roll, np.diag / diagonal / trace / eye / identity,
-  np.tril / triu, np.linspace, np.tile, np.repeat and np.kron (array_programs._JOINS).
+  np.tril / triu, np.linspace, np.tile, np.repeat and np.kron (array_programs._JOINS);
+- ``loop_writes``: in the array programs, a copy written in place in a loop: element, row and
+  slice writes under if/else and in a nested loop, read whole (np.sum, np.dot, @) and element
+  by element in the same iteration (array_programs._loop_writes; issue 12).
 """
 import os
 
@@ -45,7 +48,7 @@ from hypothesis import strategies as st
 
 FEATURES = frozenset({"floor_mod", "short_circuit", "allocations", "argument_writes", "math_names",
                       "many_returns", "widening", "zero_points", "defaults", "views", "containers", "functions",
-                      "joins"})
+                      "joins", "loop_writes"})
 # features that still fail, left out unless SRCGRAD_FUZZ_SKIP says otherwise ("" runs them all)
 STILL_FAILING = frozenset()
 
