@@ -18,6 +18,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir.core import walk_ops
 from ..ir.memory import Buffers, _passes_through
 from ..ir.primitives import PRIMITIVES
+from .fresh_writes import unsaved_writes
 
 WRITES = ("setitem", "setslice", "scatter", "setmask", "scatter_add")
 
@@ -37,13 +38,16 @@ class UndoPlan:
     rewinds after its adjoint only when an op before it in its block reads memory it writes
     (``rewinds``); the ops before a loop or ``if`` are covered by the rewind after it. A write
     recomputed in the reverse sweep (a loop's iteration, a branch) is done again only when an
-    op after it in the recomputed block reads what it wrote (``replays``)."""
+    op after it in the recomputed block reads what it wrote (``replays``). A write into an array
+    made in the same iteration, whose old contents nothing reads, saves nothing (``unsaved``,
+    fresh_writes.py)."""
 
     def __init__(self, fn, buffers, logged):
         self.buffers, self.logged = buffers, logged
         self._written = {}
         self.rewinds, self.replays = set(), set()
         self.top = set(fn.body.ops)
+        self.unsaved = unsaved_writes(fn, buffers, logged)     # old contents nobody reads
         for block in [fn.body] + [r for op in walk_ops(fn.body) for r in op.regions]:
             self._block(block)
 

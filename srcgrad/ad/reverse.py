@@ -125,21 +125,27 @@ class _Reverser:
         ``recompute`` (of a loop's iteration, of a branch, in the reverse sweep) runs the same
         way, but for writes that nothing after them in ``ops`` reads: those it leaves out."""
         tapes = {}
-        for op in ops:
-            if recompute and op in self.logged and op not in self.plan.replays:
-                mapping[op.results[0]] = mapping[op.operands[0]]
-                mapping[("mark", op)] = None
-                continue
-            if tape_loops and op.prim in ("for", "while") and self._needs_adjoint(op):
-                self._mark(op, mapping)
-                tapes[op] = self._taped_loop(op, mapping)
-            else:
-                self._clone(op, mapping)
+        self.replaying += recompute
+        try:
+            for op in ops:
+                if recompute and op in self.logged and op not in self.plan.replays:
+                    mapping[op.results[0]] = mapping[op.operands[0]]
+                    mapping[("mark", op)] = None
+                    continue
+                if tape_loops and op.prim in ("for", "while") and self._needs_adjoint(op):
+                    self._mark(op, mapping)
+                    tapes[op] = self._taped_loop(op, mapping)
+                else:
+                    self._clone(op, mapping)
+        finally:
+            self.replaying -= recompute
         return tapes
+
+    replaying = 0       # inside a recomputation: its writes cannot fail (they ran in the forward sweep)
 
     def _writes_in(self, op):
         """Whether ``op`` (a write, or a region op around writes) changes memory the undo log restores."""
-        if op in self.logged:
+        if op in self.logged and op not in self.plan.unsaved:
             return True
         return any(self._writes_in(o) for r in op.regions for o in r.ops)
 
@@ -147,14 +153,14 @@ class _Reverser:
         """The undo log's height before ``op``, when the reverse sweep rewinds to it: before a
         write or a loop that ops before it read the memory of (UndoPlan), or before any ``if``
         around writes (its branches are recomputed from there)."""
-        if self.log is not None and (op in self.plan.rewinds or op.prim == "if" and self._writes_in(op)):
+        if self.log is not None and self._writes_in(op) and (op in self.plan.rewinds or op.prim == "if"):
             mapping[("mark", op)] = current().emit("undo_mark", [self.log], name="mark")
 
     def _clone(self, op, mapping):
         self._mark(op, mapping)
         # a write at the function's top level saves only for its own rewind; in a loop or a
         # branch, the rewind to the iteration's (branch's) start needs every write saved
-        if op in self.logged and (op in self.plan.rewinds or op not in self.plan.top):
+        if op in self.logged and op not in self.plan.unsaved and (op in self.plan.rewinds or op not in self.plan.top):
             arr, _, *idx = op.operands
             b = current()
             outer, b.loc = b.loc, op.loc        # an IndexError it raises is the write's
@@ -171,7 +177,9 @@ class _Reverser:
                     self._clone(o, inner)
             mapping.update(inner)
             regions.append(nb)
-        clone_op(op, mapping, regions)
+        new = clone_op(op, mapping, regions)
+        if self.replaying and PRIMITIVES[op.prim].writes is not None:
+            new.attrs["replay"] = True      # dead-code removal may drop it where nothing reads it
 
     def rewind(self, op, mapping):
         """Memory as it was before ``op`` (a write, or a region op around writes), where an op

@@ -184,8 +184,9 @@ def _has_effects(op, buffers, keep_errors):
     prim = PRIMITIVES[op.prim]
     if prim.effect and op.prim != "yield" or prim.writes is not None and buffers.observable(op):
         return True
-    # an out-of-bounds write is an error even where nothing reads the array
-    if (keep_errors or prim.writes is not None) and prim.raises(op):
+    # an out-of-bounds write is an error even where nothing reads the array (but a write that a
+    # reverse sweep recomputes ran once already: it cannot fail)
+    if (keep_errors or prim.writes is not None) and prim.raises(op) and not op.attrs.get("replay"):
         return True
     return any(_has_effects(o, buffers, keep_errors) for r in op.regions for o in r.ops)
 
