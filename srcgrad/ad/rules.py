@@ -206,7 +206,8 @@ def _axis(out, x):
 for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv", "lt", "le", "gt", "ge", "eq", "ne",
               "not", "and", "or", "shape", "assert", "range_len", "tape_new", "tape_put", "tape_get",
               "zeros_like", "index_add", "yield", "return", "call_custom_vjp", "size", "sum_to",
-              "broadcast_like", "reduce_grad", "arange", "slice_add"):
+              "broadcast_like", "reduce_grad", "arange", "slice_add",
+              "undo_new", "undo_mark", "undo_save", "undo_rewind"):        # the undo log: reverse.py's own
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
 # a float32 array widened to float64 passes its gradient on (an int or bool one has none);
