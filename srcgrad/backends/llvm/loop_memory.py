@@ -7,8 +7,8 @@ call, on every exit path. A loop that allocates (``t = x * 2.0`` in the body, or
 of an iteration, everything allocated since the loop began is freed except the arrays the
 iteration passes on (its yielded values: found by their data pointer, which is where their
 allocation starts). That is sound when every yielded array is an allocation of its own or
-a value from outside the iteration — not a view into an allocation (``t[1:]``, ``t.T``) — and
-no tape keeps an array of the iteration.
+a value from outside the iteration — not a view into an allocation (``t[1:]``, ``t.T``) — no
+tape keeps an array of the iteration, and no undo log entry points into one.
 
 Example:
     >>> frees_each_iteration(loop_op)
@@ -25,6 +25,10 @@ def frees_each_iteration(loop_op):
     if not any(PRIMITIVES[op.prim].makes_new_array(op) for op in ops):
         return False
     if any(op.prim == "tape_put" and any(v.type.is_array for v in op.operands[2:]) for op in ops):
+        return False
+    # the undo log (undo.py) keeps addresses of the elements a save found, maybe in arrays this
+    # iteration allocated: freeing those at its end would let a later undo_rewind write freed memory
+    if any(op.prim == "undo_save" for op in ops):
         return False
     inside = {r for op in ops for r in op.results}
     return all(_own_or_outside(y, inside) for y in body.yielded if y.type.is_array)
