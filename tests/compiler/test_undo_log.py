@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 import srcgrad
+from srcgrad.backends.llvm.loop_memory import frees_each_iteration
+from srcgrad.ir.core import walk_ops
 
 from .test_gradients import numeric_gradient
 
@@ -301,3 +303,34 @@ def test_a_long_loop_grows_the_log():
     x = np.array([0.3, -0.2])
     g = _check(long_loop, (x,), 0, fd=False)[0]
     np.testing.assert_allclose(g, numeric_gradient(long_loop, (x,), 0, eps=1e-4), rtol=1e-6)
+
+
+# ---------------------------------------------------------------- freeing per iteration (loop_memory.py)
+
+def fresh_arrays(x):
+    s = 0.0
+    a = x * 1.0
+    for i in range(3):
+        b = x * 2.0                         # a new array each iteration, saved into
+        b[0] = np.sum(b) * x[i]
+        a = a * 1.5
+        a[1] = a[0] * np.sum(b)
+        s += np.sum(a) + b[0] * b[1]
+    return s
+
+
+def _loops(g):
+    return [(op, any(o.prim == "undo_save" for o in walk_ops(op.body)))
+            for op in walk_ops(g._spec().code_ir.body) if op.prim in ("for", "while")]
+
+
+def test_loops_free_per_iteration_unless_the_log_points_into_their_arrays():
+    _check(fresh_arrays, (np.array([0.3, 0.5, -0.2]),), 0)
+    # rnn's forward loop tapes h (so never frees); its reverse loop saves only into h (allocated
+    # before it, handed back by the tape), so it frees its temporaries each iteration (dW's outer
+    # products: kept, they would take T times the memory); fresh_arrays' loops save into arrays
+    # they allocate
+    rnn_loops = _loops(_GRADS[rnn, (0, 1), "llvm"])
+    assert [frees_each_iteration(op) for op, saves in rnn_loops if saves] == [False, True]
+    fresh_loops = _loops(_GRADS[fresh_arrays, 0, "llvm"])
+    assert [frees_each_iteration(op) for op, saves in fresh_loops if saves] == [False, False]

@@ -24,6 +24,7 @@ from llvmlite import ir
 
 from ...ir.types import BOOL, F32, F64, ArrayType
 from .indexing import _each_true, _indexed, _mask_shape, _places
+from .linalg import _module_function
 from .registry import lower
 from .types import ELEMENT_SIZE, INT64, PTR, UNDO_ENTRY, UNDO_LOG_STRUCT
 
@@ -33,6 +34,7 @@ UNDO = {}
 COUNT, CAPACITY, DATA, SLOT = range(4)
 START_CAPACITY = 64
 ENTRY_BYTES = 24             # {i8*, i64, i64}
+_LOG = ir.PointerType(UNDO_LOG_STRUCT)
 
 
 def _field(ctx, log, k):
@@ -66,9 +68,13 @@ def _mark(ctx, op, ins):
 
 @lower(UNDO, "undo_rewind")
 def _rewind(ctx, op, ins):
-    """Entries count-1 down to height: each element's old bits stored back, with its width."""
+    ctx.b.call(_module_function(ctx, "srcgrad.rt.undo_rewind", [_LOG, INT64], ir.VoidType(),
+                                 lambda *args: _rewind_body(ctx, *args)), ins)
+
+
+def _rewind_body(ctx, log, height):
+    """Entries count-1 down to ``height``: each element's old bits stored back, with its width."""
     b = ctx.b
-    log, height = ins
     count = b.load(_field(ctx, log, COUNT))
     entries = _entries(ctx, log)
     one = ir.Constant(INT64, 1)
@@ -76,10 +82,8 @@ def _rewind(ctx, op, ins):
     def restore(k, carried):
         entry = b.load(b.gep(entries, [k]))
         where, bits, size = (b.extract_value(entry, j) for j in range(3))
-        done = ctx.func.append_basic_block("undo.restored")
-        cases = {}
-        for width in (8, 4, 1):
-            cases[width] = ctx.func.append_basic_block(f"undo.restore{width}")
+        done = ctx.func.append_basic_block("restored")
+        cases = {width: ctx.func.append_basic_block(f"restore{width}") for width in (8, 4, 1)}
         switch = b.switch(size, cases[1])          # 1: a bool
         switch.add_case(ir.Constant(INT64, 8), cases[8])
         switch.add_case(ir.Constant(INT64, 4), cases[4])
@@ -92,23 +96,41 @@ def _rewind(ctx, op, ins):
         return []
     ctx.counted_loop(b.sub(count, one), b.sub(height, one), ir.Constant(INT64, -1), [], restore, name="rewind")
     b.store(b.select(b.icmp_signed(">", count, height), height, count), _field(ctx, log, COUNT))
+    b.ret_void()
 
 
 def _reserve(ctx, log, n):
-    """Room for ``n`` more entries (doubling, or to exactly what is needed when that is more)."""
+    """Room for ``n`` more entries: the module's grow function where the log is full, MemoryError
+    where it fails."""
     b = ctx.b
     need = b.add(b.load(_field(ctx, log, COUNT)), n)
+    with b.if_then(b.icmp_signed(">", need, b.load(_field(ctx, log, CAPACITY))), likely=False):
+        slot = b.gep(ctx.arena_pointers(), [b.load(_field(ctx, log, SLOT))])
+        grow = _module_function(ctx, "srcgrad.rt.undo_grow", [_LOG, INT64, ir.PointerType(PTR)], INT64,
+                                lambda *args: _grow_body(ctx, *args))
+        failed = b.call(grow, [log, need, slot])
+        ctx.memory_guard(b.icmp_signed("!=", failed, ir.Constant(INT64, 0)), failed,
+                         ir.Constant(INT64, ENTRY_BYTES))
+
+
+def _grow_body(ctx, log, need, slot):
+    """The log's capacity doubled (or made ``need`` where that is more), the data reallocated and
+    its arena slot (at ``slot``) updated: returns 0, or the capacity it could not get."""
+    b = ctx.b
     cap = b.load(_field(ctx, log, CAPACITY))
-    with b.if_then(b.icmp_signed(">", need, cap), likely=False):
-        double = b.mul(cap, ir.Constant(INT64, 2))
-        new_cap = b.select(b.icmp_signed(">", need, double), need, double)
-        size = ir.Constant(INT64, ENTRY_BYTES)
-        nbytes = b.smul_with_overflow(new_cap, size)
-        ctx.memory_guard(b.extract_value(nbytes, 1), new_cap, size)
-        grown = ctx.reallocate(b.load(_field(ctx, log, DATA)), b.extract_value(nbytes, 0), new_cap, size)
-        b.store(grown, _field(ctx, log, DATA))
-        b.store(grown, b.gep(ctx.arena_pointers(), [b.load(_field(ctx, log, SLOT))]))
-        b.store(new_cap, _field(ctx, log, CAPACITY))
+    double = b.mul(cap, ir.Constant(INT64, 2))
+    new_cap = b.select(b.icmp_signed(">", need, double), need, double)
+    nbytes = b.smul_with_overflow(new_cap, ir.Constant(INT64, ENTRY_BYTES))
+    with b.if_then(b.extract_value(nbytes, 1), likely=False):
+        b.ret(new_cap)
+    realloc = ctx.declare("realloc", PTR, [PTR, INT64])
+    grown = b.call(realloc, [b.load(_field(ctx, log, DATA)), b.extract_value(nbytes, 0)])
+    with b.if_then(b.icmp_unsigned("==", grown, ir.Constant(PTR, None)), likely=False):
+        b.ret(new_cap)
+    b.store(grown, _field(ctx, log, DATA))
+    b.store(grown, slot)
+    b.store(new_cap, _field(ctx, log, CAPACITY))
+    b.ret(ir.Constant(INT64, 0))
 
 
 def _bits(ctx, t, ptr):
