@@ -309,28 +309,37 @@ def test_a_long_loop_grows_the_log():
 
 def fresh_arrays(x):
     s = 0.0
-    a = x * 1.0
     for i in range(3):
-        b = x * 2.0                         # a new array each iteration, saved into
+        b = x * 2.0                         # a new array each iteration
+        s += b[0] * b[1]                    # its old contents are read: the write below saves them
         b[0] = np.sum(b) * x[i]
-        a = a * 1.5
-        a[1] = a[0] * np.sum(b)
-        s += np.sum(a) + b[0] * b[1]
+        s += np.sum(b * b)
+    return s
+
+
+def rnn_read(W, x):
+    T = x.shape[0]
+    h = np.zeros((T + 1, W.shape[0]))
+    s = 0.0
+    for t in range(T):
+        h[t + 1] = np.tanh(W @ h[t] + x[t])
+        s += np.sum(h[t + 1] * h[t + 1])    # the reverse loop writes h[t + 1] again to read it
     return s
 
 
 def _loops(g):
-    return [(op, any(o.prim == "undo_save" for o in walk_ops(op.body)))
-            for op in walk_ops(g._spec().code_ir.body) if op.prim in ("for", "while")]
+    """(is the reverse sweep's loop, saves on the log, frees per iteration) of each loop of g's code."""
+    return [(any(o.prim == "tape_get" for o in op.body.ops), any(o.prim == "undo_save" for o in walk_ops(op.body)),
+             frees_each_iteration(op)) for op in walk_ops(g._spec().code_ir.body) if op.prim in ("for", "while")]
 
 
 def test_loops_free_per_iteration_unless_the_log_points_into_their_arrays():
     _check(fresh_arrays, (np.array([0.3, 0.5, -0.2]),), 0)
-    # rnn's forward loop tapes h (so never frees); its reverse loop saves only into h (allocated
-    # before it, handed back by the tape), so it frees its temporaries each iteration (dW's outer
-    # products: kept, they would take T times the memory); fresh_arrays' loops save into arrays
-    # they allocate
-    rnn_loops = _loops(_GRADS[rnn, (0, 1), "llvm"])
-    assert [frees_each_iteration(op) for op, saves in rnn_loops if saves] == [False, True]
-    fresh_loops = _loops(_GRADS[fresh_arrays, 0, "llvm"])
-    assert [frees_each_iteration(op) for op, saves in fresh_loops if saves] == [False, False]
+    _check(rnn_read, (R.normal(size=(3, 3)) * 0.5, R.normal(size=(4, 3))), (0, 1))
+    # fresh_arrays' loops save into arrays they allocate: they keep them until the call ends
+    loops = _loops(_GRADS[fresh_arrays, 0, "llvm"])
+    assert any(saves for _, saves, _ in loops) and not any(frees for _, saves, frees in loops if saves), loops
+    # rnn_read's reverse loop saves only into h (allocated before it, handed back by the tape), so it
+    # frees its temporaries each iteration (dW's outer products: kept, they would take T times the memory)
+    loops = _loops(_GRADS[rnn_read, (0, 1), "llvm"])
+    assert (True, True, True) in loops, loops
