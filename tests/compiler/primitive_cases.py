@@ -264,6 +264,11 @@ CASES = {
     "tape_new": (p_overwrite_in_loop, (0.7, 5), 0),
     "tape_put": (p_overwrite_in_loop, (0.7, 5), 0),
     "tape_get": (p_overwrite_in_loop, (0.7, 5), 0),
+    # the gradient's undo log: w[i % 3] is read after it is overwritten
+    "undo_new": (p_overwrite_in_loop, (0.7, 5), 0),
+    "undo_mark": (p_overwrite_in_loop, (0.7, 5), 0),
+    "undo_save": (p_overwrite_in_loop, (0.7, 5), 0),
+    "undo_rewind": (p_overwrite_in_loop, (0.7, 5), 0),
     "zeros_like": (p_index_add, (V,), 0),
     "index_add": (p_index_add, (V,), 0),
     "range_len": (p_loop, (0.7, 5), 0),

@@ -29,7 +29,9 @@ from ...ir.types import F32, F64
 
 
 def _writes(op):
-    """Whether ``op`` may change memory: an in-place write, or an effect (a tape store, user code)."""
+    """Whether ``op`` may change memory: an in-place write, or an effect (a tape store, user code,
+    the undo log's ``undo_save`` and ``undo_rewind``: a rewind writes old values back into arrays).
+    ``undo_mark`` only reads the log, and is never lazy, so it stays where it is."""
     prim = PRIMITIVES[op.prim]
     return prim.writes is not None or prim.effect and op.prim not in ("assert", "yield", "return")
 

@@ -7,8 +7,9 @@ call, on every exit path. A loop that allocates (``t = x * 2.0`` in the body, or
 of an iteration, everything allocated since the loop began is freed except the arrays the
 iteration passes on (its yielded values: found by their data pointer, which is where their
 allocation starts). That is sound when every yielded array is an allocation of its own or
-a value from outside the iteration — not a view into an allocation (``t[1:]``, ``t.T``) — and
-no tape keeps an array of the iteration.
+a value from outside the iteration — not a view into an allocation (``t[1:]``, ``t.T``) — no
+tape keeps an array of the iteration, and every undo log save in the loop is into memory
+allocated before the loop began (the log keeps its addresses for a later rewind).
 
 Example:
     >>> frees_each_iteration(loop_op)
@@ -27,7 +28,51 @@ def frees_each_iteration(loop_op):
     if any(op.prim == "tape_put" and any(v.type.is_array for v in op.operands[2:]) for op in ops):
         return False
     inside = {r for op in ops for r in op.results}
+    # the undo log (undo.py) keeps the addresses of the elements a save found until a rewind puts
+    # them back, maybe after this iteration: where they are in an array this iteration (or an
+    # earlier one) allocated, freeing it at the iteration's end would let that rewind write freed
+    # memory. Saves into memory allocated before the loop began (which is never freed here: the
+    # caller's arrays, a table the loop fills, the arrays a tape hands back) leave freeing sound.
+    carried = _carried_arguments([loop_op] + [op for op in ops if op.prim in ("for", "while")])
+    saved = [op.operands[0] for op in ops if op.prim == "undo_save"]
+    if not all(_allocated_before(v, inside, carried, set()) for v in saved):
+        return False
     return all(_own_or_outside(y, inside) for y in body.yielded if y.type.is_array)
+
+
+def _carried_arguments(loops):
+    """{carried block argument of a loop in ``loops``: (the loop, its position)}."""
+    out = {}
+    for op in loops:
+        for j, a in enumerate(op.carried):
+            out[a] = (op, j)
+        if op.prim == "while":
+            out.update((a, (op, j)) for j, a in enumerate(op.test.args))
+    return out
+
+
+def _allocated_before(v, inside, carried, seen):
+    """Whether array value ``v`` (used in the loop's body; ``inside``: the values defined there,
+    ``carried``: its loops' carried arguments) lives in memory allocated before the loop began.
+    A value met again through a loop-carried cycle adds no memory of its own (``seen``)."""
+    if v in seen or (v not in inside and v not in carried):
+        return True
+    seen.add(v)
+    if v in carried:
+        op, j = carried[v]
+        return all(_allocated_before(w, inside, carried, seen) for w in (op.inits[j], op.body.yielded[j]))
+    op = v.owner
+    prim = PRIMITIVES[op.prim]
+    if prim.writes is not None or prim.view:
+        return _allocated_before(op.operands[prim.writes or 0], inside, carried, seen)
+    if op.prim == "tape_get":        # an array put on the tape before the loop (no array tape_put in it)
+        return True
+    j = op.results.index(v)
+    if op.prim == "if":
+        return all(_allocated_before(r.yielded[j], inside, carried, seen) for r in (op.then, op.orelse))
+    if op.prim in ("for", "while"):
+        return all(_allocated_before(w, inside, carried, seen) for w in (op.inits[j], op.body.yielded[j]))
+    return False            # made in the loop (or by user code)
 
 
 def _own_or_outside(v, inside):

@@ -13,6 +13,7 @@ habit; registry.py says what a rule is):
 - ``KERNELS`` (kernels.py): matmul, reductions and their gradients;
 - ``TAPES`` (memory.py): the tapes of reverse mode (memory.py also keeps the arena and
   frees per iteration);
+- ``UNDO`` (undo.py): reverse mode's undo log of overwritten elements;
 - ``CALLS`` (callbacks.py): calls back into Python;
 - ``LINALG`` and ``LINALG_SCALAR`` (linalg.py): einsum, np.linalg's factorisations, norm_sqrt;
 - ``JOINS`` (joins.py): joining, splitting and building arrays (np.concatenate, diagonals, ...);
@@ -45,6 +46,7 @@ from .registry import lower
 from .scalar_math import INT_CHECKED, SCALAR, checked_int
 from .shapes import SHAPES
 from .types import BIT, BYTE, INT32, INT64, PTR, ltype
+from .undo import UNDO
 
 # the terminators of blocks, lowered by Lowering.block (they are no op of their own)
 STRUCTURAL = ("yield", "return")
@@ -58,8 +60,8 @@ def tables(target):
     """The lowering's tables for ``target``: (scalar tables, whose entries lower numbers and
     array elements; op tables, whose entries lower whole ops). Each lowered primitive is a
     key of exactly one of them."""
-    return [target.math, SCALAR, LINALG_SCALAR], [CORE, ARRAY, KERNELS, TAPES, CALLS, INDEXING, LINALG, REDUCTIONS,
-                                                   JOINS, SHAPES]
+    return [target.math, SCALAR, LINALG_SCALAR], [CORE, ARRAY, KERNELS, TAPES, UNDO, CALLS, INDEXING, LINALG,
+                                                   REDUCTIONS, JOINS, SHAPES]
 
 
 def _scalar_op(ctx, op, ins):

@@ -25,7 +25,8 @@ def _save(em, op, yield_to):
     arr, log, *idx = op.operands
     write = op.attrs["write"]
     key = STMT[write].key(em, op, idx)
-    old = ast.Subscript(value=em.value(arr), slice=key, ctx=ast.Load())
+    # a site (emit.py): an index out of bounds raises here, before the write, the write's IndexError
+    old = em.site(ast.Subscript(value=em.value(arr), slice=key, ctx=ast.Load()), op)
     if write != "setitem":
         old = _call(_attr(old, "copy"), [])
     where = ast.Subscript(value=_attr("np", "s_"), slice=key, ctx=ast.Load())
