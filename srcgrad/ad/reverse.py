@@ -398,7 +398,7 @@ class _Reverser:
                 self.backward(blk.ops[:-1], local, inner, tapes)
                 bb.yield_([self.exclusive(local[f]) for f in free])
             blocks.append(nb)
-        types = [f.type for f in free]
+        types = [adj[f].type for f in free]      # a float32 array's adjoint is float64
         new = if_op(mapping[op.cond], blocks[0], blocks[1], types, op.loc, [adj[f].name for f in free])
         current().append(new)
         adj.update(zip(free, new.results))

@@ -283,3 +283,21 @@ def test_arrays_trading_places_are_refused_with_a_rewrite():
     assert "un = u.copy()" in str(info.value) and "test_array_writes.py" in str(info.value)
     assert srcgrad.jit(trading_places)(np.arange(5.0), 0.1) == pytest.approx(trading_places(np.arange(5.0), 0.1))
 
+
+
+def float32_written_under_if(x):
+    f = np.zeros(2, dtype=np.float32)
+    s = 0.0
+    for i in range(2):
+        if x[i] > 0.0:
+            f[i] = x[i] * x[i]
+        s += f[i]
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float32_array_written_under_if(backend):
+    """The adjoint of a float32 array is float64: the `if` of its reverse sweep yields that
+    (it made ill-typed IR)."""
+    g = srcgrad.grad(float32_written_under_if, backend=backend)(np.array([0.5, -0.3]))
+    np.testing.assert_array_equal(g, [1.0, 0.0])
