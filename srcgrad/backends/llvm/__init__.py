@@ -2,15 +2,15 @@
 pipeline for the host CPU.
 
 It handles every primitive of the IR: f64/i64/bool values, arithmetic with Python's
-semantics, math functions, ``if``/``for``/``while``, asserts, the tapes of reverse mode, and
-arrays: they arrive as (data pointer, shape, strides) (backends/marshal.py), so any numpy
+semantics, math functions, ``if``/``for``/``while``, asserts, the tapes and undo log of
+reverse mode, and arrays: they arrive as (data pointer, shape, strides) (backends/marshal.py), so any numpy
 array, non-contiguous included, is used without a copy; element reads and writes are
 bounds-checked; whole-array operations are loop nests; new arrays are allocated natively
 and handed to numpy on return; ``custom_vjp`` functions are called back in Python.
 
 The package, by job: jit.py (the driver, entry stub, symbol names), lowering.py (the value
 map, control flow, and the dispatch to the tables of scalar_math.py, arrays.py, kernels.py,
-memory.py, callbacks.py), target.py (triple, data layout, math table), error_codes.py,
+memory.py, undo.py, callbacks.py), target.py (triple, data layout, math table), error_codes.py,
 fusion.py + lazy.py (element-wise chains computed in their consumer's loop), checks.py
 (bounds checks hoisted before a loop), loop_memory.py (freeing per iteration),
 disk_cache.py (``cache=True``).
