@@ -526,6 +526,12 @@ def test_squeeze_without_axis_of_arguments(backend):
     assert len(f._cache) == 3
 
 
+def test_squeeze_of_an_argument_under_translation_validation():
+    """The fuzzer's validation lowers functions itself: with the arguments' axes of size 1."""
+    from tests.fuzz.validate import validate
+    validate(squeezes_loss, (R.standard_normal((3, 1)), R.standard_normal((1, 4))), wrt=(0, 1))
+
+
 def squeezes_loss(x, w):
     return squeezes(x, {"w": w})[0]
 

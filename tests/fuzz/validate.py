@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 import srcgrad
+from srcgrad.api import _unit_axes
 from srcgrad.ad.forward import forward
 from srcgrad.ad.reverse import reverse
 from srcgrad.errors import SrcGradError
@@ -144,7 +145,8 @@ def validate(fn, args, wrt=None, plain_python=True, python_grad=None, derivative
     bound.apply_defaults()          # the compiled function takes the defaults as arguments too
     args = tuple(bound.args)
     types = [type_of(a) for a in args]
-    primal = verify(lower(fn, types))
+    # specialised on the arguments' axes of size 1 too, as api.py does for x.squeeze()
+    primal = verify(lower(fn, types, unit_axes=_unit_axes(args)))
     # the IR as the frontend wrote it means what the Python source does
     ref = Outcome(_interpreted(clone(primal)), args)
     if plain_python:
