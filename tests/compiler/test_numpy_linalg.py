@@ -246,7 +246,7 @@ def float32_mix(a, m, v):
     return (np.linalg.det(a) + s * ld + np.sum(np.linalg.inv(a) * W33) + np.sum(np.linalg.solve(a, v) * W3)
             + np.sum(np.linalg.solve(a, m) ** 2) + np.sum(np.linalg.cholesky(spd) * W33) + np.linalg.norm(m)
             + np.linalg.norm(v, 1) + np.tensordot(a, a) + np.sum(np.einsum("ij,jk->ik", a, m) * m)
-            + np.linalg.norm(m, 2) + np.linalg.norm(m.T, -2) + np.linalg.norm(a, "nuc"))
+            + np.linalg.norm(m, 2))       # (one SVD norm: the others cost compile time, not coverage)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
