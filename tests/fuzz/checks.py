@@ -122,9 +122,10 @@ def check_program(source, folder, x, y, fuzzing=True):
     for i, g in enumerate([gx, gy] + list(gv)):
         if math.isnan(g) and (at_edge or infinite_slope):
             continue        # sqrt(a * a) at a = 0: an infinite derivative times 0 is NaN, as in PyTorch
-        if at_edge and "!= 0.0 else" in source:
-            continue        # (a % b if b != 0.0 else a) at b = sin(0.0): the branch taken at an isolated point,
-                            # which finite differences never see
+        if at_edge and ("!= 0.0 else" in source or ") == 0.0 or" in source):
+            continue        # (a % b if b != 0.0 else a) at b = sin(0.0), (c if y == 0.0 or ... else y * 0.5)
+                            # at y = 0.0: the branch taken at an isolated point, which finite differences
+                            # never see
         right = (_shifted(f, x, y, v, i, eps) - value) / eps
         left_ = (value - _shifted(f, x, y, v, i, -eps)) / eps
         if not abs(right - left_) < 1e-4 * (1 + abs(right)):      # at a branch boundary or a big kink
