@@ -308,8 +308,17 @@ def _like(g, arg):
     return float(g)
 
 
+def _refuse_checkpoint(checkpoint, name):
+    if checkpoint is not None:
+        raise NotImplementedError(
+            f"srcgrad.{name}(..., checkpoint={checkpoint!r}): checkpointing (a long loop's reverse sweep in "
+            "bounded memory, recomputing from snapshots) is not implemented yet; leave checkpoint= out: the "
+            "reverse sweep then keeps each iteration's carried values and the undo log's entries (docs/compiler.md)")
+
+
 def _decorator(kind):
-    def make(fun=None, *, wrt=0, backend=None, boundscheck=True, cache=False):
+    def make(fun=None, *, wrt=0, backend=None, boundscheck=True, cache=False, checkpoint=None):
+        _refuse_checkpoint(checkpoint, kind)
         if fun is None:
             return lambda f: Compiled(f, kind, wrt, backend, boundscheck, cache)
         return Compiled(fun, kind, wrt, backend, boundscheck, cache)
@@ -344,13 +353,14 @@ def _compiled(fun, kind, backend):
     return per_fun[key]
 
 
-def vjp(fun, *primals, backend=None):
+def vjp(fun, *primals, backend=None, checkpoint=None):
     """``(outputs, pullback)``: ``pullback(cotangent)`` gives one vector-Jacobian product per
     argument (None for integer and bool arguments).
 
     >>> y, pullback = srcgrad.vjp(f, 1.0, 2.0)
     >>> dx, dy = pullback(1.0)
     """
+    _refuse_checkpoint(checkpoint, "vjp")
     compiled = _compiled(fun, "vjp", backend)
     forward_fn = _compiled(fun, "jit", backend)
     given = len(primals)
