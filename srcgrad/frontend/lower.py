@@ -350,6 +350,7 @@ class _Lowerer(Loops, Functions, Expressions):
                                          if what == "a dtype" else
                                          "define the functions before the `if` and choose which one to call in it")
             same = [n for n in names if isinstance(tenv[n], STATIC_OBJECTS)]
+            names = [n for n in names if n not in same]
             for n in same:
                 env[n] = tenv[n]
             for n in names:
@@ -377,7 +378,7 @@ class _Lowerer(Loops, Functions, Expressions):
         for n in names:
             env[n] = refill(tenv[n], values)
         for n in assigned:     # bound on one path only
-            if n not in names and (n in tenv or n in eenv):
+            if n not in names and n not in same and (n in tenv or n in eenv):
                 env[n] = Unbound(n)
         return env, ending
 

@@ -167,3 +167,20 @@ def test_refusals_name_the_line(fn, args, error, message):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_loop_may_bind_the_same_function_again(backend):
     assert srcgrad.jit(same_function_rebound_in_a_loop, backend=backend)(0.5, 3) == np.sin(np.sin(np.sin(0.5)))
+
+
+def same_function_in_both_branches(x):
+    if x > 0.0:
+        g = np.sin
+        d = np.float64
+    else:
+        g = np.sin
+        d = np.float64
+    return g(x) + np.sum(np.ones(2, dtype=d))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_if_may_bind_the_same_function_or_dtype_in_both_branches(backend):
+    """Bound to one function (or dtype) on both paths, the name keeps it after the `if` (it was
+    reported as maybe unbound)."""
+    assert srcgrad.jit(same_function_in_both_branches, backend=backend)(0.5) == np.sin(0.5) + 2.0
