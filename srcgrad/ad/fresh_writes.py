@@ -16,8 +16,8 @@ iteration reads before it).
 Example:
     >>> unsaved_writes(fn, Buffers(fn), logged)      # a set of write ops
 """
-from ..ir.core import walk_ops
-from ..ir.memory import _passes_through
+from ..ir.core import nested_ops, walk_blocks
+from ..ir.memory import read_operands
 from ..ir.primitives import PRIMITIVES
 
 YES, NO, MAYBE = "yes", "no", "maybe"
@@ -30,7 +30,7 @@ def _join(a, b):
 def unsaved_writes(fn, buffers, logged):
     """The writes of ``logged`` whose old contents no op reads (module doc)."""
     out = set()
-    for block in [fn.body] + [r for op in walk_ops(fn.body) for r in op.regions]:
+    for block in walk_blocks(fn.body):
         for k, alloc in enumerate(block.ops):
             if not (PRIMITIVES[alloc.prim].makes_new_array(alloc) and buffers.of(alloc.results[0]) == {alloc}):
                 continue
@@ -38,7 +38,7 @@ def unsaved_writes(fn, buffers, logged):
             state = {alloc.results[0]: YES}
             _propagate(rest, state)
             for op in rest:
-                for w in [op] + [o for r in op.regions for o in walk_ops(r)]:
+                for w in [op, *nested_ops(op)]:
                     if w in logged and state.get(w.operands[0]) == YES and not _read_before(w, op, rest, state):
                         out.add(w)
     return out
@@ -83,15 +83,8 @@ def _loop(op, state):
 def _reads_current(ops, state, skip=None):
     """Whether an op of ``ops`` (with its regions) reads a current or maybe value (a write's own
     target is not a read, nor is handing a value on)."""
-    for op in ops:
-        for o in [op] + [x for r in op.regions for x in walk_ops(r)]:
-            if o is skip:
-                continue
-            prim = PRIMITIVES[o.prim]
-            for k, v in enumerate(o.operands):
-                if v.type.is_array and k != prim.writes and not _passes_through(o, k) and state.get(v, NO) != NO:
-                    return True
-    return False
+    return any(state.get(v, NO) != NO for op in ops for o in [op, *nested_ops(op)] if o is not skip
+               for v in read_operands(o))
 
 
 def _read_before(w, top, rest, state):
@@ -108,7 +101,7 @@ def _read_inside_before(w, op, state):
     if op is w:
         return False
     for blk in op.regions:
-        path = next((o for o in blk.ops if o is w or w in walk_ops_in(o)), None)
+        path = next((o for o in blk.ops if o is w or w in nested_ops(o)), None)
         if path is None:
             continue
         if op.prim in ("for", "while"):
@@ -118,6 +111,3 @@ def _read_inside_before(w, op, state):
         return _read_inside_before(w, path, state)
     return False
 
-
-def walk_ops_in(op):
-    return [o for r in op.regions for o in walk_ops(r)]

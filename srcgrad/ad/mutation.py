@@ -15,8 +15,8 @@ Example:
     >>> logged_writes(fn, Buffers(fn))      # the writes whose old values the undo log keeps
 """
 from ..errors import UnsupportedSyntaxError
-from ..ir.core import walk_ops
-from ..ir.memory import Buffers, _passes_through
+from ..ir.core import nested_ops, walk_blocks, walk_ops
+from ..ir.memory import Buffers, read_operands
 from ..ir.primitives import PRIMITIVES
 from .fresh_writes import unsaved_writes
 
@@ -48,7 +48,7 @@ class UndoPlan:
         self.rewinds, self.replays = set(), set()
         self.top = set(fn.body.ops)
         self.unsaved = unsaved_writes(fn, buffers, logged)     # old contents nobody reads
-        for block in [fn.body] + [r for op in walk_ops(fn.body) for r in op.regions]:
+        for block in walk_blocks(fn.body):
             self._block(block)
 
     def written(self, op):
@@ -63,29 +63,21 @@ class UndoPlan:
 
     def _reads(self, op):
         """The roots of the memory ``op`` (with its regions) reads."""
-        out = set()
-        for o in [op] + list(walk_ops_of(op)):
-            prim = PRIMITIVES[o.prim]
-            for k, v in enumerate(o.operands):
-                if v.type.is_array and k != prim.writes and not _passes_through(o, k):
-                    out |= self.buffers.of(v)
-        return out
+        return {r for o in [op, *nested_ops(op)] for v in read_operands(o) for r in self.buffers.of(v)}
 
     def _block(self, block):
         reads = [self._reads(op) for op in block.ops]
+        after = [set()]                 # after[j]: what the ops from the end down to op -1 - j read
+        for r in reversed(reads):
+            after.append(after[-1] | r)
         before = set()
         for k, op in enumerate(block.ops):
             mine = self.written(op)
             if mine and mine & before:
                 self.rewinds.add(op)
-            if op in self.logged and mine & set().union(*reads[k + 1:]):
+            if op in self.logged and mine & after[len(block.ops) - 1 - k]:
                 self.replays.add(op)
             before |= reads[k]
-
-
-def walk_ops_of(op):
-    for r in op.regions:
-        yield from walk_ops(r)
 
 
 def refuse_stale_uses(fn, buffers=None):

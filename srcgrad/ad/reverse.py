@@ -57,8 +57,8 @@ def reverse(primal, wrt, cotangents=False, with_value=True):
     fn = Function(primal.name + ("_vjp" if cotangents else "_grad"), params, primal.loc)
     edges = dependence_edges(primal)
     active = active_values(primal, [primal.params[i] for i in wrt], edges) & useful_values(primal, edges)
-    # versions of arrays written with x[i] = v share memory: the reverse sweep may not read them
-    # again (it reads taped values instead)
+    # versions of arrays written with x[i] = v share memory: the reverse sweep puts back what
+    # each write overwrote (the undo log) before reading it again
     buffers = Buffers(primal)
     refuse_stale_uses(primal, buffers)
     r = _Reverser(active, UndoPlan(primal, buffers, logged_writes(primal, buffers)))
@@ -324,8 +324,7 @@ class _Reverser:
             ARRAY_ADJOINT[op.prim](self, op, g, adj, mapping)
         elif g is not None:
             self._rule_adjoint(op, rule, g, adj, mapping)
-        if op in self.logged:
-            self.rewind(op, mapping)
+        self.rewind(op, mapping)
 
     def _rule_adjoint(self, op, rule, g, adj, mapping):
         """The contributions of one op to its operands' adjoints, by its rule in ad/rules.py."""
@@ -375,11 +374,10 @@ class _Reverser:
         return sorted((v for v in used if v in self.active and v not in inside), key=lambda v: v.id)
 
     def _if_adjoint(self, op, adj, mapping):
-        """Each branch recomputed (from memory as it was before the ``if``) and run backwards;
-        returns whether there was anything to do."""
+        """Each branch recomputed (from memory as it was before the ``if``) and run backwards."""
         ys_active = [j for j, r in enumerate(op.results) if r in adj]
         if not ys_active:
-            return False
+            return
         free = self._free(op)
         for f in free:
             adj[f] = self.exclusive(adj[f]) if f in adj else self.zero_like(f, mapping)
@@ -402,7 +400,6 @@ class _Reverser:
         new = if_op(mapping[op.cond], blocks[0], blocks[1], types, op.loc, [adj[f].name for f in free])
         current().append(new)
         adj.update(zip(free, new.results))
-        return True
 
     def _loop_adjoint(self, op, adj, mapping, taped):
         """for k in range(n - 1, -1, -1): iteration k backwards, from its taped values."""
@@ -427,9 +424,9 @@ class _Reverser:
         counter = op.index.name if op.prim == "for" and _counts_from_zero(start, step) else "k"
         nb = Block([Value(I64, counter)] + [Value(v.type, nm) for v, nm in zip(inits, names)])
         with Builder(nb) as bb:
-            inner = self._reloaded(op, nb.args[0], taped, mapping)
-            if marks:       # memory as at the iteration's start, for its recomputation
-                bb.emit("undo_rewind", [self.log, inner.pop(("iteration", op))], result_types=[])
+            inner, mark = self._reloaded(op, nb.args[0], taped, mapping)
+            if mark is not None:        # memory as at the iteration's start, for its recomputation
+                bb.emit("undo_rewind", [self.log, mark], result_types=[])
             tapes = self.forward(op.body.ops[:-1], inner, tape_loops=True, recompute=True)
             local = {f: a for f, a in zip(free, nb.args[1 + len(carried):])}
             ys = op.body.yielded
@@ -449,23 +446,22 @@ class _Reverser:
                 self.add(adj, init, new.results[slot])
 
     def _reloaded(self, op, k, taped, mapping):
-        """The mapping inside iteration ``k`` of the reverse loop: the carried values loaded
-        from the tape, and the for loop's index ``start + k * step``."""
-        tape, _, start, step = taped[:4]
+        """(The mapping inside iteration ``k`` of the reverse loop: the carried values loaded
+        from the tape, and the for loop's index ``start + k * step``; the undo log's height at
+        the iteration's start, or None where the loop saves nothing on it.)"""
+        tape, _, start, step, marks = taped
         bb = current()
         loaded = bb.emit("tape_get", [tape, k], result_types=list(tape.type.items))
         loaded = loaded if isinstance(loaded, list) else [loaded]
         for v, a in zip(loaded, op.carried):
             v.name = a.name
         inner = dict(mapping)
-        if taped[4]:
-            inner[("iteration", op)] = loaded[-1]
         if op.prim == "for" and _counts_from_zero(start, step):
             inner[op.index] = k
         elif op.prim == "for":
             inner[op.index] = bb.emit("add", [start, bb.emit("mul", [k, step])], name=op.index.name)
         inner.update(zip(op.carried, loaded))
-        return inner
+        return inner, (loaded[-1] if marks else None)
 
 
 def _counts_from_zero(start, step):

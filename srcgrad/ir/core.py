@@ -313,6 +313,17 @@ def walk_ops(block):
             yield from walk_ops(r)
 
 
+def nested_ops(op):
+    """Every op of the regions of ``op`` (at any depth), in program order."""
+    for r in op.regions:
+        yield from walk_ops(r)
+
+
+def walk_blocks(block):
+    """``block`` and every region nested in it."""
+    return [block] + [r for op in walk_ops(block) for r in op.regions]
+
+
 def const(value, type=None):
     return current().const(value, type)
 

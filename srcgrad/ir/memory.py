@@ -38,14 +38,11 @@ class Buffers:
             for op in self._ops:
                 changed |= self._flow(op)
         for op in self._ops:
-            prim = PRIMITIVES[op.prim]
-            for k, v in enumerate(op.operands):
-                if not v.type.is_array:
-                    continue
-                if k == prim.writes:
-                    self.written |= self.of(v)
-                elif not _passes_through(op, k):
-                    self.read |= self.of(v)
+            writes = PRIMITIVES[op.prim].writes
+            if writes is not None:
+                self.written |= self.of(op.operands[writes])
+            for v in read_operands(op):
+                self.read |= self.of(v)
 
     def of(self, v):
         """The roots of array value ``v`` (a set; empty for numbers)."""
@@ -101,6 +98,13 @@ class Buffers:
     def mutable(self):
         """Every array value living in a buffer that some op writes in place."""
         return {v for v, roots in self.roots.items() if roots & self.written}
+
+
+def read_operands(op):
+    """The array operands whose memory ``op`` itself reads: not the one it writes into, nor one
+    it only hands on (a view's array, a loop's initial value, a yield)."""
+    writes = PRIMITIVES[op.prim].writes
+    return [v for k, v in enumerate(op.operands) if v.type.is_array and k != writes and not _passes_through(op, k)]
 
 
 def _passes_through(op, k):

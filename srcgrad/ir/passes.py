@@ -12,7 +12,7 @@ Example:
 """
 import math
 
-from .core import Op, walk_ops as _walk
+from .core import Op, walk_blocks, walk_ops as _walk
 from .memory import Buffers
 from .primitives import PRIMITIVES
 
@@ -264,7 +264,7 @@ def run_accumulations_forward(fn):
     the loop. Only loops marked ``reverse_sweep`` are touched; the user's own loops keep
     Python's order of floating-point operations.
     """
-    for block in [fn.body] + [r for op in _walk(fn.body) for r in op.regions]:
+    for block in walk_blocks(fn.body):
         for op in list(block.ops):
             if op.prim == "for" and op.attrs.get("reverse_sweep") and _order_free(op.body):
                 _count_up(block, op)
@@ -323,7 +323,7 @@ def fuse_sibling_loops(fn):
     read the first's results: ``value_and_grad`` then walks the range once, its forward
     and reverse sweep side by side (and CSE shares what both compute, ``exp(-c * i)`` say).
     Each loop's own order of operations is kept, so results do not change."""
-    for block in [fn.body] + [r for op in _walk(fn.body) for r in op.regions]:
+    for block in walk_blocks(fn.body):
         at = 0
         while at < len(block.ops):
             if not _fuse_after(block, at):

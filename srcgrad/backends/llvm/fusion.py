@@ -22,7 +22,7 @@ loops, branches, custom calls), so reading the operands later gives the same num
 Example:
     >>> lazy = lazy_ops(fn)          # a set of Ops
 """
-from ...ir.core import walk_ops
+from ...ir.core import walk_blocks, walk_ops
 from ...ir.primitives import PRIMITIVES
 from ...ir.types import F32, F64
 
@@ -84,7 +84,7 @@ def lazy_ops(fn):
             if k != shape_only:
                 uses.setdefault(v, []).append((op, k))
     lazy = set()
-    for block in [fn.body] + [r for op in walk_ops(fn.body) for r in op.regions]:
+    for block in walk_blocks(fn.body):
         position = {op: at for at, op in enumerate(block.ops)}
         roots = {}                     # lazy op -> the one op that evaluates it
         for at in reversed(range(len(block.ops))):
