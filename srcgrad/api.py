@@ -17,6 +17,7 @@ import weakref
 
 import numpy as np
 
+from .ad.checkpoint import Policy
 from .ad.forward import forward
 from .ad.reverse import reverse
 from .backends import llvm as llvm_backend      # the default backend: loaded with srcgrad
@@ -57,8 +58,9 @@ class Compiled:
     """A compiled function: call it like the original; ``.ir`` and ``.adjoint_source`` show the
     stages of its most recent specialisation."""
 
-    def __init__(self, fun, kind, wrt=0, backend=None, boundscheck=True, cache=False):
+    def __init__(self, fun, kind, wrt=0, backend=None, boundscheck=True, cache=False, checkpoint=None):
         functools.update_wrapper(self, fun)
+        self.checkpoint = Policy.of(checkpoint, kind)
         self.fun, self.kind, self.backend = fun, kind, _check_backend(backend)
         self.boundscheck = bool(boundscheck)
         self.cache = bool(cache)
@@ -129,10 +131,11 @@ class Compiled:
                 if isinstance(types[k], Tree) and not _leaf_positions(types, k, float_only=True):
                     raise TypingError(f"cannot take the gradient with respect to argument '{self._params[k]}' of "
                                       f"{self.fun.__name__}: {types[k].words()} holding no float number or array")
-            code_ir = verify(optimize(verify(reverse(ir, wrt, with_value=self.kind == "value_and_grad")),
-                                      keep_errors=False))
+            code_ir = verify(optimize(verify(reverse(ir, wrt, with_value=self.kind == "value_and_grad",
+                                                     checkpoint=self.checkpoint)), keep_errors=False))
         elif self.kind == "vjp":
-            code_ir = verify(optimize(verify(reverse(ir, _float_params(types), cotangents=True)), keep_errors=False))
+            code_ir = verify(optimize(verify(reverse(ir, _float_params(types), cotangents=True,
+                                                     checkpoint=self.checkpoint)), keep_errors=False))
         elif self.kind == "jvp":
             code_ir = verify(optimize(verify(forward(ir)), keep_errors=False))
         source, externals = python_backend.generate(code_ir)
@@ -308,20 +311,12 @@ def _like(g, arg):
     return float(g)
 
 
-def _refuse_checkpoint(checkpoint, name):
-    if checkpoint is not None:
-        raise NotImplementedError(
-            f"srcgrad.{name}(..., checkpoint={checkpoint!r}): checkpointing (a long loop's reverse sweep in "
-            "bounded memory, recomputing from snapshots) is not implemented yet; leave checkpoint= out: the "
-            "reverse sweep then keeps each iteration's carried values and the undo log's entries (docs/compiler.md)")
-
-
 def _decorator(kind):
     def make(fun=None, *, wrt=0, backend=None, boundscheck=True, cache=False, checkpoint=None):
-        _refuse_checkpoint(checkpoint, kind)
+        Policy.of(checkpoint, kind)      # a bad checkpoint= is said now, not at the first call
         if fun is None:
-            return lambda f: Compiled(f, kind, wrt, backend, boundscheck, cache)
-        return Compiled(fun, kind, wrt, backend, boundscheck, cache)
+            return lambda f: Compiled(f, kind, wrt, backend, boundscheck, cache, checkpoint)
+        return Compiled(fun, kind, wrt, backend, boundscheck, cache, checkpoint)
     return make
 
 
@@ -329,6 +324,10 @@ grad = _decorator("grad")
 grad.__doc__ = """The gradient of a scalar-valued function with respect to argument(s) ``wrt``.
 
     >>> df = srcgrad.grad(lambda_free_function, wrt=(0, 1))
+
+``checkpoint=64`` (snapshots) or ``checkpoint="100MB"`` (a budget for them) reverses the
+loops at the function's top level by binomial checkpointing: bounded memory, some
+iterations recomputed, the same gradient bit for bit (ad/checkpoint.py).
 """
 value_and_grad = _decorator("value_and_grad")
 value_and_grad.__doc__ = "Like ``grad``, returning ``(value, gradient)``."
@@ -345,11 +344,11 @@ def jit(fun=None, *, backend=None, boundscheck=True, cache=False):
 _compiled_cache = weakref.WeakKeyDictionary()
 
 
-def _compiled(fun, kind, backend):
+def _compiled(fun, kind, backend, checkpoint=None):
     per_fun = _compiled_cache.setdefault(fun, {})
-    key = (kind, backend)
+    key = (kind, backend, checkpoint)
     if key not in per_fun:
-        per_fun[key] = Compiled(fun, kind, backend=backend)
+        per_fun[key] = Compiled(fun, kind, backend=backend, checkpoint=checkpoint)
     return per_fun[key]
 
 
@@ -360,8 +359,8 @@ def vjp(fun, *primals, backend=None, checkpoint=None):
     >>> y, pullback = srcgrad.vjp(f, 1.0, 2.0)
     >>> dx, dy = pullback(1.0)
     """
-    _refuse_checkpoint(checkpoint, "vjp")
-    compiled = _compiled(fun, "vjp", backend)
+    Policy.of(checkpoint, "vjp")
+    compiled = _compiled(fun, "vjp", backend, checkpoint)
     forward_fn = _compiled(fun, "jit", backend)
     given = len(primals)
     primals = compiled._bind(primals, {})        # parameters not given take their defaults

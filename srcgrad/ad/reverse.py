@@ -21,6 +21,7 @@ from ..ir.primitives import PRIMITIVES
 from ..ir.types import F32, F64, I64, ArrayType, is_float, user_name
 from .activity import active_values, dependence_edges, useful_values
 from .array_rules import ARRAY_ADJOINT
+from .checkpoint import Snapshots, reverse_checkpointed, snapshot_loop
 from .clone import clone_op, fresh_block
 from .join_rules import SHAPED
 from .mutation import UndoPlan, logged_writes, refuse_stale_uses
@@ -28,13 +29,16 @@ from .names import adjoint_name, derivative_name
 from .rules import ADJOINT, constant_value
 
 
-def reverse(primal, wrt, cotangents=False, with_value=True):
+def reverse(primal, wrt, cotangents=False, with_value=True, checkpoint=None):
     """An IR Function returning ``(value, *gradients for the wrt parameters)`` — or only the
     gradients without ``with_value``, which lets dead-code removal drop forward work that
     only the value needed.
 
     With ``cotangents`` (for ``vjp``) the function takes one more parameter per result — the
     result's cotangent — and returns ``(*results, *vector-Jacobian products)``.
+
+    ``checkpoint`` (a Policy of ad/checkpoint.py) reverses the loops of the function's top level
+    by binomial checkpointing instead of taping every iteration.
     """
     ret = primal.body.ops[-1]
     if cotangents:
@@ -61,12 +65,12 @@ def reverse(primal, wrt, cotangents=False, with_value=True):
     # each write overwrote (the undo log) before reading it again
     buffers = Buffers(primal)
     refuse_stale_uses(primal, buffers)
-    r = _Reverser(active, UndoPlan(primal, buffers, logged_writes(primal, buffers)))
+    r = _Reverser(active, UndoPlan(primal, buffers, logged_writes(primal, buffers)), checkpoint)
     mapping = dict(zip(primal.params, fn.params))
     with Builder(fn.body) as b:
         if r.logged:
             r.log = b.emit("undo_new", [], name="undo")
-        tapes = r.forward(primal.body.ops[:-1], mapping, tape_loops=True)
+        tapes = r.forward(primal.body.ops[:-1], mapping, tape_loops=True, checkpointed=checkpoint is not None)
         # the reverse sweep puts back what writes overwrote: keep what the caller sees at the end
         finals = r.final_states(primal, buffers, mapping)
         adj = {}        # array adjoints are made on their first contribution
@@ -110,20 +114,23 @@ def _defined(block):
 
 
 class _Reverser:
-    def __init__(self, active, plan):
+    def __init__(self, active, plan, checkpoint=None):
         self.active = active
+        self.checkpoint = checkpoint    # how many snapshots a checkpointed loop keeps (checkpoint.py)
         self.plan = plan        # where memory is saved, put back and written again (mutation.py)
         self.logged = plan.logged   # writes whose overwritten elements go on the undo log
         self.log = None         # the undo log, when some write is logged
         self.shared = set()     # adjoint arrays that other names may hold too
 
     # ------------------------------------------------------------------ forward sweep
-    def forward(self, ops, mapping, tape_loops, recompute=False):
+    def forward(self, ops, mapping, tape_loops, recompute=False, checkpointed=False):
         """Clone ``ops`` into the current block; taped loops for those the reverse sweep needs.
         Returns {primal loop op: (tape, trip count, start, step, marks)}. Writes save what they
         overwrite on the undo log, so the reverse sweep finds memory as it was at each op. A
         ``recompute`` (of a loop's iteration, of a branch, in the reverse sweep) runs the same
-        way, but for writes that nothing after them in ``ops`` reads: those it leaves out."""
+        way, but for writes that nothing after them in ``ops`` reads: those it leaves out.
+        With ``checkpointed`` (the function's top level, under ``checkpoint=``), loops keep
+        snapshots instead of tapes (ad/checkpoint.py): {loop op: Snapshots}."""
         tapes = {}
         self.replaying += recompute
         try:
@@ -132,7 +139,9 @@ class _Reverser:
                     mapping[op.results[0]] = mapping[op.operands[0]]
                     mapping[("mark", op)] = None
                     continue
-                if tape_loops and op.prim in ("for", "while") and self._needs_adjoint(op):
+                if checkpointed and op.prim in ("for", "while") and self._needs_adjoint(op):
+                    tapes[op] = snapshot_loop(self, op, mapping)
+                elif tape_loops and op.prim in ("for", "while") and self._needs_adjoint(op):
                     self._mark(op, mapping)
                     tapes[op] = self._taped_loop(op, mapping)
                 else:
@@ -243,11 +252,12 @@ class _Reverser:
         mapping.update(zip(op.results, new.results))
         return tape, n, start, step, marks
 
-    def _taped_while(self, op, mapping, items, marks):
-        """A while loop counts its iterations and lets the tape grow."""
+    def _taped_while(self, op, mapping, items, marks, taped=True):
+        """A while loop counts its iterations and lets the tape grow (without ``taped``, it
+        only counts them)."""
         b = current()
         cond, body = op.test, op.body
-        tape = b.emit("tape_new", [], {"items": items}, name="tape")
+        tape = b.emit("tape_new", [], {"items": items}, name="tape") if taped else None
         types = [r.type for r in op.results] + [I64]
         nc = fresh_block(cond, [Value(I64, "count")])
         nbody = fresh_block(body, [Value(I64, "count")])
@@ -260,8 +270,9 @@ class _Reverser:
         inner.update(zip(body.args, nbody.args))
         with Builder(nbody) as bb:
             count = nbody.args[-1]
-            extra = [bb.emit("undo_mark", [self.log], name="mark")] if marks else []
-            bb.emit("tape_put", [tape, count] + nbody.args[:-1] + extra, {"append": True}, result_types=[])
+            if taped:
+                extra = [bb.emit("undo_mark", [self.log], name="mark")] if marks else []
+                bb.emit("tape_put", [tape, count] + nbody.args[:-1] + extra, {"append": True}, result_types=[])
             for o in body.ops[:-1]:
                 self._clone(o, inner)
             one = bb.const(1)
@@ -310,7 +321,9 @@ class _Reverser:
         """The adjoint of one op: a loop's, an ``if``'s, or its rule's; then memory is put back
         as it was before the op (a write's, or a region's that writes and had no adjoint)."""
         if op.prim in ("for", "while"):
-            if op in tapes:
+            if isinstance(tapes.get(op), Snapshots):
+                reverse_checkpointed(self, op, adj, mapping, tapes[op])
+            elif op in tapes:
                 self._loop_adjoint(op, adj, mapping, tapes[op])
             self.rewind(op, mapping)
             return
@@ -405,6 +418,26 @@ class _Reverser:
         """for k in range(n - 1, -1, -1): iteration k backwards, from its taped values."""
         tape, n, start, step, marks = taped
         b = current()
+        carried, free, inits, names = self.loop_adjoint_inits(op, adj, mapping)
+        one = b.const(1)
+        last = b.emit("sub", [n, one])
+        minus_one = b.const(-1)
+        # over range(n): iteration k is the user's i itself, and is named so
+        counter = op.index.name if op.prim == "for" and _counts_from_zero(start, step) else "k"
+        nb = Block([Value(I64, counter)] + [Value(v.type, nm) for v, nm in zip(inits, names)])
+        with Builder(nb) as bb:
+            inner, mark = self._reloaded(op, nb.args[0], taped, mapping)
+            if mark is not None:        # memory as at the iteration's start, for its recomputation
+                bb.emit("undo_rewind", [self.log, mark], result_types=[])
+            bb.yield_(self.iteration_adjoint(op, inner, nb.args[1:], carried, free))
+        types = [v.type for v in inits]
+        new = for_op(last, minus_one, minus_one, inits, nb, types, op.loc, names, reverse_sweep=True)
+        b.append(new)
+        self.loop_adjoint_results(op, new.results, carried, free, adj)
+
+    def loop_adjoint_inits(self, op, adj, mapping):
+        """(positions of the active carried values, the active values from outside the loop whose
+        adjoints it updates, the initial adjoints of both, their names) for a loop's adjoint."""
         args = op.carried
         carried = [j for j, a in enumerate(args) if a in self.active]
         free = self._free(op)
@@ -416,34 +449,31 @@ class _Reverser:
             r = op.results[j]
             inits.append(self.exclusive(adj[r]) if r in adj else self.zero_like(r, mapping))
         inits += [self.exclusive(adj[f]) for f in free]
-        one = b.const(1)
-        last = b.emit("sub", [n, one])
-        minus_one = b.const(-1)
         names = [derivative_name(args[j]) for j in carried] + [adj[f].name for f in free]
-        # over range(n): iteration k is the user's i itself, and is named so
-        counter = op.index.name if op.prim == "for" and _counts_from_zero(start, step) else "k"
-        nb = Block([Value(I64, counter)] + [Value(v.type, nm) for v, nm in zip(inits, names)])
-        with Builder(nb) as bb:
-            inner, mark = self._reloaded(op, nb.args[0], taped, mapping)
-            if mark is not None:        # memory as at the iteration's start, for its recomputation
-                bb.emit("undo_rewind", [self.log, mark], result_types=[])
-            tapes = self.forward(op.body.ops[:-1], inner, tape_loops=True, recompute=True)
-            local = {f: a for f, a in zip(free, nb.args[1 + len(carried):])}
-            ys = op.body.yielded
-            for slot, j in enumerate(carried):
-                if ys[j] in self.active:
-                    self.add(local, ys[j], nb.args[1 + slot])
-            self.backward(op.body.ops[:-1], local, inner, tapes)
-            outs = [local.get(args[j]) or self.zero_like(args[j], inner) for j in carried] + [local[f] for f in free]
-            bb.yield_([self.exclusive(o) for o in outs])
-        types = [v.type for v in inits]
-        new = for_op(last, minus_one, minus_one, inits, nb, types, op.loc, names, reverse_sweep=True)
-        b.append(new)
-        adj.update(zip(free, new.results[len(carried):]))   # first: an init may be a free value too
+        return carried, free, inits, names
+
+    def iteration_adjoint(self, op, inner, accs, carried, free):
+        """One iteration of loop ``op`` backwards: the body recomputed from the carried values
+        in ``inner``, then its adjoint, from the adjoints ``accs`` of its yields (the carried
+        positions ``carried``) and of the ``free`` values; returns their adjoints before it."""
+        args = op.carried
+        tapes = self.forward(op.body.ops[:-1], inner, tape_loops=True, recompute=True)
+        local = {f: a for f, a in zip(free, accs[len(carried):])}
+        ys = op.body.yielded
+        for slot, j in enumerate(carried):
+            if ys[j] in self.active:
+                self.add(local, ys[j], accs[slot])
+        self.backward(op.body.ops[:-1], local, inner, tapes)
+        outs = [local.get(args[j]) or self.zero_like(args[j], inner) for j in carried] + [local[f] for f in free]
+        return [self.exclusive(o) for o in outs]
+
+    def loop_adjoint_results(self, op, results, carried, free, adj):
+        """The adjoints a loop's adjoint (``results``) leaves: of the free values, of the inits."""
+        adj.update(zip(free, results[len(carried):]))   # first: an init may be a free value too
         for slot, j in enumerate(carried):
             init = op.inits[j]
             if init in self.active:
-                self.add(adj, init, new.results[slot])
+                self.add(adj, init, results[slot])
 
     def _reloaded(self, op, k, taped, mapping):
         """(The mapping inside iteration ``k`` of the reverse loop: the carried values loaded
@@ -455,13 +485,20 @@ class _Reverser:
         loaded = loaded if isinstance(loaded, list) else [loaded]
         for v, a in zip(loaded, op.carried):
             v.name = a.name
+        inner = self.iteration_mapping(op, k, loaded, start, step, mapping)
+        return inner, (loaded[-1] if marks else None)
+
+    def iteration_mapping(self, op, k, carried, start, step, mapping):
+        """``mapping`` extended into iteration ``k`` of loop ``op``: its carried values, and a for
+        loop's index ``start + k * step``."""
         inner = dict(mapping)
         if op.prim == "for" and _counts_from_zero(start, step):
             inner[op.index] = k
         elif op.prim == "for":
+            bb = current()
             inner[op.index] = bb.emit("add", [start, bb.emit("mul", [k, step])], name=op.index.name)
-        inner.update(zip(op.carried, loaded))
-        return inner, (loaded[-1] if marks else None)
+        inner.update(zip(op.carried, carried))
+        return inner
 
 
 def _counts_from_zero(start, step):

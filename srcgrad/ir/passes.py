@@ -316,6 +316,7 @@ def _count_up(block, op):
     at = block.ops.index(op)
     block.ops[at:at] = new_ops
     op.operands[:3] = [zero.results[0], count, one.results[0]]
+    op.attrs["counted_up"] = True       # its sums in another order: checkpoint= reverses it backwards
 
 
 def fuse_sibling_loops(fn):

@@ -301,11 +301,3 @@ def test_float32_array_written_under_if(backend):
     (it made ill-typed IR)."""
     g = srcgrad.grad(float32_written_under_if, backend=backend)(np.array([0.5, -0.3]))
     np.testing.assert_array_equal(g, [1.0, 0.0])
-
-
-@pytest.mark.parametrize("make", [lambda f: srcgrad.grad(f, checkpoint=64),
-                                  lambda f: srcgrad.value_and_grad(f, checkpoint="100MB"),
-                                  lambda f: srcgrad.vjp(f, np.ones(3), 0.5, checkpoint=8)])
-def test_checkpointing_is_refused_clearly_until_it_exists(make):
-    with pytest.raises(NotImplementedError, match=r"checkpoint=.*not implemented yet"):
-        make(early_return)

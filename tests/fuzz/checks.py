@@ -2,23 +2,26 @@
 (``python -m tests.fuzz``): the llvm backend against the python backend (1e-12) and plain
 Python (the value, and what is left in the argument arrays), the gradient against finite
 differences, forward mode against reverse mode (the dot-product test ⟨vjp(1), t⟩ = jvp(t)),
-the compiled gradient against the eager one where the program runs on eager tensors, and
-translation validation (validate.py: the IR interpreted before and after each pass)."""
+the compiled gradient against the eager one where the program runs on eager tensors, the
+checkpointed gradient (``checkpoint=``) against the taped one, and translation validation
+(validate.py: the IR interpreted before and after each pass)."""
 import ast
 import importlib.util
 import inspect
 import itertools
 import math
 import re
+import zlib
 
 import numpy as np
 import pytest
 from hypothesis import assume
 
 import srcgrad
+from srcgrad.ir.core import walk_ops
 
 from .programs import SPECIAL_POINTS
-from .validate import validate
+from .validate import same, validate
 
 _EDGES = {p for points in SPECIAL_POINTS.values() for p in points}
 
@@ -157,9 +160,38 @@ def check_program(source, folder, x, y, fuzzing=True):
             # 0 in compiled reverse mode (docs/compiler.md); compare where both are numbers
             eager, compiled = zip(*[(e, c) for e, c in zip(eager, compiled) if not (math.isnan(e) or math.isnan(c))])
         np.testing.assert_allclose(eager, compiled, rtol=1e-9, atol=1e-12, err_msg=source)
-    # 5. translation validation: every pass keeps what the IR does
-    validate(f, (x, y, V.copy()), wrt=(0, 1, 2), python_grad=(px, py, pv))
+    # 5. checkpointing gives the taped gradient
+    slots = checkpoint_slots(source)
+    check_checkpointed(f, (x, y, V.copy()), (0, 1, 2), slots, "python", (px, py, pv), source)
+    # 6. translation validation: every pass keeps what the IR does
+    validate(f, (x, y, V.copy()), wrt=(0, 1, 2), python_grad=(px, py, pv), checkpoint=slots)
     return eager is not None
+
+
+def checkpoint_slots(source):
+    """A number of snapshots for ``checkpoint=``, 1 to 4, drawn from the program's text."""
+    return 1 + zlib.crc32(source.encode()) % 4
+
+
+def check_checkpointed(f, args, wrt, slots, backend, taped, source):
+    """``grad(f, checkpoint=slots)`` gives ``taped`` (the gradient without it): to the bit, but
+    to rounding where the taped gradient runs a reverse loop forwards (docs/compiler.md)."""
+    try:
+        g = srcgrad.grad(f, wrt=wrt, checkpoint=slots, backend=backend)
+        got = g(*_copies(args))
+    except srcgrad.UnsupportedSyntaxError as e:
+        if "checkpoint=" in str(e):         # a loop writing into a table: refused (docs/compiler.md)
+            return
+        raise
+    plain = srcgrad.grad(f, wrt=wrt, backend=backend)
+    plain(*_copies(args))
+    exact = not any(op.attrs.get("counted_up") for op in walk_ops(plain._spec().code_ir.body))
+    for a, b in zip(got, taped):
+        if exact:
+            assert same(np.asarray(a), np.asarray(b), signed_zeros=False), \
+                f"checkpoint={slots}, backend={backend}: {a} against {b} without it\n{source}"
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13, err_msg=f"checkpoint={slots}\n{source}")
 
 
 def check_array_program(source, folder):
@@ -181,7 +213,9 @@ def check_array_program(source, folder):
     python = srcgrad.grad(f, wrt=(0, 1, 2, 3), backend="python")(*_copies(args))
     for a, b in zip(native, python):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, err_msg=source)
-    validate(f, _copies(args), wrt=(0, 1, 2, 3), python_grad=python)
+    slots = checkpoint_slots(source)
+    check_checkpointed(f, args, (0, 1, 2, 3), slots, "llvm", native, source)
+    validate(f, _copies(args), wrt=(0, 1, 2, 3), python_grad=python, checkpoint=slots)
 
 
 def _copies(args):

@@ -19,9 +19,10 @@ import numpy as np
 
 import srcgrad
 from srcgrad.api import _unit_axes
+from srcgrad.ad.checkpoint import Policy
 from srcgrad.ad.forward import forward
 from srcgrad.ad.reverse import reverse
-from srcgrad.errors import SrcGradError
+from srcgrad.errors import SrcGradError, UnsupportedSyntaxError
 from srcgrad.frontend.lower import lower
 from srcgrad.ir.interpret import clone, interpret
 from srcgrad.ir.passes import optimize
@@ -135,10 +136,26 @@ def _tangent(a):
     return 0.7
 
 
-def validate(fn, args, wrt=None, plain_python=True, python_grad=None, derivatives=True):
+def _validate_checkpointed(primal, args, wrt, slots, taped):
+    """The checkpointed reverse-mode IR through the passes, and its results the taped IR's."""
+    try:
+        ir = verify(reverse(clone(primal), wrt, with_value=True, checkpoint=Policy(slots=slots)))
+    except UnsupportedSyntaxError as e:
+        if "checkpoint=" in str(e):         # a loop writing into a table (docs/compiler.md)
+            return
+        raise
+    got = check_passes(ir, args, "checkpointed reverse-mode")
+    if not same_outcome(got, taped, signed_zeros=False):
+        raise AssertionError(f"checkpoint={slots}: the interpreted reverse-mode IR does not give the taped one's "
+                             f"results at {_show(args)}\ncheckpointed: {got}\ntaped: {taped}\nIR:\n{ir}")
+
+
+def validate(fn, args, wrt=None, plain_python=True, python_grad=None, derivatives=True, checkpoint=None):
     """Translation validation of ``fn`` at ``args`` (see the module's doc): the primal IR, the
     reverse-mode IR for ``wrt`` (argument indices; None skips it) and, with ``derivatives``,
-    the forward-mode IR.
+    the forward-mode IR. With ``checkpoint`` (a number of snapshots), the checkpointed
+    reverse-mode IR too, whose results must be the taped one's to the bit (both before the
+    passes, which may run a taped reverse loop forwards).
     ``python_grad``: the python backend's gradient at ``args`` where the caller has it already.
     Returns the interpreted primal's Outcome."""
     bound = inspect.signature(fn).bind(*args)
@@ -171,6 +188,8 @@ def validate(fn, args, wrt=None, plain_python=True, python_grad=None, derivative
                     tuple(np.asarray(g, dtype=np.float64) for g in expected.value), rel=1e-12):
             raise AssertionError(f"the interpreted reverse-mode IR's gradient is not the python backend's at "
                                  f"{_show(args)}\ninterpreted: {rev}\npython backend: {expected}\nIR:\n{adjoint}")
+        if checkpoint is not None:
+            _validate_checkpointed(primal, args, wrt, checkpoint, rev)
     if derivatives and floats and all(is_float(v.type) for v in primal.body.ops[-1].operands):
         try:
             tangents_ir = verify(forward(clone(primal)))

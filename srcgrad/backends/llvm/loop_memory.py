@@ -9,7 +9,9 @@ iteration passes on (its yielded values: found by their data pointer, which is w
 allocation starts). That is sound when every yielded array is an allocation of its own or
 a value from outside the iteration — not a view into an allocation (``t[1:]``, ``t.T``) — no
 tape keeps an array of the iteration, and every undo log save in the loop is into memory
-allocated before the loop began (the log keeps its addresses for a later rewind).
+allocated before the loop began (the log keeps its addresses for a later rewind). The one
+tape that may keep an iteration's arrays is a checkpointed loop's snapshots (ad/checkpoint.py):
+its slots own copies, which the arena marks as theirs (memory.py, ``tape_put``).
 
 Example:
     >>> frees_each_iteration(loop_op)
@@ -25,7 +27,7 @@ def frees_each_iteration(loop_op):
     ops = list(walk_ops(body))
     if not any(PRIMITIVES[op.prim].makes_new_array(op) for op in ops):
         return False
-    if any(op.prim == "tape_put" and any(v.type.is_array for v in op.operands[2:]) for op in ops):
+    if any(op.prim == "tape_put" and not _owned_copies(op) for op in ops):
         return False
     inside = {r for op in ops for r in op.results}
     # the undo log (undo.py) keeps the addresses of the elements a save found until a rewind puts
@@ -38,6 +40,12 @@ def frees_each_iteration(loop_op):
     if not all(_allocated_before(v, inside, carried, set()) for v in saved):
         return False
     return all(_own_or_outside(y, inside) for y in body.yielded if y.type.is_array)
+
+
+def _owned_copies(put):
+    """Whether a ``tape_put`` puts no array, or only copies its slot owns (snapshots)."""
+    arrays = [v for v in put.operands[2:] if v.type.is_array]
+    return not arrays or put.attrs.get("owned", False) and all(v.owner.prim == "copy" for v in arrays)
 
 
 def _carried_arguments(loops):

@@ -4,7 +4,9 @@ Every native allocation of a call (new arrays, tapes) is recorded in the call's 
 growing array of pointers that the entry stub (jit.py) frees after the call on every exit
 path, except the arrays it hands to numpy. A tape lives until the region that made it ends
 (``free_all``); a loop that allocates frees what an iteration does not pass on at the end of
-the iteration (``release_since``, when loop_memory.py says that is sound).
+the iteration (``release_since``, when loop_memory.py says that is sound). A checkpointed
+loop's snapshot slots own the copies put in them: their arena entries are marked (the low bit
+of the pointer set, which ``release_since`` keeps), and freed when the slot is taken again.
 
 ``TAPES`` holds the rules of the tape primitives; ``Memory`` the lowering's helpers.
 
@@ -110,7 +112,7 @@ class Memory:
         def step(k, carried):
             (w,) = carried
             p = b.load(b.gep(slots, [k]))
-            kept = ir.Constant(BIT, 0)
+            kept = b.trunc(b.ptrtoint(p, INT64), BIT)       # a snapshot's copy (tape_put)
             for ptr in keep:
                 kept = b.or_(kept, b.icmp_unsigned("==", p, ptr))
             kept = b.and_(kept, b.icmp_unsigned("!=", p, null))
@@ -143,7 +145,8 @@ class Memory:
         st = self.item_type(op.results[0])
         size = ir.Constant(INT64, max(st.get_abi_size(self.target.target_data()), 1))
         if op.operands:
-            raw, slot = self.allocate(ins[0], size.constant, zeroed=False)
+            # snapshot slots start empty (null arrays): a put frees what its slot held
+            raw, slot = self.allocate(ins[0], size.constant, zeroed=op.attrs.get("snapshots", False))
             self.frees.append((raw, slot))
             return b.bitcast(raw, ir.PointerType(st))
         with b.goto_block(self.allocas_block):
@@ -179,7 +182,35 @@ class Memory:
                 b.store(grown, b.gep(self.arena_pointers(), [slot]))
                 b.store(new_cap, cap)
         st = self.item_type(tape_value)
+        if op.attrs.get("owned"):
+            self._own_copies(op, ins)
         item = ir.Constant(st, ir.Undefined)
         for j, v in enumerate(ins[2:]):
             item = b.insert_value(item, v, j)
         b.store(item, b.gep(self.tape_pointer(tape_value), [k]))
+
+    def _own_copies(self, op, ins):
+        """A put into a snapshot slot that owns its arrays (fresh copies): the copies' arena
+        entries get marked as the slot's (kept by ``release_since``), and the arrays the slot
+        held before are freed, their entries cleared."""
+        b = self.b
+        k = ins[1]
+        old = b.load(b.gep(self.tape_pointer(op.operands[0]), [k]))
+        pairs = [(b.extract_value(b.extract_value(old, j), 0), b.extract_value(v, 0))
+                 for j, (a, v) in enumerate(zip(op.operands[2:], ins[2:])) if a.type.is_array]
+        slots = self.arena_pointers()
+        free = self.declare("free", ir.VoidType(), [PTR])
+        one = ir.Constant(INT64, 1)
+
+        def step(i, carried):
+            at = b.gep(slots, [i])
+            entry = b.load(at)
+            for before, now in pairs:
+                gone = b.icmp_unsigned("==", b.ptrtoint(entry, INT64), b.or_(b.ptrtoint(before, INT64), one))
+                with b.if_then(b.and_(gone, b.icmp_unsigned("!=", before, ir.Constant(PTR, None)))):
+                    b.call(free, [before])
+                    b.store(ir.Constant(PTR, None), at)
+                with b.if_then(b.icmp_unsigned("==", entry, now)):
+                    b.store(b.inttoptr(b.or_(b.ptrtoint(now, INT64), one), PTR), at)
+            return []
+        self.counted_loop(ir.Constant(INT64, 0), b.load(self.arena_count), one, [], step, name="snapshot")
