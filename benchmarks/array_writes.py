@@ -2,7 +2,8 @@
 
 H1 heat equation: explicit 1-D stencil, N = 1,000 cells, T = 10,000 steps, fixed end cells,
 loss Σ u_T², gradient in the initial state u0 (array) and the diffusion coefficient k (float).
-srcgrad differentiates a plain loop writing un[i] into a fresh copy of u every step; JAX is
+srcgrad differentiates a plain loop writing un[i] into a fresh copy of u every step, taped
+and with checkpoint=100 (100 snapshots, binomial checkpointing: ad/checkpoint.py); JAX is
 jit(grad) of lax.fori_loop with u.at[1:-1].set(...); numpy by hand keeps the T+1 states and
 runs the adjoint step backwards.
 R1 vanilla RNN: hidden 64, input 32, T = 1,000 steps, h[t+1] = tanh(W h[t] + U x[t] + b),
@@ -61,7 +62,8 @@ def rnn(W, U, b, xs, h0):
 
 SIZES = {False: {"cells": 1000, "steps": 10_000, "hidden": 64, "inputs": 32, "rnn_steps": 1000},
          True: {"cells": 100, "steps": 100, "hidden": 64, "inputs": 32, "rnn_steps": 100}}
-CONTENDERS = ("srcgrad", "jax", "numpy")
+CONTENDERS = ("srcgrad", "checkpointed", "jax", "numpy")
+SNAPSHOTS = 100         # the heat gradient's checkpoint=
 
 
 def heat_cases(backend, small):
@@ -72,7 +74,8 @@ def heat_cases(backend, small):
     u0 = np.sin(np.pi * np.linspace(0.0, 1.0, n)) + 0.1 * rng.standard_normal(n)
     k = 0.25                                     # stable: k ≤ 1/2
     g = srcgrad.grad(heat, wrt=(0, 1), backend=backend)
-    cases = {"srcgrad": lambda: g(u0, k, steps)}
+    checkpointed = srcgrad.grad(heat, wrt=(0, 1), backend=backend, checkpoint=SNAPSHOTS)
+    cases = {"srcgrad": lambda: g(u0, k, steps), "checkpointed": lambda: checkpointed(u0, k, steps)}
     cases.update(jax_heat_cases(u0, k, steps))
     cases.update(numpy_heat_cases(u0, k, steps))
     name = f"H1 heat equation, N = {n:,}, T = {steps:,}: gradient in u0 and k"
@@ -167,11 +170,11 @@ def run_benchmark(bench, backend, small, repeats):
                               "benchmarks/array_writes.py --backend python --small runs it on the python backend)")
         first[who] = time.perf_counter() - t0
     agree = {}
-    for a, b in (("srcgrad", "numpy"), ("jax", "numpy"), ("srcgrad", "jax")):
+    for a, b in (("srcgrad", "numpy"), ("jax", "numpy"), ("srcgrad", "jax"), ("checkpointed", "srcgrad")):
         if a in grads and b in grads:
             assert [g.shape for g in grads[a]] == [g.shape for g in grads[b]], (bench, a, b)
             agree[a, b] = difference(grads[a], grads[b])
-            assert agree[a, b] <= 1e-9, (bench, a, b, agree)
+            assert agree[a, b] <= (0.0 if a == "checkpointed" else 1e-9), (bench, a, b, agree)   # bit for bit
     t = {k: v * scale for k, v in timed(cases, repeats * per_repeat).items()}
     mem = {who: memory(bench, who, backend, small) for who in cases}
     peak = {k: m["warm"] for k, m in mem.items()}
@@ -188,18 +191,22 @@ def fmt(v):
 
 
 def table(rows, backend):
-    """Figures, then srcgrad's over JAX's and numpy's (below 1: srcgrad is faster or smaller)."""
-    head = ["benchmark", "unit", f"srcgrad ({backend})", "JAX jit(grad)", "numpy by hand", "÷ JAX", "÷ numpy"]
+    """Figures, then srcgrad's over JAX's and numpy's (below 1: srcgrad is faster or smaller),
+    and the checkpointed gradient's over the taped one's."""
+    head = ["benchmark", "unit", f"srcgrad ({backend})", f"srcgrad checkpoint={SNAPSHOTS}", "JAX jit(grad)",
+            "numpy by hand", "÷ JAX", "÷ numpy", "checkpointed ÷ taped"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, unit, cols in rows:
         ours = cols.get("srcgrad")
         ratios = [f"{ours / cols[c]:,.2f}" if ours and cols.get(c) else "–" for c in ("jax", "numpy")]
+        ratios.append(f"{cols['checkpointed'] / ours:,.2f}" if ours and cols.get("checkpointed") is not None else "–")
         out.append("| " + " | ".join([name, unit] + [fmt(cols.get(c)) for c in CONTENDERS] + ratios) + " |")
     return "\n".join(out)
 
 
 def notes_text(all_notes):
-    label = {"srcgrad": "srcgrad", "jax": "JAX", "numpy": "numpy by hand"}
+    label = {"srcgrad": "srcgrad", "checkpointed": f"srcgrad checkpoint={SNAPSHOTS}", "jax": "JAX",
+             "numpy": "numpy by hand"}
     calls = " and ".join(str(n["calls"]) for n in all_notes.values())
     lines = [f"- Times are medians of {calls} calls, the contenders taking turns call by call; one thread "
              "everywhere (XLA_FLAGS as in benchmarks/contenders.py, OPENBLAS_NUM_THREADS=1)."]
@@ -208,7 +215,7 @@ def notes_text(all_notes):
         lines.append(f"- {bench}: gradients in {', '.join(n['parts'])} agree before timing, max |a − b| / max |b| "
                      f"over the parts: {agree}.")
         firsts = ", ".join(f"{label[k]} {n['first'][k]:.3g} s (compile ≈ {n['first'][k] - n['median'][k]:.3g} s)"
-                           for k in ("srcgrad", "jax") if k in n["first"])
+                           for k in ("srcgrad", "checkpointed", "jax") if k in n["first"])
         lines.append(f"- {bench}: first call (compile + one gradient), not in the timed figures: {firsts}; peak "
                      "memory in that first call: "
                      + ", ".join(f"{label[k]} {v:.3g} MiB" for k, v in n["first_mem"].items()) + ".")

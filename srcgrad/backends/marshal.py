@@ -114,14 +114,6 @@ def result_value(o, kind, args, param_types, owned):
     return memory_view(o, kind, None).copy()
 
 
-def arena_slots(arena, count):
-    """The pointers recorded in the arena (some may be NULL: tapes already freed), with the
-    mark of a snapshot's copy (the low bit, llvm/memory.py) cleared."""
-    if not arena.value or not count:
-        return []
-    return [p & ~1 if p else p for p in (ctypes.c_void_p * count).from_address(arena.value)]
-
-
 def libc_free(ptr):
     if ptr:
         _LIBC.free(ctypes.c_void_p(ptr))

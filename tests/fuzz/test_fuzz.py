@@ -12,9 +12,10 @@ from .array_programs import array_program
 from .checks import check_array_program, check_program
 from .programs import SPECIAL_POINTS, enabled, program
 
-# 50: since issue 12 every scalar program's writes are differentiated (none skipped as refused),
-# so each costs more; the long runs (python -m tests.fuzz) are where the numbers are
-EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "50"))
+# 40: since issue 12 every scalar program's writes are differentiated (none skipped as refused)
+# and its checkpointed gradient checked, so each costs more; the long runs (python -m
+# tests.fuzz) are where the numbers are
+EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "40"))
 # exact zeros sit on many generated branch boundaries (sin(0) > 0.0), where differences lie:
 # one point in eight is a feature's edge (programs.SPECIAL_POINTS: 0.0, 1.0, 0.1...), where the
 # checks skip finite differences that straddle a kink or a jump

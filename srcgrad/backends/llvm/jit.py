@@ -19,7 +19,8 @@ from llvmlite import ir
 
 from ...ir.memory import Buffers
 from ..callbacks import CallState, make_bridge
-from ..marshal import arena_slots, array_struct, ctype_of, element_strided, libc_free, result_value
+from ..marshal import array_struct, ctype_of, element_strided, result_value
+from .arena import Allocations
 from .disk_cache import DiskCache
 from .error_codes import CALLBACK, ERR_SLOTS, exception_for
 from .lowering import Lowering
@@ -118,7 +119,7 @@ def _entry_stub(fn, address, low):
             else:
                 call_args.append(a)
         outs = [t() for t in out_types]
-        owned = None
+        taken = None
         arena = ctypes.c_void_p(None)            # allocated and grown by the compiled code
         count = (ctypes.c_int64 * 2)()           # slots used, capacity
         err = (ctypes.c_int64 * ERR_SLOTS)()
@@ -129,13 +130,10 @@ def _entry_stub(fn, address, low):
                     raise state.error
                 if status:
                     raise exception_for(status, errors, err)
-                owned = {p: None for p in arena_slots(arena, count[0]) if p}
-                vals = [result_value(o, k, args, param_types, owned) for o, k in zip(outs, kinds)]
+                taken = Allocations(arena, count[0])
+                vals = [result_value(o, k, args, param_types, taken) for o, k in zip(outs, kinds)]
         finally:
-            for p in arena_slots(arena, count[0]):
-                if owned is None or owned.get(p) is None:
-                    libc_free(p)
-            libc_free(arena.value)
+            (taken if taken is not None else Allocations(arena, count[0])).release()
             for a, copy in zip(given, args):
                 if copy is not a and getattr(a, "flags", None) is not None and a.flags.writeable:
                     np.copyto(a, copy)         # writes into a copied argument reach the caller's array
