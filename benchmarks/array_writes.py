@@ -25,6 +25,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import ctypes  # noqa: E402
+import ctypes.util  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
@@ -103,6 +105,9 @@ def rnn_cases(backend, small):
 BENCHMARKS = {"heat": (heat_cases, "s", 1.0, 1), "rnn": (rnn_cases, "ms", 1e3, 5)}
 
 
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c"))
+
+
 def status_kib(field):
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
@@ -113,8 +118,10 @@ def peak_during(fn):
     ``fn()``: the rise of VmHWM (/proc/self/status), the high-water mark first reset to the
     current resident set by writing 5 to /proc/self/clear_refs. Native memory (LLVM code, XLA
     buffers) counts, which tracemalloc would not see. The kernel's counters are exact to a few
-    pages only (a rise of under 0 reads 0)."""
+    pages only (a rise of under 0 reads 0). Memory the allocator kept from an earlier call
+    goes back to the system first (malloc_trim), so that a call reusing it still counts it."""
     gc.collect()
+    _LIBC.malloc_trim(0)
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
     before = status_kib("VmHWM")
@@ -222,7 +229,11 @@ def notes_text(all_notes):
     lines.append("- Peak memory: a fresh process per contender, inputs made and (for the warm figure) one call "
                  "done; the rise of VmHWM (/proc/self/status) during the call, the high-water mark first reset "
                  "to the resident set through /proc/self/clear_refs, glibc's mmap and trim thresholds fixed at "
-                 "128 KiB so that freed memory goes back to the system. Native memory (LLVM code, XLA buffers) counts.")
+                 "128 KiB and malloc_trim(0) called first so that freed memory goes back to the system. Native "
+                 "memory (LLVM code, XLA buffers) counts.")
+    lines.append("- Times are of warm calls: a call reuses the memory the one before freed (glibc keeps freed "
+                 "blocks of the heap for reuse, as XLA's allocator keeps its buffers); the heat gradient's first "
+                 "call also pays the kernel for 80 MB of fresh pages (about 30 ms).")
     return "\n".join(lines)
 
 
@@ -252,7 +263,9 @@ def main():
     print(notes_text(all_notes))
     text = "\n\n".join(tables + [notes_text(all_notes)])
     if args.record:
-        command = (f"python benchmarks/array_writes.py --repeats {args.repeats} --backend {args.backend}"
+        trim = os.environ.get("MALLOC_TRIM_THRESHOLD_")        # glibc keeping freed memory (the notes)
+        command = ((f"MALLOC_TRIM_THRESHOLD_={trim} " if trim else "")
+                   + f"python benchmarks/array_writes.py --repeats {args.repeats} --backend {args.backend}"
                    f"{' --small' if args.small else ''} --record")
         record("array_writes", command, f"srcgrad backend={args.backend}, one thread everywhere", text)
 
