@@ -131,11 +131,32 @@ def peak_during(fn):
 
 def child(spec, backend, small):
     """In a fresh process: one contender's peak memory in its first call (compile + gradient)
-    and in the next (warm) call, printed as JSON."""
-    bench, who = spec.split(":")
+    and in the next (warm) call, or (``time:`` before the spec) the median time of 5 warm
+    calls, printed as JSON."""
+    *timing, bench, who = spec.split(":")
     cases = BENCHMARKS[bench][0](backend, small)[0]
+    if timing:
+        cases[who]()
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            cases[who]()
+            times.append(time.perf_counter() - t0)
+        print(json.dumps({"alone": float(np.median(times))}))
+        return
     first = peak_during(cases[who])
     print(json.dumps({"first": first, "warm": peak_during(cases[who])}))
+
+
+def alone(bench, who, backend, small):
+    """The median time of a warm call in a fresh process running only this contender, with
+    glibc as it comes: whether the heap a call freed is kept for the next (or returned to the
+    system, and faulted in again) depends on what else the process allocated and freed."""
+    command = [sys.executable, os.path.abspath(__file__), "--child", f"time:{bench}:{who}", "--backend", backend]
+    done = subprocess.run(command + (["--small"] if small else []), capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"time of {bench}:{who} alone failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])["alone"]
 
 
 def memory(bench, who, backend, small):
@@ -185,7 +206,9 @@ def run_benchmark(bench, backend, small, repeats):
     t = {k: v * scale for k, v in timed(cases, repeats * per_repeat).items()}
     mem = {who: memory(bench, who, backend, small) for who in cases}
     peak = {k: m["warm"] for k, m in mem.items()}
-    rows = [(name, unit, t), (f"{name.split(':')[0]}: peak memory in a gradient call", "MiB", peak)]
+    solo = {who: alone(bench, who, backend, small) * scale for who in cases}
+    rows = [(name, unit, t), (f"{name.split(':')[0]}: each alone in a fresh process", unit, solo),
+            (f"{name.split(':')[0]}: peak memory in a gradient call", "MiB", peak)]
     notes = {"parts": parts, "agree": agree, "first": first, "first_mem": {k: m["first"] for k, m in mem.items()},
              "median": {k: v / scale for k, v in t.items()}, "calls": repeats * per_repeat}
     return rows, notes
@@ -231,9 +254,12 @@ def notes_text(all_notes):
                  "to the resident set through /proc/self/clear_refs, glibc's mmap and trim thresholds fixed at "
                  "128 KiB and malloc_trim(0) called first so that freed memory goes back to the system. Native "
                  "memory (LLVM code, XLA buffers) counts.")
-    lines.append("- Times are of warm calls: a call reuses the memory the one before freed (glibc keeps freed "
-                 "blocks of the heap for reuse, as XLA's allocator keeps its buffers); the heat gradient's first "
-                 "call also pays the kernel for 80 MB of fresh pages (about 30 ms).")
+    lines.append("- Times are of warm calls. The first row's contenders take turns in one process; \"each alone\" "
+                 "runs one contender in a fresh process (the median of 5 warm calls). They differ where a call "
+                 "allocates much: the heat gradient's 80 MB of taped states are freed to glibc after each call, "
+                 "and whether glibc keeps that heap for the next call or returns it to the system (which then "
+                 "faults 80 MB of fresh pages in again, about 30 ms) depends on what else the process allocated "
+                 "and freed. XLA's allocator keeps its buffers either way.")
     return "\n".join(lines)
 
 
