@@ -44,7 +44,7 @@ def _outer(ctx, op, ins):
     ta, tb = op.operands[0].type, op.operands[1].type
     shape = ctx.shape_values(ins[0], 1) + ctx.shape_values(ins[1], 1)
     out_t = op.results[0].type
-    result = ctx.new_array(out_t, shape, None)
+    result = ctx.new_array(out_t, shape, None, written=True)
     ctx.each_index(shape, lambda idx: ctx.store_element(out_t, result, idx, b.fmul(
         ctx.load_element(ta, ins[0], idx[:1]), ctx.load_element(tb, ins[1], idx[1:]))))
     return result

@@ -160,7 +160,7 @@ class LazyArrays:
         """``value`` as an array: itself when stored, else computed into a new array."""
         if not isinstance(value, Lazy):
             return value
-        result = self.new_array(value.t, value.shape, None)
+        result = self.new_array(value.t, value.shape, None, written=True)
         self.evaluating([value], lambda: self.each_element(value.shape, lambda idx: self.store_element(
             value.t, result, idx, self.element(value.t, value, idx))))
         return result
