@@ -1,4 +1,5 @@
-"""The five functions whose generated gradients docs/adjoint-source.md shows.
+"""The six functions whose generated gradients docs/adjoint-source.md shows (the last one
+under ``checkpoint=3``: each entry may end with the options of ``srcgrad.grad``).
 
 Regenerate the page with:  python docs/examples/make_adjoint_doc.py
 (tests/compiler/test_adjoint_doc.py fails when the page is out of date)."""
@@ -33,6 +34,13 @@ def with_while(x):
     return y
 
 
+def iterated_map(x, n):
+    s = x
+    for i in range(n):
+        s = math.sin(s) + 0.5 * s
+    return s
+
+
 def array_loop(x, a):
     y = np.zeros(x.shape[0])
     y[0] = x[0]
@@ -47,4 +55,6 @@ EXAMPLES = [
     ("A `for` loop with an accumulator", loop_accumulator, (0.3, 10), 0),
     ("A `while` loop", with_while, (1.5,), 0),
     ("An array loop with in-place writes", array_loop, (np.ones(3), 0.5), (0, 1)),
+    ("A long loop under `checkpoint=3` (binomial checkpointing)", iterated_map, (0.5, 100), 0,
+     {"checkpoint": 3}),
 ]

@@ -16,7 +16,8 @@ forward pass first (loops that the reverse pass needs store their state on a `ta
 the reverse pass, with adjoints named after your variables (`dx` is the gradient flowing to
 `x`). Loops stay loops: the adjoint of a loop is a loop running backwards over the tape.
 `grad` returns only the gradient, so forward work that only the value needed is left out
-(`value_and_grad` keeps it).
+(`value_and_grad` keeps it). Under `checkpoint=` a loop keeps snapshots instead of a tape,
+and its reverse loop recomputes from them (the last example).
 
 Each group of statements sits below a `# line N:` comment quoting the source line it comes
 from, in both sweeps; a value used once is written inside the expression that uses it, as
@@ -38,11 +39,13 @@ def _counts(source):
 def page():
     parts = [HEADER]
     rows = []
-    for title, fn, args, wrt in EXAMPLES:
-        df = srcgrad.grad(fn, wrt=wrt)
+    for title, fn, args, wrt, *options in EXAMPLES:
+        options = options[0] if options else {}
+        df = srcgrad.grad(fn, wrt=wrt, **options)
         df(*args)
+        extra = "".join(f", {k}={v!r}" for k, v in options.items())
         parts.append(f"## {title}\n\n```python\n{inspect.getsource(fn).rstrip()}\n```\n\n"
-                     f"`srcgrad.grad({fn.__name__}, wrt={wrt!r}).adjoint_source`:\n\n"
+                     f"`srcgrad.grad({fn.__name__}, wrt={wrt!r}{extra}).adjoint_source`:\n\n"
                      f"```python\n{df.adjoint_source.rstrip()}\n```\n")
         total, code = _counts(df.adjoint_source)
         rows.append(f"| `{fn.__name__}` | {BEFORE.get(fn.__name__, '–')} | {total} | {code} |")

@@ -27,8 +27,8 @@ def test_page_is_current():
 def test_generated_source_is_readable():
     import srcgrad
     ex = _load("adjoint_examples")
-    for title, fn, args, wrt in ex.EXAMPLES:
-        df = srcgrad.grad(fn, wrt=wrt)
+    for title, fn, args, wrt, *options in ex.EXAMPLES:
+        df = srcgrad.grad(fn, wrt=wrt, **(options[0] if options else {}))
         df(*args)
         src = df.adjoint_source
         lines = [ln.strip() for ln in src.splitlines()[1:]]
