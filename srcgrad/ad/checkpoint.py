@@ -24,9 +24,14 @@ the same ops from the same values), so the gradient is bit for bit the taped one
 A ``while`` loop counts its iterations in the forward sweep and is then reversed as a ``for``
 over that count: its body is recomputed, its test is not (it held each time it ran).
 
-A loop whose writes save what they overwrite on the undo log (writes into memory that lives
-across iterations: ``h[t + 1] = ...`` into a preallocated table) is refused; writing into a
-fresh array each iteration (``un = u.copy(); un[i] = ...; u = un``) is what it handles.
+An array the loop writes in place (``u[1:-1] = ...``, ``G += np.outer(x, x)``, ``h[t + 1] = ...``)
+is part of the state: a snapshot holds a copy of its contents, put back into the array before
+recomputing from it. Those runs write without saving on the undo log; the iteration whose
+adjoint runs saves its writes and rewinds them after its adjoint, so each iteration leaves the
+log as it found it and the array as at the iteration's start. (A table the loop fills row by
+row is copied whole into each snapshot: there the undo log, without ``checkpoint=``, keeps
+less.) Refused, with the loop's line: writes into an array the loop does not carry in one
+buffer from start to end (one it replaces by a new array in some iteration).
 
 Example:
     >>> dx = srcgrad.grad(f, checkpoint=64)(x)        # 64 snapshots per loop
@@ -36,7 +41,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import UnsupportedSyntaxError
-from ..ir.core import Block, Builder, Value, current, for_op, if_op, while_op
+from ..ir.core import Block, Builder, Value, current, for_op, if_op, walk_ops, while_op
 from ..ir.types import BOOL, F32, I64
 
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
@@ -82,30 +87,54 @@ class Snapshots:
     count: Value        # the loop's trip count
     start: Value        # a for loop's range start and step (None for a while loop)
     step: Value
+    in_place: set       # positions of carried arrays written in place: put back from the snapshot
 
 
 def snapshot_loop(r, op, mapping):
     """The forward sweep of loop ``op`` under checkpointing: its carried values on entry in
     snapshot slot 0, then the loop itself, untaped (a while loop counting its iterations)."""
-    if r._writes_in(op):
-        raise UnsupportedSyntaxError(
-            "checkpoint=: this loop writes into an array that lives across its iterations, and the "
-            "reverse sweep would have to keep what every write overwrote", op.loc,
-            "hint: write each iteration into a fresh array (un = u.copy(); un[i] = ...; u = un), or leave "
-            "checkpoint= out")
+    in_place = _written_in_place(r, op)
     b = current()
     zero = b.const(0)
     slots = _slot_count(r.checkpoint, op, mapping)
     items = [I64] + [a.type for a in op.carried]
     tape = b.emit("tape_new", [slots], {"items": items, "snapshots": True}, name="snapshots")
-    b.emit("tape_put", [tape, zero, zero] + [mapping[v] for v in op.inits], result_types=[])
-    if op.prim == "for":
-        start, stop, step = (mapping[v] for v in op.bounds)
-        count = b.emit("range_len", [start, stop, step], name="n")
-        r._clone(op, mapping)
-        return Snapshots(tape, slots, count, start, step)
-    _, count, _, _, _ = r._taped_while(op, mapping, [], False, taped=False)
-    return Snapshots(tape, slots, count, None, None)
+    entry = [b.emit("copy", [mapping[v]], name=a.name) if j in in_place else mapping[v]
+             for j, (a, v) in enumerate(zip(op.carried, op.inits))]
+    b.emit("tape_put", [tape, zero, zero] + entry, result_types=[])
+    r._mark(op, mapping)
+    r.saving = False            # the snapshots, not the undo log, keep what the loop overwrites
+    try:
+        if op.prim == "for":
+            start, stop, step = (mapping[v] for v in op.bounds)
+            count = b.emit("range_len", [start, stop, step], name="n")
+            r._clone(op, mapping)
+            return Snapshots(tape, slots, count, start, step, in_place)
+        _, count, _, _, _ = r._taped_while(op, mapping, [], False, taped=False)
+        return Snapshots(tape, slots, count, None, None, in_place)
+    finally:
+        r.saving = True
+
+
+def _written_in_place(r, op):
+    """The positions of the carried arrays that loop ``op`` writes in place, keeping one buffer
+    from its start to its end (their snapshots are copies); refuses a loop that saves writes
+    into any other memory."""
+    if not r._writes_in(op):
+        return set()
+    of = r.buffers.of
+    in_place = {j for j, (a, v, y) in enumerate(zip(op.carried, op.inits, op.body.yielded))
+                if a.type.is_array and of(a) == of(v) and of(y) <= of(v)}
+    kept = set().union(*(of(op.inits[j]) for j in in_place))
+    for w in walk_ops(op.body):
+        if w in r.logged and w not in r.plan.unsaved and not of(w.operands[0]) <= kept:
+            raise UnsupportedSyntaxError(
+                "checkpoint=: this loop writes into an array it does not keep in one buffer from its first "
+                "iteration to its last (a new array replaces it in some iteration), so a snapshot cannot say "
+                "what the write overwrote", w.loc,
+                "hint: write into a fresh copy each iteration (un = u.copy(); un[i] = ...; u = un), or into one "
+                "array throughout; or leave checkpoint= out")
+    return in_place
 
 
 def _slot_count(policy, op, mapping):
@@ -140,6 +169,7 @@ def reverse_checkpointed(r, op, adj, mapping, snaps):
         cap.name = "cap"
         for v, a in zip(values, op.carried):
             v.name = a.name
+        values = _put_back(op, snaps, values, mapping)
         left = bb.emit("sub", [fine, cap], name="left")
         free_slots = bb.emit("sub", [bb.emit("sub", [snaps.slots, top]), 1], name="free")
         turn = bb.emit("or", [bb.emit("eq", [free_slots, 0]), bb.emit("eq", [left, 1])], name="turn")
@@ -148,7 +178,11 @@ def reverse_checkpointed(r, op, adj, mapping, snaps):
             k = t.emit("sub", [fine, 1], name=counter)
             now = _advance(r, op, snaps, cap, k, values, mapping)
             inner = r.iteration_mapping(op, k, now, snaps.start, snaps.step, mapping)
+            # the iteration saves its writes, and leaves memory and the undo log as it found them
+            height = t.emit("undo_mark", [r.log], name="mark") if snaps.in_place else None
             outs = r.iteration_adjoint(op, inner, accs, carried, free)
+            if height is not None:
+                t.emit("undo_rewind", [r.log, height], result_types=[])
             popped = t.emit("select", [t.emit("eq", [k, cap]), t.emit("sub", [top, 1]), top], name="top")
             t.yield_([k, popped] + outs)
         orelse = Block()
@@ -168,14 +202,32 @@ def reverse_checkpointed(r, op, adj, mapping, snaps):
     r.loop_adjoint_results(op, loop.results[2:], carried, free, adj)
 
 
+def _put_back(op, snaps, values, mapping):
+    """The carried values of a snapshot: an array written in place is the loop's own array,
+    its contents put back from the snapshot's copy."""
+    b = current()
+    out = []
+    for j, v in enumerate(values):
+        if j in snaps.in_place:
+            live = mapping[op.inits[j]]
+            spec = (("s", False, False, False),) * v.type.ndim
+            v = b.emit("setslice", [live, v], {"spec": spec}, name=op.carried[j].name)
+        out.append(v)
+    return out
+
+
 def _advance(r, op, snaps, lo, hi, values, mapping):
     """The carried values before iteration ``hi``, recomputed from ``values`` (before ``lo``):
-    iterations lo .. hi - 1 of the loop's body, untaped."""
+    iterations lo .. hi - 1 of the loop's body, untaped, saving nothing on the undo log."""
     k = Value(I64, "i" if op.prim == "while" else op.index.name)
     nb = Block([k] + [Value(a.type, a.name) for a in op.carried])
     with Builder(nb) as bb:
         inner = r.iteration_mapping(op, k, nb.args[1:], snaps.start, snaps.step, mapping)
-        r.forward(op.body.ops[:-1], inner, tape_loops=False)
+        r.saving = False
+        try:
+            r.forward(op.body.ops[:-1], inner, tape_loops=False)
+        finally:
+            r.saving = True
         bb.yield_([inner[v] for v in op.body.yielded])
     loop = for_op(lo, hi, current().const(1), values, nb, [a.type for a in op.carried], op.loc,
                   [a.name for a in op.carried])

@@ -66,6 +66,7 @@ def reverse(primal, wrt, cotangents=False, with_value=True, checkpoint=None):
     buffers = Buffers(primal)
     refuse_stale_uses(primal, buffers)
     r = _Reverser(active, UndoPlan(primal, buffers, logged_writes(primal, buffers)), checkpoint)
+    r.buffers = buffers
     mapping = dict(zip(primal.params, fn.params))
     with Builder(fn.body) as b:
         if r.logged:
@@ -151,6 +152,7 @@ class _Reverser:
         return tapes
 
     replaying = 0       # inside a recomputation: its writes cannot fail (they ran in the forward sweep)
+    saving = True       # writes save what they overwrite (not in a checkpointed loop's runs: checkpoint.py)
 
     def _writes_in(self, op):
         """Whether ``op`` (a write, or a region op around writes) changes memory the undo log restores."""
@@ -169,7 +171,8 @@ class _Reverser:
         self._mark(op, mapping)
         # a write at the function's top level saves only for its own rewind; in a loop or a
         # branch, the rewind to the iteration's (branch's) start needs every write saved
-        if op in self.logged and op not in self.plan.unsaved and (op in self.plan.rewinds or op not in self.plan.top):
+        if self.saving and op in self.logged and op not in self.plan.unsaved and \
+                (op in self.plan.rewinds or op not in self.plan.top):
             arr, _, *idx = op.operands
             b = current()
             outer, b.loc = b.loc, op.loc        # an IndexError it raises is the write's
