@@ -238,7 +238,8 @@ def test_arrays_written_in_place(backend):
              (argument_in_place, (rng.standard_normal(5), 8), 0)]
     for f, args, wrt in cases:
         expected = srcgrad.grad(f, wrt=wrt, backend=backend)(*_copies(args))
-        for slots in (1, 2, 5):
+        # the schedule is the IR's, the same on both backends: llvm (seconds a compilation) takes one
+        for slots in (1, 2, 5) if backend == "python" else (2,):
             given = _copies(args)
             _same(srcgrad.grad(f, wrt=wrt, checkpoint=slots, backend=backend)(*given), expected,
                   f"{f.__name__}, {backend}, checkpoint={slots}")
