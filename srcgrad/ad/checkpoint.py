@@ -126,8 +126,14 @@ def _written_in_place(r, op):
     in_place = {j for j, (a, v, y) in enumerate(zip(op.carried, op.inits, op.body.yielded))
                 if a.type.is_array and of(a) == of(v) and of(y) <= of(v)}
     kept = set().union(*(of(op.inits[j]) for j in in_place))
+    # an array made in an iteration and not carried to the next lives within it: its contents
+    # at an iteration's start are not state
+    inside = set(walk_ops(op.body))         # (a buffer's roots are the ops that made it: ir/memory.py)
+    used = {v for w in walk_ops(op.body) for v in w.operands}
+    carried = set().union(*(of(a) for a in op.carried if a in used))    # (b = x * 2.0 each iteration: not)
     for w in walk_ops(op.body):
-        if w in r.logged and w not in r.plan.unsaved and not of(w.operands[0]) <= kept:
+        roots = of(w.operands[0]) if w in r.logged and w not in r.plan.unsaved else set()
+        if not roots <= kept and not (roots <= inside and not roots & carried):
             raise UnsupportedSyntaxError(
                 "checkpoint=: this loop writes into an array it does not keep in one buffer from its first "
                 "iteration to its last (a new array replaces it in some iteration), so a snapshot cannot say "
@@ -165,7 +171,7 @@ def reverse_checkpointed(r, op, adj, mapping, snaps):
     with Builder(body) as bb:
         fine, top, *accs = body.args
         got = bb.emit("tape_get", [snaps.tape, top], result_types=list(snaps.tape.type.items))
-        cap, values = got[0], got[1:]
+        cap, *values = got if isinstance(got, list) else [got]      # (a loop may carry nothing)
         cap.name = "cap"
         for v, a in zip(values, op.carried):
             v.name = a.name

@@ -184,3 +184,28 @@ def test_lazy_values_of_transposes_and_slices():
 
 def lambda_free_sum(A, v):
     return np.sum(column_sums_then_scale(A, v) ** 2)
+
+
+def typed_slices(x):
+    a = x > 0.0
+    a[1:] = x[:-1] < 0.5            # bool <- bool
+    f = x * 1.0
+    f[:2] = a[:2]                   # float <- bool
+    k = np.arange(x.shape[0])
+    k[1:] = a[1:]                   # int <- bool
+    b = x > 1.0
+    b[:] = x - 0.3                  # bool <- float: nonzero is True
+    c = x < 0.0
+    c[:] = k                        # bool <- int
+    return (np.sum(f * x) + np.sum(np.where(a, x, 0.0)) + np.sum(k) + np.sum(np.where(b, x, 1.0))
+            + np.sum(np.where(c, x, 2.0)))
+
+
+def test_slice_writes_convert_between_dtypes_as_numpy():
+    """A bool array written from a bool array failed to compile on llvm (it went through a
+    double): every pair of bool, int64 and float64 converts as numpy assigns."""
+    x = np.array([0.3, -0.7, 1.4, 0.0])
+    for backend in ("python", "llvm"):
+        assert srcgrad.jit(typed_slices, backend=backend)(x) == typed_slices(x)
+    np.testing.assert_array_equal(srcgrad.grad(typed_slices, backend="llvm")(x),
+                                  srcgrad.grad(typed_slices, backend="python")(x))

@@ -139,16 +139,28 @@ def _setslice(ctx, op, ins):
         v = ctx.broadcast_view(vt, v)
 
     def step(idx):
-        val = ctx.load_broadcast(vt, v, idx) if vt.is_array else v
-        if val.type is BIT:
-            val = b.uitofp(val, DOUBLE)
-        elif val.type is INT64 and pt.dtype is not I64:
-            val = b.sitofp(val, DOUBLE)
+        val = _as_element(b, ctx.load_broadcast(vt, v, idx) if vt.is_array else v, pt.dtype)
         if op.prim == "slice_add":
             val = b.fadd(ctx.load_element(pt, part, idx), val)
         ctx.store_element(pt, part, idx, val)
     ctx.each_index(shape, step)
     return ins[0]
+
+
+def _as_element(b, val, dtype):
+    """A bool, int or float value converted as numpy assigns it into an array of ``dtype``
+    (into bool: nonzero is True, NaN too; into int64: truncation, to_memory)."""
+    if dtype is BOOL:
+        if val.type is INT64:
+            return b.icmp_signed("!=", val, ir.Constant(INT64, 0))
+        if val.type is DOUBLE:
+            return b.fcmp_unordered("!=", val, ir.Constant(DOUBLE, 0.0))
+        return val
+    if val.type is BIT:
+        return b.zext(val, INT64) if dtype is I64 else b.uitofp(val, DOUBLE)
+    if val.type is INT64 and dtype is not I64:
+        return b.sitofp(val, DOUBLE)
+    return val
 
 
 @lower(ARRAY, "broadcast_like")
