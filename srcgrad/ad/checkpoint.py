@@ -19,7 +19,9 @@ So ``s`` snapshots reverse T iterations recomputing each at most r times, r the 
 C(s + r, s) ≥ T: 64 snapshots reverse 10,000 iterations with r = 3, 2.9T recomputations in
 all (Griewank's optimum, r·T − C(s + r, r − 1), is 2.8T); 1,000 snapshots with r = 2, 1.9T.
 Every iteration's adjoint sees exactly the values the forward sweep computed (recomputed by
-the same ops from the same values), so the gradient is bit for bit the taped one.
+the same ops from the same values), so the gradient is bit for bit the taped one (but where
+the passes run a taped reverse loop that only accumulates forwards, adding in another order:
+there the two agree to rounding).
 
 A ``while`` loop counts its iterations in the forward sweep and is then reversed as a ``for``
 over that count: its body is recomputed, its test is not (it held each time it ran).
@@ -30,8 +32,9 @@ recomputing from it. Those runs write without saving on the undo log; the iterat
 adjoint runs saves its writes and rewinds them after its adjoint, so each iteration leaves the
 log as it found it and the array as at the iteration's start. (A table the loop fills row by
 row is copied whole into each snapshot: there the undo log, without ``checkpoint=``, keeps
-less.) Refused, with the loop's line: writes into an array the loop does not carry in one
-buffer from start to end (one it replaces by a new array in some iteration).
+less.) An array made and written within one iteration, not carried to the next, is no state.
+Refused, with the write's line: a write into an array the loop does not carry in one buffer
+from start to end (one it replaces by a new array in some iteration).
 
 Example:
     >>> dx = srcgrad.grad(f, checkpoint=64)(x)        # 64 snapshots per loop
