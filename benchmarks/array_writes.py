@@ -6,6 +6,9 @@ srcgrad differentiates a plain loop writing un[i] into a fresh copy of u every s
 and with checkpoint=100 (100 snapshots, binomial checkpointing: ad/checkpoint.py); JAX is
 jit(grad) of lax.fori_loop with u.at[1:-1].set(...); numpy by hand keeps the T+1 states and
 runs the adjoint step backwards.
+H2 the same heat equation written in place, u[1:-1] = u[1:-1] + k * lap each step: taped, the
+undo log keeps every overwritten element (T × N of them); with checkpoint=100 the snapshots
+hold copies of u. JAX and numpy by hand as in H1.
 R1 vanilla RNN: hidden 64, input 32, T = 1,000 steps, h[t+1] = tanh(W h[t] + U x[t] + b),
 loss Σ h_T², gradient in W, U and b. srcgrad writes the rows of a preallocated
 h = np.zeros((T + 1, H)); JAX is jit(grad) of lax.scan; numpy by hand is BPTT.
@@ -53,6 +56,14 @@ def heat(u0, k, steps):
     return np.sum(u * u)
 
 
+def heat_in_place(u0, k, steps):
+    u = u0.copy()
+    for step in range(steps):
+        lap = u[:-2] - 2.0 * u[1:-1] + u[2:]
+        u[1:-1] = u[1:-1] + k * lap
+    return np.sum(u * u)
+
+
 def rnn(W, U, b, xs, h0):
     steps = xs.shape[0]
     h = np.zeros((steps + 1, h0.shape[0]))
@@ -68,19 +79,19 @@ CONTENDERS = ("srcgrad", "checkpointed", "jax", "numpy")
 SNAPSHOTS = 100         # the heat gradient's checkpoint=
 
 
-def heat_cases(backend, small):
+def heat_cases(backend, small, fn=heat, title="H1 heat equation"):
     """{contender: gradient callable}, the gradient as a list of arrays, and the benchmark's name."""
     size = SIZES[small]
     n, steps = size["cells"], size["steps"]
     rng = np.random.default_rng(0)
     u0 = np.sin(np.pi * np.linspace(0.0, 1.0, n)) + 0.1 * rng.standard_normal(n)
     k = 0.25                                     # stable: k ≤ 1/2
-    g = srcgrad.grad(heat, wrt=(0, 1), backend=backend)
-    checkpointed = srcgrad.grad(heat, wrt=(0, 1), backend=backend, checkpoint=SNAPSHOTS)
+    g = srcgrad.grad(fn, wrt=(0, 1), backend=backend)
+    checkpointed = srcgrad.grad(fn, wrt=(0, 1), backend=backend, checkpoint=SNAPSHOTS)
     cases = {"srcgrad": lambda: g(u0, k, steps), "checkpointed": lambda: checkpointed(u0, k, steps)}
     cases.update(jax_heat_cases(u0, k, steps))
     cases.update(numpy_heat_cases(u0, k, steps))
-    name = f"H1 heat equation, N = {n:,}, T = {steps:,}: gradient in u0 and k"
+    name = f"{title}, N = {n:,}, T = {steps:,}: gradient in u0 and k"
     return cases, ("u0", "k"), name
 
 
@@ -102,7 +113,12 @@ def rnn_cases(backend, small):
 
 
 # the cases, the unit and its scale from seconds, calls timed per --repeats (the RNN takes milliseconds)
-BENCHMARKS = {"heat": (heat_cases, "s", 1.0, 1), "rnn": (rnn_cases, "ms", 1e3, 5)}
+def heat_in_place_cases(backend, small):
+    return heat_cases(backend, small, heat_in_place, "H2 heat equation written in place")
+
+
+BENCHMARKS = {"heat": (heat_cases, "s", 1.0, 1), "heat_in_place": (heat_in_place_cases, "s", 1.0, 1),
+              "rnn": (rnn_cases, "ms", 1e3, 5)}
 
 
 _LIBC = ctypes.CDLL(ctypes.util.find_library("c"))
