@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from ..errors import UnsupportedSyntaxError
 from ..ir.core import Block, Builder, Value, current, for_op, if_op, walk_ops, while_op
 from ..ir.types import BOOL, F32, I64
+from .clone import write_whole
 
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
 
@@ -214,15 +215,8 @@ def reverse_checkpointed(r, op, adj, mapping, snaps):
 def _put_back(op, snaps, values, mapping):
     """The carried values of a snapshot: an array written in place is the loop's own array,
     its contents put back from the snapshot's copy."""
-    b = current()
-    out = []
-    for j, v in enumerate(values):
-        if j in snaps.in_place:
-            live = mapping[op.inits[j]]
-            spec = (("s", False, False, False),) * v.type.ndim
-            v = b.emit("setslice", [live, v], {"spec": spec}, name=op.carried[j].name)
-        out.append(v)
-    return out
+    return [write_whole(mapping[op.inits[j]], v, op.carried[j].name) if j in snaps.in_place else v
+            for j, v in enumerate(values)]
 
 
 def _advance(r, op, snaps, lo, hi, values, mapping):

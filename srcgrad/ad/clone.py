@@ -26,3 +26,10 @@ def zero_like(v, mapping, name=None):
 
 
 __all__ = ["fresh_block", "clone_op", "zero_like"]
+
+
+def write_whole(dst, src, name):
+    """Append ``dst[...] = src``: every element of array ``dst`` written in place (the new
+    version of ``dst`` is returned)."""
+    spec = (("s", False, False, False),) * dst.type.ndim
+    return current().emit("setslice", [dst, src], {"spec": spec}, name=name)

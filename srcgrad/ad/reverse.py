@@ -22,7 +22,7 @@ from ..ir.types import F32, F64, I64, ArrayType, is_float, user_name
 from .activity import active_values, dependence_edges, useful_values
 from .array_rules import ARRAY_ADJOINT
 from .checkpoint import Snapshots, reverse_checkpointed, snapshot_loop
-from .clone import clone_op, fresh_block
+from .clone import clone_op, fresh_block, write_whole
 from .join_rules import SHAPED
 from .mutation import UndoPlan, logged_writes, refuse_stale_uses
 from .names import adjoint_name, derivative_name
@@ -217,11 +217,9 @@ class _Reverser:
 
     def restore_finals(self, finals, mapping):
         """Write back into the argument arrays their contents at the end of the forward sweep."""
-        b = current()
         for v, final in finals.items():
             if v.owner is None:         # a parameter
-                spec = (("s", False, False, False),) * v.type.ndim
-                b.emit("setslice", [mapping[v], final], {"spec": spec}, name=v.name)
+                write_whole(mapping[v], final, v.name)
 
     def _taped_loop(self, op, mapping):
         """The forward sweep's copy of a loop that stores its carried values per iteration on a

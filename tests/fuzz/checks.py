@@ -113,7 +113,8 @@ def check_program(source, folder, x, y, fuzzing=True):
     _same_arrays(w, left, source, "grad")
     v = V.copy()
     # 1. the two backends compute the same numbers
-    px, py, pv = srcgrad.grad(f, wrt=(0, 1, 2), backend="python")(x, y, v.copy())
+    python_grad = srcgrad.grad(f, wrt=(0, 1, 2), backend="python")
+    px, py, pv = python_grad(x, y, v.copy())
     assert _near(gx, px, abs_=1e-13) and _near(gy, py, abs_=1e-13), source
     np.testing.assert_allclose(gv, pv, rtol=1e-12, atol=1e-13, err_msg=source)
     # 2. finite differences
@@ -162,7 +163,7 @@ def check_program(source, folder, x, y, fuzzing=True):
         np.testing.assert_allclose(eager, compiled, rtol=1e-9, atol=1e-12, err_msg=source)
     # 5. checkpointing gives the taped gradient
     slots = checkpoint_slots(source)
-    check_checkpointed(f, (x, y, V.copy()), (0, 1, 2), slots, "python", (px, py, pv), source)
+    check_checkpointed(f, (x, y, V.copy()), (0, 1, 2), slots, python_grad, (px, py, pv), source)
     # 6. translation validation: every pass keeps what the IR does
     validate(f, (x, y, V.copy()), wrt=(0, 1, 2), python_grad=(px, py, pv), checkpoint=slots)
     return eager is not None
@@ -173,18 +174,18 @@ def checkpoint_slots(source):
     return 1 + zlib.crc32(source.encode()) % 4
 
 
-def check_checkpointed(f, args, wrt, slots, backend, taped, source):
-    """``grad(f, checkpoint=slots)`` gives ``taped`` (the gradient without it): to the bit, but
-    to rounding where the taped gradient runs a reverse loop forwards (docs/compiler.md)."""
+def check_checkpointed(f, args, wrt, slots, plain, taped, source):
+    """``grad(f, checkpoint=slots)`` gives ``taped``, what ``plain`` (the gradient without it,
+    already called) gave: to the bit, but to rounding where the taped gradient runs a reverse
+    loop forwards (docs/compiler.md)."""
+    backend = plain.backend
     try:
         g = srcgrad.grad(f, wrt=wrt, checkpoint=slots, backend=backend)
         got = g(*_copies(args))
     except srcgrad.UnsupportedSyntaxError as e:
-        if "checkpoint=" in str(e):         # a loop writing into a table: refused (docs/compiler.md)
+        if "checkpoint=" in str(e):         # a write into an array a loop replaces: refused (docs/compiler.md)
             return
         raise
-    plain = srcgrad.grad(f, wrt=wrt, backend=backend)
-    plain(*_copies(args))
     exact = not any(op.attrs.get("counted_up") for op in walk_ops(plain._spec().code_ir.body))
     for a, b in zip(got, taped):
         if exact:
@@ -207,14 +208,15 @@ def check_array_program(source, folder):
         for a, b in zip(given[:3], left[:3]):
             _same_arrays(a, b, source, f"jit, backend={backend}")
     given = _copies(args)
-    native = srcgrad.grad(f, wrt=(0, 1, 2, 3), backend="llvm")(*given)
+    native_grad = srcgrad.grad(f, wrt=(0, 1, 2, 3), backend="llvm")
+    native = native_grad(*given)
     for a, b in zip(given[:3], left[:3]):
         _same_arrays(a, b, source, "grad")
     python = srcgrad.grad(f, wrt=(0, 1, 2, 3), backend="python")(*_copies(args))
     for a, b in zip(native, python):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, err_msg=source)
     slots = checkpoint_slots(source)
-    check_checkpointed(f, args, (0, 1, 2, 3), slots, "llvm", native, source)
+    check_checkpointed(f, args, (0, 1, 2, 3), slots, native_grad, native, source)
     validate(f, _copies(args), wrt=(0, 1, 2, 3), python_grad=python, checkpoint=slots)
 
 

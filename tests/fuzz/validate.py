@@ -141,7 +141,7 @@ def _validate_checkpointed(primal, args, wrt, slots, taped):
     try:
         ir = verify(reverse(clone(primal), wrt, with_value=True, checkpoint=Policy(slots=slots)))
     except UnsupportedSyntaxError as e:
-        if "checkpoint=" in str(e):         # a loop writing into a table (docs/compiler.md)
+        if "checkpoint=" in str(e):         # a write into an array a loop replaces (docs/compiler.md)
             return
         raise
     got = check_passes(ir, args, "checkpointed reverse-mode")
