@@ -59,7 +59,8 @@ class Compiled:
     stages of its most recent specialisation."""
 
     def __init__(self, fun, kind, wrt=0, backend=None, boundscheck=True, cache=False, checkpoint=None):
-        functools.update_wrapper(self, fun)
+        # not updated=("__dict__",): a compiled ``fun`` (grad of grad) keeps its own state
+        functools.update_wrapper(self, fun, updated=())
         self.checkpoint = Policy.of(checkpoint, kind)
         self.fun, self.kind, self.backend = fun, kind, _check_backend(backend)
         self.boundscheck = bool(boundscheck)
@@ -73,7 +74,8 @@ class Compiled:
         self._last = None
         self._lock = threading.Lock()
         try:
-            source_of(getattr(fun, "fun", fun))        # read now: editing the file later changes nothing
+            inner = _original(fun)
+            source_of(getattr(inner, "fun", inner))     # read now: editing the file later changes nothing
         except UnsupportedSyntaxError:
             pass                                       # said again, with the line, at the first call
 
@@ -122,7 +124,10 @@ class Compiled:
 
     def _specialise(self, key):
         types, units = key if self._by_unit_axes else (key, None)
-        ir = verify(optimize(verify(lower(self.fun, list(types), unit_axes=units))))
+        if isinstance(self.fun, Compiled):
+            ir = self.fun.as_primal(types)          # grad(grad(f)), jvp(grad(f)), jit(grad(f)): its IR
+        else:
+            ir = verify(optimize(verify(lower(self.fun, list(types), unit_axes=units))))
         code_ir = ir
         if self.kind in ("grad", "value_and_grad"):
             # a container's non-float leaves get no gradient (None); a plain int argument is an error
@@ -150,6 +155,33 @@ class Compiled:
                 # runs on the python backend (docs/compiler.md)
         run = python_backend.compile_function(code_ir, source, externals)
         return _Specialisation(ir, code_ir, source, run)
+
+    def as_primal(self, types):
+        """The code this object runs for arguments of compiler types ``types``, as an IR Function
+        that another transformation takes as its primal (grad of grad): its results come in the
+        container this object returns (``result_tree``). The Function is shared with this
+        object's cache: transformations build new Functions, never change the one they read."""
+        if self.kind in ("vjp", "jvp"):
+            raise TypeError(f"{self!r} takes cotangents or tangents after its arguments; transform the "
+                            "function itself (jvp(grad(f)), grad(f)) instead")
+        key = tuple(types)
+        if self._by_unit_axes:
+            raise TypeError(f"{self.fun.__name__} squeezes an argument without axis=; it cannot be transformed "
+                            "again (pass axis= to squeeze)")
+        spec = self._cache.get(key)
+        if spec is None:
+            with self._lock:
+                spec = self._cache.get(key) or self._specialise(key)
+                self._cache[key] = spec
+        fn = spec.code_ir
+        if self.kind in ("grad", "value_and_grad") and fn.result_tree is None:
+            for k in self.wrt:
+                if isinstance(types[k], Tree):
+                    raise TypeError(f"a gradient with respect to a container argument ('{self._params[k]}') "
+                                    "cannot be transformed again yet; pass its leaves as separate arguments")
+            grads = None if self._single else Tree(tuple, [None] * len(self.wrt))
+            fn.result_tree = grads if self.kind == "grad" else Tree(tuple, [spec.result_tree, grads])
+        return fn
 
     def __call__(self, *args, **kwargs):
         if self.kind in ("vjp", "jvp"):
@@ -250,6 +282,13 @@ class Compiled:
 
 
 _CONTAINERS = (tuple, list, dict)      # namedtuples are tuples
+
+
+def _original(fun):
+    """The user's function under any number of compiled layers (grad(jit(f)) -> f)."""
+    while isinstance(fun, Compiled):
+        fun = fun.fun
+    return fun
 
 
 def _float_params(types):

@@ -3,8 +3,9 @@
 An edge ``u -> v`` says that ``v`` depends differentiably on ``u``: from each operand to each
 result of an op with a derivative rule, and through control flow from a loop's initial value
 and its body's yielded value to the carried block argument and the loop result (zero trips
-pass the initial value through), from a branch's yielded value to the ``if`` result. Only
-floats and float arrays are nodes: ints, bools and tapes carry no derivative.
+pass the initial value through), from a branch's yielded value to the ``if`` result, and from
+an item stored on a tape to the item read back (a derivative of a derivative). Only floats
+and float arrays are nodes: ints, bools and tapes carry no derivative.
 
 - ``active_values(fn, seeds)``: what depends on the seeds (forward reachability) — only these
   get tangents (forward mode) or adjoints (reverse mode);
@@ -20,12 +21,15 @@ from collections import defaultdict
 from ..ir.core import walk_ops
 from ..ir.types import is_float
 from .rules import ADJOINT
+from .second_order import tape_edges
 
 
 def dependence_edges(fn):
     """{u: [v, ...]} for every differentiable dependence ``u -> v`` of ``fn``."""
     edges = defaultdict(list)
-    for op in walk_ops(fn.body):
+    ops = list(walk_ops(fn.body))
+    tape_edges(ops, edges)
+    for op in ops:
         if op.prim in ("for", "while"):
             ys = op.body.yielded
             for j, (init, r) in enumerate(zip(op.inits, op.results)):

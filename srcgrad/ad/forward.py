@@ -10,7 +10,7 @@ Example:
     >>> fwd = forward(lower(f, [F64, F64]))   # fwd(x, y, dx, dy) -> (f, df)
 """
 from ..errors import TypingError
-from ..ir.core import Builder, Function, Op, Value, current
+from ..ir.core import Builder, Function, Op, Value, current, walk_ops
 from ..ir.memory import Buffers
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import is_float
@@ -18,6 +18,7 @@ from .activity import active_values
 from .clone import clone_op, fresh_block, zero_like
 from .mutation import refuse_stale_uses
 from .names import derivative_name
+from .second_order import NO_TANGENT, refuse_twice
 from .tangent_rules import TANGENT, linear_tangent
 
 
@@ -32,9 +33,10 @@ def forward(primal):
     with_tangent = [p for p in primal.params if is_float(p.type)]
     params = [(p.name, p.type) for p in primal.params] + [(derivative_name(p, "x"), p.type) for p in with_tangent]
     fn = Function(primal.name + "_jvp", params, primal.loc)
+    fn.derivative = True
     mapping = dict(zip(primal.params, fn.params))
     tangent = dict(zip(with_tangent, fn.params[len(primal.params):]))
-    f = _Forward(active_values(primal, with_tangent), buffers)
+    f = _Forward(active_values(primal, with_tangent), buffers, primal)
     written = buffers.written
     with Builder(fn.body) as b:
         for p in with_tangent:
@@ -48,10 +50,17 @@ def forward(primal):
 
 
 class _Forward:
-    def __init__(self, active, buffers):
+    def __init__(self, active, buffers, primal):
         self.active = active
         self.buffers = buffers
         self.written = buffers.written
+        self.tangent_tapes = {}         # primal tape -> its tangent tape
+        # for each tape, the positions of its float items that carry a tangent
+        self._tape_items = {}
+        for op in walk_ops(primal.body):
+            if op.prim == "tape_put":
+                act = {j for j, v in enumerate(op.operands[2:]) if v in active}
+                self._tape_items[op.operands[0]] = sorted(set(self._tape_items.get(op.operands[0], [])) | act)
 
     def ops(self, ops, mapping, tangent):
         b = current()
@@ -69,6 +78,10 @@ class _Forward:
             b.loc = outer
 
     def op(self, op, mapping, tangent):
+        if op.prim in ("tape_new", "tape_put", "tape_get"):
+            return self.tape_op(op, mapping, tangent)
+        if op.prim in NO_TANGENT and self._through(op):
+            refuse_twice(op, "jvp", NO_TANGENT)
         clone_op(op, mapping)
         if not op.results or op.results[0] not in self.active:
             return
@@ -83,6 +96,41 @@ class _Forward:
         if t is not None:
             t.name = t.name or derivative_name(res)
             tangent[res] = t
+
+    def _through(self, op):
+        """Whether a derivative goes through ``op`` (an active operand, or an undo log's array)."""
+        return any(v in self.active for v in op.operands) or any(r in self.active for r in op.results)
+
+    def tape_op(self, op, mapping, tangent):
+        """A tape of an adjoint being differentiated (forward over reverse): its float items'
+        tangents go on a tangent tape of the same length, at the same places."""
+        b = current()
+        new = clone_op(op, mapping)
+        tape = op.operands[0] if op.prim != "tape_new" else op.results[0]
+        if op.prim == "tape_new":
+            items = self._tape_items.get(tape) or []
+            if items:
+                if op.attrs.get("snapshots"):
+                    raise TypingError("jvp cannot differentiate a gradient compiled with checkpoint=; "
+                                      "differentiate the gradient without it", op.loc)
+                types = [op.attrs["items"][j] for j in items]
+                self.tangent_tapes[tape] = b.emit("tape_new", list(new.operands), dict(op.attrs, items=types),
+                                                  name=derivative_name(tape))
+            return
+        ttape = self.tangent_tapes.get(tape)
+        if ttape is None:
+            return
+        items = self._tape_items[tape]
+        if op.prim == "tape_put":
+            vals = op.operands[2:]
+            ts = [tangent.get(vals[j]) or zero_like(vals[j], mapping) for j in items]
+            b.emit("tape_put", [ttape, mapping[op.operands[1]]] + ts, dict(op.attrs), result_types=[])
+        else:
+            got = b.emit("tape_get", [ttape, mapping[op.operands[1]]], result_types=list(ttape.type.items))
+            got = got if isinstance(got, list) else [got]
+            for j, t in zip(items, got):
+                t.name = derivative_name(op.results[j])
+                tangent[op.results[j]] = t
 
     def _needs_own_buffer(self, op, res, t, made):
         if not (t.type.is_array and PRIMITIVES[op.prim].makes_new_array(op) and self.buffers.of(res) & self.written):

@@ -90,8 +90,3 @@ ADJOINT["kron"] = lambda g, a, b, out: (lambda: _emit("kron_grad", [g, b, a], wr
 # no derivative: an integer (the size of a part) and a mask of bools
 ADJOINT["split_size"] = None
 ADJOINT["tri"] = None
-# made by reverse mode only (no derivative of a derivative)
-ADJOINT["tile_sum"] = None
-ADJOINT["repeat_sum"] = None
-ADJOINT["kron_grad"] = None
-ADJOINT["repeat_each_sum"] = None

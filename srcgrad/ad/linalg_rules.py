@@ -74,6 +74,5 @@ def _solve(g, a, b, out):
     return ga, gb
 
 
-# piecewise constant, or only made by derivative code (no second derivatives through them yet)
-for _name in ("slogdet_sign", "cholesky_grad", "svdvals_grad"):
-    ADJOINT[_name] = None
+# piecewise constant (cholesky_grad and svdvals_grad, made by derivative code: second_order.py)
+ADJOINT["slogdet_sign"] = None

@@ -86,6 +86,12 @@ def refuse_stale_uses(fn, buffers=None):
     found = first_stale_use(fn, buffers)
     if found is not None:
         op, v = found
+        if fn.derivative:
+            raise UnsupportedSyntaxError(
+                f"srcgrad cannot differentiate the derivative {fn.name} again: its code reads an array after writing "
+                "into it through another name (a view, or an adjoint shared by two arrays), which derivatives of "
+                "derivatives do not handle yet", op.loc,
+                "differentiate once, or write the function without slices written in place")
         raise UnsupportedSyntaxError(
             f"srcgrad cannot differentiate this yet: '{v.name or 'this array'}' may share memory with an array "
             "written since through another name (a view such as t = a[1:] or a.T, written or read after a write; "

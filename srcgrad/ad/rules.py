@@ -203,11 +203,10 @@ def _axis(out, x):
 
 
 # no derivative: piecewise constant, integer-valued or not numbers at all
+# (the rules of derivative code's own primitives, sum_to, index_add, tapes..., are in second_order.py)
 for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv", "lt", "le", "gt", "ge", "eq", "ne",
-              "not", "and", "or", "shape", "assert", "range_len", "tape_new", "tape_put", "tape_get",
-              "zeros_like", "index_add", "yield", "return", "call_custom_vjp", "size", "sum_to",
-              "broadcast_like", "reduce_grad", "arange", "slice_add",
-              "undo_new", "undo_mark", "undo_save", "undo_rewind"):        # the undo log: reverse.py's own
+              "not", "and", "or", "shape", "assert", "range_len", "tape_new", "zeros_like", "yield", "return", "size",
+              "arange", "undo_new", "undo_mark", "undo_rewind"):        # the undo log: reverse.py's own
     ADJOINT[_name] = None
 # handled by the reverse pass itself: conversions, array reads and structured control flow
 # a float32 array widened to float64 passes its gradient on (an int or bool one has none);
@@ -224,3 +223,4 @@ from . import linalg_rules  # noqa: E402,F401  (fills ADJOINT for np.linalg and 
 from . import reduction_rules  # noqa: E402,F401  (the reductions family's rules, into ADJOINT and TANGENT)
 from . import join_rules  # noqa: E402,F401  (joining and building arrays: adds to ADJOINT)
 from . import shape_rules  # noqa: E402,F401  (reshape, restride, astype, pack, stack: fills ADJOINT, TANGENT)
+from . import second_order  # noqa: E402,F401  (the rules of derivative code's own primitives: grad of grad)

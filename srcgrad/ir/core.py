@@ -177,6 +177,7 @@ class Function:
         self.body = Block(self.params)
         self.loc = loc
         self.result_tree = None     # the container the results come in (srcgrad/trees.py), None: as they are
+        self.derivative = False     # made by a derivative transformation (ad/): its errors say so
 
     @property
     def result_types(self):

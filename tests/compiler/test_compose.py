@@ -1,0 +1,148 @@
+"""Transformations of compiled functions (issue 13, point 1): jit(grad(f)), grad(jit(f)),
+jvp(grad(f)) (a Hessian-vector product, forward over reverse) and grad(grad(f)).
+
+Second derivatives are checked against central differences of srcgrad's first derivative
+(itself checked against finite differences and torch elsewhere), and against torch's double
+backward, an independent tool. What cannot be differentiated twice yet is a clear error."""
+import math
+
+import numpy as np
+import pytest
+
+import srcgrad
+
+from .programs import CASES
+
+# a first derivative whose code cannot be differentiated again yet: the reason, as the error says
+REFUSED = {
+    "accumulate_into_array": "undo log", "overwrite": "undo log", "recurrence": "undo log",
+    "recurrence_while": "undo log", "shared_gradients": "undo log", "prod_with_zero": "np.prod",
+    "reductions": "np.prod", "slice_writes": "through another name",
+}
+
+
+def _float_positions(args):
+    return tuple(k for k, a in enumerate(args)
+                 if isinstance(a, float) or isinstance(a, np.ndarray) and a.dtype.kind == "f")
+
+
+def _direction(args, floats, seed):
+    rng = np.random.default_rng(seed)
+    return tuple(rng.standard_normal(np.shape(a)) if isinstance(a, np.ndarray) else
+                 float(rng.standard_normal()) if k in floats else 0 for k, a in enumerate(args))
+
+
+def _difference_of_gradient(g, args, v, floats, eps=1e-6):
+    def at(s):
+        return [a + s * t if k in floats else a for k, (a, t) in enumerate(zip(args, v))]
+    plus, minus = g(*at(eps)), g(*at(-eps))
+    return [(np.asarray(p) - np.asarray(m)) / (2 * eps) for p, m in zip(plus, minus)]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hessian_vector_product_of_every_program(name):
+    fn, args, _ = CASES[name]
+    floats = _float_positions(args)
+    g = srcgrad.grad(fn, wrt=floats)
+    v = _direction(args, floats, 1)
+    if name in REFUSED:
+        with pytest.raises((srcgrad.TypingError, srcgrad.UnsupportedSyntaxError), match=REFUSED[name]):
+            srcgrad.jvp(g, args, v)
+        return
+    grads, hv = srcgrad.jvp(g, args, v)
+    first = g(*args)
+    for a, b in zip(grads, first):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+    for h, d in zip(hv, _difference_of_gradient(g, args, v, floats)):
+        scale = 1.0 + float(np.max(np.abs(d)))
+        assert float(np.max(np.abs(np.asarray(h) - d))) <= 1e-6 * scale, (h, d)
+
+
+def _scalar(x, y):
+    return math.sin(x) * y ** 3 + math.exp(x * y) / (1.0 + x * x)
+
+
+def _loop(x, n):
+    s = x
+    for i in range(n):
+        s = s * math.cos(s) + 0.1 * x * i
+    return s * s
+
+
+def _arrays(x, w):
+    h = np.tanh(x * w + 0.5)
+    for i in range(x.shape[0]):
+        h = h * np.sin(h) + x[i] * w
+    return np.sum(h * h) + np.dot(x, x) * w
+
+
+def test_grad_of_grad_of_scalar_function():
+    d2 = srcgrad.grad(srcgrad.grad(_scalar), wrt=(0, 1))
+    g = srcgrad.grad(_scalar)
+    e = 1e-6
+    want = ((g(0.7 + e, 1.3) - g(0.7 - e, 1.3)) / (2 * e), (g(0.7, 1.3 + e) - g(0.7, 1.3 - e)) / (2 * e))
+    np.testing.assert_allclose(d2(0.7, 1.3), want, rtol=1e-7)
+    # the mixed partials agree (Schwarz): d/dy df/dx = d/dx df/dy
+    dxy = srcgrad.grad(srcgrad.grad(_scalar, wrt=0), wrt=1)(0.7, 1.3)
+    dyx = srcgrad.grad(srcgrad.grad(_scalar, wrt=1), wrt=0)(0.7, 1.3)
+    assert dxy == pytest.approx(dyx, rel=1e-12)
+    assert "def scalar_grad_grad(x, y):" in d2.adjoint_source     # the generated name drops the leading _
+
+
+def test_third_derivative():
+    d3 = srcgrad.grad(srcgrad.grad(srcgrad.grad(_cube_sin)))
+    assert d3(0.4) == pytest.approx(_third_of_cube_sin(0.4), rel=1e-12)
+
+
+def _cube_sin(x):
+    return math.sin(x) * x ** 3
+
+
+def _third_of_cube_sin(x):
+    # d³/dx³ (x³ sin x) = -x³ cos x - 9x² sin x + 18x cos x + 6 sin x
+    return -x ** 3 * math.cos(x) - 9 * x ** 2 * math.sin(x) + 18 * x * math.cos(x) + 6 * math.sin(x)
+
+
+def test_jit_and_grad_compose_in_either_order():
+    x = np.array([0.3, -0.5, 0.9])
+    want = srcgrad.grad(_arrays, wrt=(0, 1))(x, 0.4)
+    for got in (srcgrad.jit(srcgrad.grad(_arrays, wrt=(0, 1)))(x, 0.4),
+                srcgrad.grad(srcgrad.jit(_arrays), wrt=(0, 1))(x, 0.4)):
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] == want[1]
+    jg = srcgrad.jit(srcgrad.grad(_arrays, wrt=(0, 1)))
+    jg(x, 0.4)
+    assert "_arrays_grad" in jg.ir and "define" in jg.llvm_ir
+
+
+def test_hessian_vector_product_of_a_loop_against_torch():
+    torch = pytest.importorskip("torch")
+    x = np.array([0.3, -0.5, 0.9, 0.2])
+    v = np.array([1.0, -2.0, 0.5, 0.25])
+    _, hv = srcgrad.jvp(srcgrad.grad(_arrays, wrt=0), (x, 0.4), (v, 0.0))
+
+    def twin(tx, w):
+        h = torch.tanh(tx * w + 0.5)
+        for i in range(tx.shape[0]):
+            h = h * torch.sin(h) + tx[i] * w
+        return torch.sum(h * h) + torch.dot(tx, tx) * w
+    _, want = torch.autograd.functional.hvp(lambda t: twin(t, 0.4), torch.tensor(x), torch.tensor(v))
+    np.testing.assert_allclose(hv, want.numpy(), rtol=1e-11)
+
+
+def test_second_derivative_of_a_scalar_loop_against_torch():
+    torch = pytest.importorskip("torch")
+    _, d2 = srcgrad.jvp(srcgrad.grad(_loop), (0.8, 20), (1.0, 0))
+    tx = torch.tensor(0.8, dtype=torch.float64, requires_grad=True)
+    s = tx
+    for i in range(20):
+        s = s * torch.cos(s) + 0.1 * tx * i
+    (g,) = torch.autograd.grad(s * s, tx, create_graph=True)
+    (want,) = torch.autograd.grad(g, tx)
+    assert d2 == pytest.approx(want.item(), rel=1e-11)
+
+
+def test_grad_of_grad_through_a_loop_tape_is_a_clear_error():
+    with pytest.raises(srcgrad.TypingError, match=r"loop's tape.*jvp\(grad\(f\)\)"):
+        srcgrad.grad(srcgrad.grad(_loop))(0.8, 20)
+
