@@ -82,7 +82,11 @@ class _Forward:
             return self.tape_op(op, mapping, tangent)
         if op.prim in NO_TANGENT and self._through(op):
             refuse_twice(op, "jvp", NO_TANGENT)
-        clone_op(op, mapping)
+        new = clone_op(op, mapping)
+        if op.prim == "undo_save" and tangent.get(op.operands[0]) is not None:
+            # the tangent's old elements go on the same undo log (ad/second_order.py)
+            current().emit("undo_save", [tangent[op.operands[0]]] + new.operands[1:], dict(op.attrs),
+                           result_types=[])
         if not op.results or op.results[0] not in self.active:
             return
         res = op.results[0]

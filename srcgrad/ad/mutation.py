@@ -151,8 +151,8 @@ class _Epochs:
                 self.stamp(a, buffers)
         for op in block.ops:
             prim = PRIMITIVES[op.prim]
-            for v in op.operands:
-                if v.type.is_array:
+            for k, v in enumerate(op.operands):
+                if v.type.is_array and k != prim.shape_operand:      # a write changes no shape
                     self.check(op, v, buffers)
             if op.prim == "if":
                 before, ends = dict(self.now), []

@@ -13,7 +13,10 @@ float operands, so their rules are the transposes of one another:
 
 Tapes carry derivatives forward: in forward mode a tape with float items gets a tangent tape
 of the same length, written and read at the same places (ad/forward.py). ``dependence_edges``
-(ad/activity.py) joins each stored item to what reading it gives.
+(ad/activity.py) joins each stored item to what reading it gives. The undo log of a gradient
+that overwrites array elements also keeps the tangent arrays' old elements: each save of an
+array with a tangent is followed by a save of its tangent into the same log, so the heights
+the gradient marks (and rewinds to) cover both.
 
 What cannot be differentiated again yet is in ``NO_TANGENT`` (neither mode) and
 ``NO_SECOND_ADJOINT`` (reverse mode), with the reason; those ops count as differentiable for
@@ -33,8 +36,6 @@ _LOOPS = "use jvp(grad(f)) (forward over reverse) for second derivatives of func
 
 # no rule in either direction yet: forward and reverse mode both refuse where it is active
 NO_TANGENT = {
-    "undo_save": "the gradient of a function that overwrites array elements keeps an undo log, which cannot "
-                 "be differentiated again yet; build new arrays instead of writing into one to differentiate twice",
     "reduce_grad": "the gradient of np.prod cannot be differentiated again yet",
     "cumprod_grad": "the gradient of np.cumprod cannot be differentiated again yet",
     "call_custom_vjp": "a custom_vjp function has a hand-written first derivative only; differentiating it "
@@ -42,6 +43,9 @@ NO_TANGENT = {
 }
 # forward mode has a rule (jvp(grad(f)) works), reverse mode not yet (grad(grad(f)) refuses)
 NO_SECOND_ADJOINT = dict(NO_TANGENT, **{
+    "undo_save": "the gradient of a function that overwrites array elements keeps an undo log, which reverse "
+                 "mode cannot go through yet; use jvp(grad(f)) (forward over reverse), or build new arrays "
+                 "instead of writing into one",
     "tape_put": "reverse over reverse through a loop's tape is not built yet; " + _LOOPS,
     "tape_get": "reverse over reverse through a loop's tape is not built yet; " + _LOOPS,
     **{p: f"reverse over reverse through {p} is not built yet; use jvp(grad(f)) (forward over reverse)"
