@@ -26,3 +26,10 @@ def b2_loops(X, y, w):
 
 def b2_numpy(X, y, w):
     return np.sum(np.log1p(np.exp(-y * (X @ w)))) + 0.5 * 0.1 * np.dot(w, w)
+
+
+def rosenbrock(x):
+    s = 0.0
+    for i in range(x.shape[0] - 1):
+        s = s + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2
+    return s

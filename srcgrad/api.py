@@ -18,6 +18,7 @@ import weakref
 import numpy as np
 
 from .ad.checkpoint import Policy
+from .ad.compose import hessian_function, hvp_function, jacobian_function
 from .ad.forward import forward
 from .ad.reverse import reverse
 from .backends import llvm as llvm_backend      # the default backend: loaded with srcgrad
@@ -129,41 +130,69 @@ class Compiled:
         else:
             ir = verify(optimize(verify(lower(self.fun, list(types), unit_axes=units))))
         code_ir = ir
+        result_tree = ir.result_tree
         if self.kind in ("grad", "value_and_grad"):
-            # a container's non-float leaves get no gradient (None); a plain int argument is an error
-            wrt = [i for k in self.wrt for i in _leaf_positions(types, k, float_only=isinstance(types[k], Tree))]
-            for k in self.wrt:
-                if isinstance(types[k], Tree) and not _leaf_positions(types, k, float_only=True):
-                    raise TypingError(f"cannot take the gradient with respect to argument '{self._params[k]}' of "
-                                      f"{self.fun.__name__}: {types[k].words()} holding no float number or array")
-            code_ir = verify(optimize(verify(reverse(ir, wrt, with_value=self.kind == "value_and_grad",
+            code_ir = verify(optimize(verify(reverse(ir, self._wrt_leaves(types),
+                                                     with_value=self.kind == "value_and_grad",
                                                      checkpoint=self.checkpoint)), keep_errors=False))
+        elif self.kind in ("hvp", "hessian"):
+            wrt = self._wrt_leaves(types, containers=False)
+            gradient = verify(optimize(verify(reverse(ir, wrt, with_value=False)), keep_errors=False))
+            code_ir = verify(hvp_function(gradient, wrt))
+            if self.kind == "hessian":
+                hvp = verify(optimize(code_ir, keep_errors=False))
+                code_ir = verify(hessian_function(ir, hvp, wrt, self._single))
+                result_tree = code_ir.result_tree
+            code_ir = verify(optimize(code_ir, keep_errors=False))
+        elif self.kind == "jacobian":
+            results = ir.result_types
+            if len(results) != 1 or not is_float(results[0]):
+                raise TypingError(f"jacobian needs a function returning one float or float array; "
+                                  f"{self.fun.__name__} returns {', '.join(str(t) for t in results)}")
+            code_ir = jacobian_function(ir, self._wrt_leaves(types, containers=False), self.mode, self._single)
+            result_tree = code_ir.result_tree
+            code_ir = verify(optimize(verify(code_ir), keep_errors=False))
         elif self.kind == "vjp":
             code_ir = verify(optimize(verify(reverse(ir, _float_params(types), cotangents=True,
                                                      checkpoint=self.checkpoint)), keep_errors=False))
         elif self.kind == "jvp":
             code_ir = verify(optimize(verify(forward(ir)), keep_errors=False))
         source, externals = python_backend.generate(code_ir)
+        spec = None
         if self.backend in ("llvm", "auto"):
             try:
                 run, llvm_ir = llvm_backend.compile_function(code_ir, self.boundscheck, self.cache)
-                return _Specialisation(ir, code_ir, source, run, llvm_ir)
+                spec = _Specialisation(ir, code_ir, source, run, llvm_ir)
             except NotImplementedError:
                 if self.backend == "llvm":
                     raise
                 # the default: what the llvm backend does not handle yet (a float np.arange, say)
                 # runs on the python backend (docs/compiler.md)
-        run = python_backend.compile_function(code_ir, source, externals)
-        return _Specialisation(ir, code_ir, source, run)
+        if spec is None:
+            spec = _Specialisation(ir, code_ir, source, python_backend.compile_function(code_ir, source, externals))
+        spec.result_tree = result_tree
+        return spec
+
+    def _wrt_leaves(self, types, containers=True):
+        """The leaf positions of the ``wrt`` arguments: a container's float leaves (its other
+        leaves get no derivative); a plain int argument, or a container of no float, is an error."""
+        for k in self.wrt:
+            if isinstance(types[k], Tree) and not containers:
+                raise TypeError(f"{self.kind} with respect to a container argument ('{self._params[k]}') is not "
+                                "supported yet; pass its leaves as separate arguments")
+            if isinstance(types[k], Tree) and not _leaf_positions(types, k, float_only=True):
+                raise TypingError(f"cannot take the gradient with respect to argument '{self._params[k]}' of "
+                                  f"{self.fun.__name__}: {types[k].words()} holding no float number or array")
+        return [i for k in self.wrt for i in _leaf_positions(types, k, float_only=isinstance(types[k], Tree))]
 
     def as_primal(self, types):
         """The code this object runs for arguments of compiler types ``types``, as an IR Function
         that another transformation takes as its primal (grad of grad): its results come in the
         container this object returns (``result_tree``). The Function is shared with this
         object's cache: transformations build new Functions, never change the one they read."""
-        if self.kind in ("vjp", "jvp"):
-            raise TypeError(f"{self!r} takes cotangents or tangents after its arguments; transform the "
-                            "function itself (jvp(grad(f)), grad(f)) instead")
+        if self.kind in ("vjp", "jvp", "hvp"):
+            raise TypeError(f"{self!r} takes cotangents, tangents or a direction after its arguments; transform "
+                            "the function itself (jvp(grad(f)), grad(f)) instead")
         key = tuple(types)
         if self._by_unit_axes:
             raise TypeError(f"{self.fun.__name__} squeezes an argument without axis=; it cannot be transformed "
@@ -186,7 +215,25 @@ class Compiled:
     def __call__(self, *args, **kwargs):
         if self.kind in ("vjp", "jvp"):
             return self.call_with_extra(args[:len(self._params)], args[len(self._params):])
+        if self.kind == "hvp":
+            return self._call_hvp(args, kwargs)
         return self._call(self._bind(args, kwargs))
+
+    def _call_hvp(self, args, kwargs):
+        """hvp(f)(*args, v): one direction per ``wrt`` argument (a tuple of them for a tuple ``wrt``)."""
+        if kwargs or len(args) != len(self._params) + 1:
+            raise TypeError(f"hvp of {self.fun.__name__} takes its {len(self._params)} arguments, then the "
+                            f"direction v ({len(args)} given)")
+        args, v = args[:-1], args[-1]
+        vs = (v,) if self._single else tuple(v)
+        if len(vs) != len(self.wrt):
+            raise TypeError(f"hvp of {self.fun.__name__}: {len(self.wrt)} directions for wrt={tuple(self.wrt)}, "
+                            f"got {len(vs)}")
+        vs = [_like(d, args[k]) for d, k in zip(vs, self.wrt)]
+        out = self.call_with_extra(args, vs)
+        out = out if isinstance(out, tuple) else (out,)
+        hv = [_like(h, args[k]) for h, k in zip(out, self.wrt)]
+        return hv[0] if self._single else tuple(hv)
 
     def _bind(self, args, kwargs):
         """The arguments in parameter order, as Python binds them: by position, by keyword, else
@@ -233,7 +280,7 @@ class Compiled:
     def _call(self, args):
         spec = self._specialisation_for(args)
         out = spec.run(*_leaves(args))
-        if self.kind == "jit":
+        if self.kind in ("jit", "hessian", "jacobian"):
             return spec.results(out)
         out = out if isinstance(out, tuple) else (out,)
         if self.kind == "grad":
@@ -372,6 +419,59 @@ value_and_grad = _decorator("value_and_grad")
 value_and_grad.__doc__ = "Like ``grad``, returning ``(value, gradient)``."
 
 
+def hessian(fun=None, *, wrt=0, backend=None, boundscheck=True, cache=False):
+    """The Hessian of a scalar-valued function in argument(s) ``wrt``: a float for a float
+    argument, shape ``x.shape + x.shape`` for an array (an (n, n) matrix for a vector), a tuple
+    of tuples of blocks ``H[i][j]`` (shape ``x_i.shape + x_j.shape``) for a tuple ``wrt``. One
+    compiled call: a loop over basis vectors e_k around H e_k, forward mode over the gradient.
+
+    >>> H = srcgrad.hessian(f)(x)          # f(x) = x @ A @ x: H = A + A.T
+    """
+    if fun is None:
+        return lambda f: Compiled(f, "hessian", wrt, backend, boundscheck, cache)
+    return Compiled(fun, "hessian", wrt, backend, boundscheck, cache)
+
+
+def jacobian(fun=None, *, wrt=0, mode="auto", backend=None, boundscheck=True, cache=False):
+    """The Jacobian of a function returning a float or a float array, in argument(s) ``wrt``:
+    shape ``out.shape + x.shape`` (a tuple of them for a tuple ``wrt``). ``mode="fwd"`` builds
+    it by columns (one jvp per input element), ``"rev"`` by rows (one vjp per output element),
+    ``"auto"`` picks forward mode at run time where the inputs have no more elements than the
+    output. One compiled call: the loop over basis vectors is inside the native code.
+
+    >>> J = srcgrad.jacobian(f)(x)         # f: R^n -> R^m, J: (m, n)
+    """
+    if mode not in ("auto", "fwd", "rev"):
+        raise ValueError(f"mode must be 'auto', 'fwd' or 'rev', got {mode!r}")
+    if fun is None:
+        return lambda f: jacobian(f, wrt=wrt, mode=mode, backend=backend, boundscheck=boundscheck, cache=cache)
+    compiled = Compiled(fun, "jacobian", wrt, backend, boundscheck, cache)
+    compiled.mode = mode
+    return compiled
+
+
+def jacfwd(fun=None, *, wrt=0, backend=None, boundscheck=True, cache=False):
+    """``jacobian(fun, mode="fwd")``: by columns, forward mode (few inputs, many outputs)."""
+    return jacobian(fun, wrt=wrt, mode="fwd", backend=backend, boundscheck=boundscheck, cache=cache)
+
+
+def jacrev(fun=None, *, wrt=0, backend=None, boundscheck=True, cache=False):
+    """``jacobian(fun, mode="rev")``: by rows, reverse mode (many inputs, few outputs)."""
+    return jacobian(fun, wrt=wrt, mode="rev", backend=backend, boundscheck=boundscheck, cache=cache)
+
+
+def hvp(fun=None, *, wrt=0, backend=None, boundscheck=True, cache=False):
+    """The Hessian-vector product of a scalar-valued function: ``hvp(f)(*args, v)`` is ``H v``
+    (like ``args[wrt]``; for a tuple ``wrt``, ``v`` is a tuple of directions and so is the
+    result), forward mode over the gradient, without forming H: about the cost of 2-3 gradients.
+
+    >>> Hv = srcgrad.hvp(f)(x, v)
+    """
+    if fun is None:
+        return lambda f: Compiled(f, "hvp", wrt, backend, boundscheck, cache)
+    return Compiled(fun, "hvp", wrt, backend, boundscheck, cache)
+
+
 def jit(fun=None, *, backend=None, boundscheck=True, cache=False):
     """The function compiled (forward only); same results as calling it directly.
     ``boundscheck=False`` trusts array indices (llvm backend): faster, and undefined when wrong."""
@@ -496,4 +596,5 @@ def show(obj, stage="adjoint", locs=False):
         raise ValueError(f"stage must be 'ir', 'adjoint', 'llvm' or 'ptx', got {stage!r}")
 
 
-__all__ = ["grad", "value_and_grad", "jit", "vjp", "jvp", "show", "Compiled"]
+__all__ = ["grad", "value_and_grad", "jit", "vjp", "jvp", "hessian", "hvp", "jacobian", "jacfwd", "jacrev", "show",
+           "Compiled"]

@@ -1,5 +1,6 @@
-"""The six functions whose generated gradients docs/adjoint-source.md shows (the last one
-under ``checkpoint=3``: each entry may end with the options of ``srcgrad.grad``).
+"""The functions whose generated gradients docs/adjoint-source.md shows (one under
+``checkpoint=3``: each entry may end with the options of ``srcgrad.grad``, and
+``transform``, another transformation than ``grad``: the last one is a Hessian).
 
 Regenerate the page with:  python docs/examples/make_adjoint_doc.py
 (tests/compiler/test_adjoint_doc.py fails when the page is out of date)."""
@@ -49,6 +50,13 @@ def array_loop(x, a):
     return np.sum(y * y)
 
 
+def chain(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + np.sin(x[i]) * x[i]
+    return s
+
+
 EXAMPLES = [
     ("A scalar expression", scalar_expression, (1.0, 2.0), (0, 1)),
     ("An `if`", with_if, (0.5,), 0),
@@ -57,4 +65,6 @@ EXAMPLES = [
     ("An array loop with in-place writes", array_loop, (np.ones(3), 0.5), (0, 1)),
     ("A long loop under `checkpoint=3` (binomial checkpointing)", iterated_map, (0.5, 100), 0,
      {"checkpoint": 3}),
+    ("A Hessian: a loop over basis vectors around forward mode over the gradient", chain, (np.ones(3),), 0,
+     {"transform": "hessian"}),
 ]

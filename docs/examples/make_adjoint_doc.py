@@ -17,7 +17,9 @@ the reverse pass, with adjoints named after your variables (`dx` is the gradient
 `x`). Loops stay loops: the adjoint of a loop is a loop running backwards over the tape.
 `grad` returns only the gradient, so forward work that only the value needed is left out
 (`value_and_grad` keeps it). Under `checkpoint=` a loop keeps snapshots instead of a tape,
-and its reverse loop recomputes from them (the last example).
+and its reverse loop recomputes from them. A Hessian (the last example) is one loop over the
+basis vectors e_k around the Hessian-vector product, forward mode over the gradient: each
+derivative of a derivative is named with one more `d` (`ddx`).
 
 Each group of statements sits below a `# line N:` comment quoting the source line it comes
 from, in both sweeps; a value used once is written inside the expression that uses it, as
@@ -40,12 +42,13 @@ def page():
     parts = [HEADER]
     rows = []
     for title, fn, args, wrt, *options in EXAMPLES:
-        options = options[0] if options else {}
-        df = srcgrad.grad(fn, wrt=wrt, **options)
+        options = dict(options[0]) if options else {}
+        transform = options.pop("transform", "grad")
+        df = getattr(srcgrad, transform)(fn, wrt=wrt, **options)
         df(*args)
         extra = "".join(f", {k}={v!r}" for k, v in options.items())
         parts.append(f"## {title}\n\n```python\n{inspect.getsource(fn).rstrip()}\n```\n\n"
-                     f"`srcgrad.grad({fn.__name__}, wrt={wrt!r}{extra}).adjoint_source`:\n\n"
+                     f"`srcgrad.{transform}({fn.__name__}, wrt={wrt!r}{extra}).adjoint_source`:\n\n"
                      f"```python\n{df.adjoint_source.rstrip()}\n```\n")
         total, code = _counts(df.adjoint_source)
         rows.append(f"| `{fn.__name__}` | {BEFORE.get(fn.__name__, '–')} | {total} | {code} |")

@@ -22,15 +22,18 @@ from .second_order import NO_TANGENT, refuse_twice
 from .tangent_rules import TANGENT, linear_tangent
 
 
-def forward(primal):
-    """An IR Function of (params..., tangents of float params...) -> (results..., result tangents...)."""
+def forward(primal, wrt=None):
+    """An IR Function of (params..., tangents of float params...) -> (results..., result tangents...);
+    with ``wrt`` (parameter positions), tangents of those float params only (the others are
+    constants: no tangent parameter, no tangent work)."""
     ret = primal.body.terminator
     for v in ret.operands:
         if not is_float(v.type):
             raise TypingError(f"jvp needs float results; {primal.name} returns {v.type}", primal.loc)
     buffers = Buffers(primal)
     refuse_stale_uses(primal, buffers)       # the tangents of arrays follow the IR's versions
-    with_tangent = [p for p in primal.params if is_float(p.type)]
+    chosen = primal.params if wrt is None else [primal.params[k] for k in wrt]
+    with_tangent = [p for p in chosen if is_float(p.type)]
     params = [(p.name, p.type) for p in primal.params] + [(derivative_name(p, "x"), p.type) for p in with_tangent]
     fn = Function(primal.name + "_jvp", params, primal.loc)
     fn.derivative = True

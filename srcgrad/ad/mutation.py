@@ -131,6 +131,11 @@ class _Epochs:
         self.made = {}          # value -> the counts of its buffers when it was made
         self.runs = {}          # allocating op -> how many times the walk has run it
         self.counter = 0
+        # derivative code (a gradient differentiated again): a write saved on the undo log is
+        # undone by a rewind to a height before it, which gives its buffers their counts back
+        self.saved = None       # the array of the last undo_save, whose write comes next
+        self.undo = []          # per saved write: {buffer: its count before the write}
+        self.heights = {}       # undo_mark result -> len(self.undo) then
 
     def _buffers(self, v, buffers):
         return [(r, self.runs.get(r, 0)) for r in buffers.of(v)]
@@ -152,23 +157,43 @@ class _Epochs:
         for op in block.ops:
             prim = PRIMITIVES[op.prim]
             for k, v in enumerate(op.operands):
-                if v.type.is_array and k != prim.shape_operand:      # a write changes no shape
+                # a write changes no shape; a gradient's copy and restore of the caller's arrays
+                # (ad/reverse.py, final_states) read and write them through their entry names on purpose
+                if v.type.is_array and k != prim.shape_operand and not op.attrs.get("final_state"):
                     self.check(op, v, buffers)
             if op.prim == "if":
-                before, ends = dict(self.now), []
+                before, before_undo, ends, stacks = dict(self.now), list(self.undo), [], []
                 for r in op.regions:
-                    self.now = dict(before)
+                    self.now, self.undo = dict(before), list(before_undo)
                     self.block(r, buffers)
                     ends.append(self.now)
+                    stacks.append(self.undo)
                 self.now = {k: max(e.get(k, 0) for e in ends) for e in ends for k in e}
+                # a later rewind below the if undoes the saved writes of whichever branch ran
+                # (between a mark and its rewind, derivative code saves every write into memory
+                # the rewind restores: ad/reverse.py)
+                common = 0
+                while all(len(u) > common and u[common] is stacks[0][common] for u in stacks):
+                    common += 1
+                self.undo = stacks[0][:common] + [e for u in stacks for e in u[common:]]
             elif op.regions:
                 for _ in range(2):          # the second pass sees what the first iteration wrote
                     for r in op.regions:
                         self.block(r, buffers)
+            if op.prim == "undo_save":
+                self.saved = op.operands[0]
+            elif op.prim == "undo_mark":
+                self.heights[op.results[0]] = len(self.undo)
+            elif op.prim == "undo_rewind":
+                self._rewind(self.heights.get(op.operands[1]))
             if prim.writes is not None:
                 self.counter += 1
                 target = op.operands[prim.writes]
-                for k in (self.made[target] if target in self.made else self._buffers(target, buffers)):
+                keys = self.made[target] if target in self.made else self._buffers(target, buffers)
+                if self.saved is target:
+                    self.undo.append({k: self.now.get(k, 0) for k in keys})
+                self.saved = None
+                for k in keys:
                     self.now[k] = self.counter
             fresh = prim.makes_new_array(op) and buffers.of(op.results[0]) == {op}
             if fresh:
@@ -177,6 +202,15 @@ class _Epochs:
                 if r.type.is_array:
                     views = (prim.view or prim.writes is not None) and op.operands
                     self.stamp(r, buffers, op.operands[prim.writes or 0] if views else None)
+
+
+    def _rewind(self, height):
+        """undo_rewind to ``height`` (None: a height read back from a tape, unknown here, so
+        nothing is taken as undone: the check stays on the safe side)."""
+        if height is None:
+            return
+        while len(self.undo) > height:
+            self.now.update(self.undo.pop())
 
 
 __all__ = ["logged_writes", "UndoPlan", "refuse_stale_uses", "first_stale_use", "WRITES"]

@@ -215,13 +215,15 @@ class _Reverser:
         written = set().union(*(buffers.of(w.operands[0]) for w in self.logged))
         seen = [p for p in primal.params if p.type.is_array and p in written]
         seen += [v for v in primal.body.ops[-1].operands if v.type.is_array and buffers.of(v) & written]
-        return {v: b.emit("copy", [mapping[v]], name=v.name) for v in dict.fromkeys(seen)}
+        # final_state: they read the array through its name on entry, after writes through later
+        # versions, on purpose (mutation.py lets them: differentiating the gradient again meets them)
+        return {v: b.emit("copy", [mapping[v]], {"final_state": True}, name=v.name) for v in dict.fromkeys(seen)}
 
     def restore_finals(self, finals, mapping):
         """Write back into the argument arrays their contents at the end of the forward sweep."""
         for v, final in finals.items():
             if v.owner is None:         # a parameter
-                write_whole(mapping[v], final, v.name)
+                write_whole(mapping[v], final, v.name).owner.attrs["final_state"] = True
 
     def _taped_loop(self, op, mapping):
         """The forward sweep's copy of a loop that stores its carried values per iteration on a

@@ -141,8 +141,10 @@ def _accumulation(op, ts, xs, out):
     dacc, dv = ts[0], ts[1]
     if dacc is None:
         dacc = b.emit("zeros_like", [xs[0]])
-    elif dacc.owner is None or dacc.owner.prim not in ("zeros_like", "index_add", "slice_add", "copy"):
-        dacc = b.emit("copy", [dacc])          # the tangent of another value too: not written into
+    elif dacc.owner is not None and dacc.owner.prim not in ("zeros_like", "index_add", "slice_add", "copy"):
+        # maybe the tangent of another value too: not written into (as setitem's rule,
+        # tangent_rules.py; a loop's carried tangent is the loop's own)
+        dacc = b.emit("copy", [dacc])
     if dv is None:
         return dacc
     attrs = _attrs_of(out) if op.prim == "slice_add" else {}

@@ -37,6 +37,10 @@ def linear_tangent(op, ts, xs, out):
             continue
         term = thunk()
         total = term if total is None else current().emit("add", [total, term])
+    if total is not None and out.type.is_array and any(t is None and x.type.is_array for t, x in zip(ts, xs)):
+        # the result's shape may come from an operand without a tangent (ones((2, 3)) - v):
+        # the tangent is broadcast to it, as numpy broadcast the values
+        total = current().emit("broadcast_like", [total, out], {"axis": None})
     return total
 
 
@@ -50,6 +54,8 @@ def _bilinear(op, ts, xs, out):
         terms.append(b.emit(op.prim, [da, bb]))
     if db is not None:
         terms.append(b.emit(op.prim, [a, db]))
+    if not terms:
+        return None         # both tangents zero (an active operand whose tangent rule gave zero)
     return terms[0] if len(terms) == 1 else b.emit("add", terms)
 
 

@@ -460,6 +460,8 @@ class Expressions(Containers, Indexing):
                 fobj = target.obj
             elif not isinstance(target, Tree):
                 self.typing_error(node, f"'{node.func.id}' is a {user_name(target.type)}, not a function")
+        if hasattr(fobj, "as_primal"):          # a function srcgrad compiled (api.Compiled)
+            return self.compiled_call(node, fobj, env)
         special = self.container_call(node, fobj, env)
         if special is not None:
             return special

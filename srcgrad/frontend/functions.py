@@ -22,6 +22,7 @@ import inspect
 
 from .numpy_shapes import DType
 from ..custom import custom_vjp
+from ..ir.core import Builder
 from ..trees import Tree
 from .source import source_of
 
@@ -216,6 +217,31 @@ class Functions:
                           result_types=result_types)
         outs = out if isinstance(out, list) else [out]
         return inner.result_tree.refill(iter(outs)) if inner.result_tree is not None else outs[0]
+
+    def compiled_call(self, node, obj, env):
+        """A call of a function srcgrad compiled (``jit``, ``grad``, ``hessian``...): its IR for
+        these argument types compiled in place (and so differentiated, when the caller is),
+        not a call out of the compiled code."""
+        from ..ir.inline import inline
+        args = [self.expr_any(a, env) for a in node.args]
+        keywords = {k.arg: self.expr_any(k.value, env) for k in node.keywords}
+        values = self.bind_call(node, obj.__name__, obj._sig, args, keywords)
+        for n in values:
+            if values[n] is _DEFAULT:
+                values[n] = self.constant(obj._sig.parameters[n].default, node)
+        leaves = []
+        for n, v in values.items():
+            if isinstance(v, Tree):
+                self.unsupported(node, f"passing {v.words()} ('{n}') to the compiled function {obj.__name__}",
+                                 "pass its numbers and arrays one by one, or call the plain function")
+            leaves.append(self.value(node, v))
+        try:
+            fn = obj.as_primal([v.type for v in leaves])
+        except TypeError as e:
+            self.unsupported(node, f"calling {obj!r} here: {e}")
+        with Builder(self.b.block, self.loc(node)):
+            outs = inline(fn, leaves)
+        return fn.result_tree.refill(iter(outs)) if fn.result_tree is not None else outs[0]
 
     def call_value(self, node, target, env):
         """A call of a local name bound to a function (nested, or a module-level one passed in)."""

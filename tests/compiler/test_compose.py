@@ -185,3 +185,38 @@ def test_grad_of_grad_through_an_undo_log_is_a_clear_error():
     _, d2 = srcgrad.jvp(srcgrad.grad(_writes_scalar), (0.7,), (1.0,))
     g = srcgrad.grad(_writes_scalar)
     assert d2 == pytest.approx((g(0.7 + 1e-6) - g(0.7 - 1e-6)) / 2e-6, rel=1e-7)
+
+
+def _energy(x):
+    return np.sum(np.cos(x) * x) + np.dot(x, x) ** 2
+
+
+_force = srcgrad.grad(_energy)
+
+
+@srcgrad.jit
+def _helper(a, b=2.0):
+    return math.tanh(a) * b
+
+
+def _uses_compiled(x):
+    f = _force(x)
+    return np.sum(f * f) + _helper(x[0]) + _helper(x[1], b=0.5)
+
+
+def test_a_compiled_function_called_inside_another_is_compiled_in_place():
+    torch = pytest.importorskip("torch")
+    x = np.array([0.3, -0.4, 0.8])
+    assert srcgrad.jit(_uses_compiled)(x) == pytest.approx(_uses_compiled(x), rel=1e-14)
+    g = srcgrad.grad(_uses_compiled)
+    got = g(x)
+    primal = g.ir.split("\n\n")[0]
+    assert "sin %x" in primal and "call" not in primal      # the inner gradient's ops (d cos = -sin), in place
+
+    tx = torch.tensor(x, requires_grad=True)
+    energy = torch.sum(torch.cos(tx) * tx) + torch.dot(tx, tx) ** 2
+    (f,) = torch.autograd.grad(energy, tx, create_graph=True)
+    total = torch.sum(f * f) + torch.tanh(tx[0]) * 2.0 + torch.tanh(tx[1]) * 0.5
+    (want,) = torch.autograd.grad(total, tx)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(srcgrad.grad(_uses_compiled, backend="python")(x), got, rtol=1e-13)

@@ -94,3 +94,20 @@ def test_jvp_leaves_the_callers_tangent_alone():
         _, dy = srcgrad.jvp(write_into_a_copy, (x,), (t,), backend=backend)
         assert dy == 2 * 2 + 2 * 3 + 2 * (1 + 2 + 3)
         np.testing.assert_array_equal(t, np.ones(3))
+
+
+def minus_from_a_constant_matrix(v):
+    t = np.ones((2, 3)) - v
+    return np.sum(t)
+
+
+def constant_minus_number(c):
+    return np.sum(np.ones(3) - c)
+
+
+@pytest.mark.parametrize("backend", ["llvm", "python"])
+def test_tangent_broadcast_to_the_shape_an_operand_without_tangent_gives(backend):
+    # the result's shape comes from np.ones: the tangent of v (3,) or c () is broadcast to it
+    # (it was left unbroadcast: -3 instead of -6, and a crash for a number)
+    assert srcgrad.jvp(minus_from_a_constant_matrix, (np.ones(3),), (np.ones(3),), backend=backend)[1] == -6.0
+    assert srcgrad.jvp(constant_minus_number, (0.5,), (1.0,), backend=backend)[1] == -3.0

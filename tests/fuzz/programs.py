@@ -40,7 +40,10 @@ Constructs that once gave wrong answers (issue 9) each sit behind a name in ``FE
   np.tril / triu, np.linspace, np.tile, np.repeat and np.kron (array_programs._JOINS);
 - ``loop_writes``: in the array programs, a copy written in place in a loop: element, row and
   slice writes under if/else and in a nested loop, read whole (np.sum, np.dot, @) and element
-  by element in the same iteration (array_programs._loop_writes; issue 12).
+  by element in the same iteration (array_programs._loop_writes; issue 12);
+- ``compiled_calls``: calls of functions srcgrad compiled, which are compiled in place (issue
+  13): a ``@srcgrad.jit`` helper, the gradient of a helper with a branch, ``grad`` of a helper
+  with a loop, so that f's gradient is a second derivative of them (and jvp(grad(f)) a third).
 """
 import os
 
@@ -48,7 +51,7 @@ from hypothesis import strategies as st
 
 FEATURES = frozenset({"floor_mod", "short_circuit", "allocations", "argument_writes", "math_names",
                       "many_returns", "widening", "zero_points", "defaults", "views", "containers", "functions",
-                      "joins", "loop_writes"})
+                      "joins", "loop_writes", "compiled_calls"})
 # features that still fail, left out unless SRCGRAD_FUZZ_SKIP says otherwise ("" runs them all)
 STILL_FAILING = frozenset()
 
@@ -87,6 +90,7 @@ FEATURE_BINARY = {
 }
 FEATURE_CALLS = {
     "math_names": ["exp({})", "tanh({})"],
+    "compiled_calls": ["jitted({}, {})", "dsquash({})", "dlooped({}, {})"],
     "defaults": ["scaled({})", "scaled({}, b={})", "scaled(a={}, b={})", "scaled(b={}, a={})"],
 }
 
@@ -104,6 +108,26 @@ def squash(a):
 # helpers named after the numpy functions they call (math_names), except one named like f
 MATH_HELPERS = {"exp": "np.exp(0.5 * np.tanh(a))", "tanh": "np.tanh(a) * 0.9"}
 FEATURE_HELPERS = {
+    "compiled_calls": '''
+
+
+@srcgrad.jit
+def jitted(a, b):
+    return math.sin(a) * b + 0.5 * a
+
+
+dsquash = srcgrad.grad(squash)
+
+
+def looped(a, b):
+    s = 0.0
+    for i in range(3):
+        s = math.tanh(s * a + b * i)
+    return s
+
+
+dlooped = srcgrad.grad(looped, wrt=1)
+''',
     "defaults": '''
 
 def scaled(a, b=0.5):
@@ -369,5 +393,6 @@ def program(draw, features=None):
         # a write into the caller's array that nothing reads afterwards
         end = (f"    out = ({_result(result)}){scale}\n"
                f"    v[{draw(st.integers(0, 2))}] = math.tanh(out)\n    return out\n")
-    return ("import math\n\nimport numpy as np\n" + helpers + f"\n\ndef {ctx.name}({params}):\n    buf = np.zeros(3)\n"
+    header = "import math\n\nimport numpy as np\n" + ("\nimport srcgrad\n" if "compiled_calls" in features else "")
+    return (header + helpers + f"\n\ndef {ctx.name}({params}):\n    buf = np.zeros(3)\n"
             + "\n".join(body) + "\n" + end)
