@@ -28,7 +28,9 @@ def _rule(*names):
 def linear_tangent(op, ts, xs, out):
     """sum_k (∂op/∂x_k) dx_k, from the reverse rule thunks (an infinite partial times a zero
     tangent is NaN, as in reverse mode and PyTorch: jvp(t) is <grad, t> in IEEE arithmetic)."""
-    total = None
+    block = current().block
+    without = {x for t, x in zip(ts, xs) if t is None and x.type.is_array}
+    total, start = None, len(block.ops)
     for k, dv in enumerate(ts):
         if dv is None:
             continue
@@ -37,9 +39,10 @@ def linear_tangent(op, ts, xs, out):
             continue
         term = thunk()
         total = term if total is None else current().emit("add", [total, term])
-    if total is not None and out.type.is_array and any(t is None and x.type.is_array for t, x in zip(ts, xs)):
-        # the result's shape may come from an operand without a tangent (ones((2, 3)) - v):
-        # the tangent is broadcast to it, as numpy broadcast the values
+    used = {v for o in block.ops[start:] for v in o.operands}
+    if total is not None and out.type.is_array and out not in used and without - used:
+        # the result's shape may come from an array without a tangent that no term broadcast
+        # against (ones((2, 3)) - v): the tangent is broadcast to it, as numpy broadcast the values
         total = current().emit("broadcast_like", [total, out], {"axis": None})
     return total
 

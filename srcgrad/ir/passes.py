@@ -197,8 +197,9 @@ def _dce_block(block, used, buffers, keep_errors):
     for op in block.ops:
         for r in op.regions:
             changed |= _dce_block(r, used, buffers, keep_errors)
-        dead = op.results and not any(r in used for r in op.results) and \
-            not _has_effects(op, buffers, keep_errors)
+        # (a loop left with no carried value, drop_dead_carried's doing, is dead without results)
+        unused = not any(r in used for r in op.results) if op.results else op.prim in ("for", "while")
+        dead = unused and not _has_effects(op, buffers, keep_errors)
         if dead:
             changed = True
         else:
@@ -239,11 +240,65 @@ def prune_tapes(fn):
 
 
 def remove_dead_code(fn, keep_errors=True):
-    """Dead-code removal and tape pruning, each run until neither finds anything more: removing
-    the last reader of a tape item lets the item go, and with it, maybe, the loop that stored it."""
-    while eliminate_dead_code(fn, keep_errors) | prune_tapes(fn):
+    """Dead-code removal, tape pruning and dead carried values, each run until none finds
+    anything more: removing the last reader of a tape item lets the item go, and with it,
+    maybe, the loop that stored it."""
+    while eliminate_dead_code(fn, keep_errors) | prune_tapes(fn) | drop_dead_carried(fn, keep_errors):
         pass
     return fn
+
+
+def drop_dead_carried(fn, keep_errors=True):
+    """A loop's carried value that nothing after the loop reads, and that its body uses only to
+    compute its own next value, goes with its initial value, block argument, yield and result
+    (the gradient accumulated beside a Hessian-vector product, which returns only the
+    tangents). Not where what depends on it in the body has an effect, or (with
+    ``keep_errors``) may raise. Returns whether any went."""
+    used = set()
+    _collect_uses(fn.body, used)
+    buffers = Buffers(fn)
+    changed = False
+    for op in list(_walk(fn.body)):
+        if op.prim not in ("for", "while"):
+            continue
+        for j in reversed(range(len(op.results))):
+            if op.results[j] not in used and _feeds_only_itself(op, j, buffers, keep_errors):
+                _drop_slot(op, j)
+                changed = True
+    return changed
+
+
+def _feeds_only_itself(op, j, buffers, keep_errors):
+    if op.prim == "while" and _uses_any(op.test, {op.test.args[j]}):
+        return False
+    body = op.body
+    slice_ = {op.carried[j]}            # what depends on the carried value in one iteration
+    for o in body.ops[:-1]:
+        if not _uses_any(o, slice_):
+            continue
+        if o.regions or _has_effects(o, buffers, keep_errors):
+            return False
+        slice_.update(o.results)
+    return not any(y in slice_ for k, y in enumerate(body.yielded) if k != j)
+
+
+def _uses_any(op_or_block, values):
+    ops = op_or_block.ops if hasattr(op_or_block, "ops") else [op_or_block]
+    for o in ops:
+        if any(v in values for v in o.operands) or any(_uses_any(r, values) for r in o.regions):
+            return True
+    return False
+
+
+def _drop_slot(op, j):
+    first = op.first_init
+    del op.operands[first + j]
+    for blk in op.regions:
+        del blk.args[j + (1 if op.prim == "for" and blk is op.body else 0)]
+    del op.body.ops[-1].operands[j]
+    del op.results[j]
+    if "result_types" in op.attrs:
+        op.attrs["result_types"] = [t for k, t in enumerate(op.attrs["result_types"]) if k != j]
 
 
 def _drop_dead_puts(block):

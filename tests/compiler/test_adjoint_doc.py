@@ -28,7 +28,8 @@ def test_generated_source_is_readable():
     import srcgrad
     ex = _load("adjoint_examples")
     for title, fn, args, wrt, *options in ex.EXAMPLES:
-        df = srcgrad.grad(fn, wrt=wrt, **(options[0] if options else {}))
+        options = dict(options[0]) if options else {}
+        df = getattr(srcgrad, options.pop("transform", "grad"))(fn, wrt=wrt, **options)
         df(*args)
         src = df.adjoint_source
         lines = [ln.strip() for ln in src.splitlines()[1:]]

@@ -220,3 +220,17 @@ def test_a_compiled_function_called_inside_another_is_compiled_in_place():
     (want,) = torch.autograd.grad(total, tx)
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)
     np.testing.assert_allclose(srcgrad.grad(_uses_compiled, backend="python")(x), got, rtol=1e-13)
+
+
+@pytest.mark.parametrize("backend", ["llvm", "python"])
+@pytest.mark.parametrize("name", sorted(n for n, (fn, args, _) in CASES.items() if isinstance(args[0], float)))
+def test_grad_of_grad_of_every_program_with_a_float_first_argument(name, backend):
+    fn, args, _ = CASES[name]
+    g = srcgrad.grad(fn, wrt=0, backend=backend)
+    try:
+        d2 = srcgrad.grad(g, wrt=0, backend=backend)(*args)
+    except srcgrad.TypingError as e:        # reverse over a loop's tape or an undo log: said clearly
+        assert "made by a first derivative" in str(e) and "jvp(grad(f))" in str(e)
+        return
+    want = (g(args[0] + 1e-6, *args[1:]) - g(args[0] - 1e-6, *args[1:])) / 2e-6
+    assert d2 == pytest.approx(want, rel=1e-6, abs=1e-6)

@@ -78,3 +78,14 @@ def test_jacobian_errors():
         srcgrad.jacobian(two_results)(np.ones(3))
     with pytest.raises(ValueError, match="mode must be"):
         srcgrad.jacobian(scan, mode="forward")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_jacobian_columns_are_jvps(mode):
+    x, w = np.array([0.3, -1.2, 0.8]), 0.7
+    jx = srcgrad.jacobian(scan, mode=mode)(x, w)
+    for k in range(3):
+        e = np.zeros(3)
+        e[k] = 1.0
+        _, column = srcgrad.jvp(scan, (x, w), (e, 0.0))
+        np.testing.assert_allclose(jx[:, k], column, rtol=1e-15, atol=1e-15)

@@ -222,3 +222,44 @@ def test_a_write_out_of_bounds_raises_in_derivative_code_too(backend):
     for transform in (srcgrad.jit, srcgrad.grad):
         with pytest.raises(IndexError, match="'y'"):
             transform(unread_write_out_of_bounds, backend=backend)(0.5)
+
+
+def _two_accumulators(x, n):
+    s, t = 0.0, 1.0
+    for i in range(n):
+        s = s + math.sin(x * i)
+        t = t * math.cos(x)          # t is never read after the loop
+    return s
+
+
+def _index_in_dead_accumulator(v, n):
+    s, t = 0.0, 0.0
+    for i in range(n):
+        s = s + v[0] * i
+        t = t + v[i]                 # may raise IndexError: kept in the primal
+    return s
+
+
+def _dead_value_feeds_the_live_one(x, n):
+    s, t = 0.0, 1.0
+    for i in range(n):
+        t = t * 0.5
+        s = s + t * x                # t is read by s: it stays
+    return s
+
+
+def test_a_carried_value_nothing_reads_goes():
+    j = srcgrad.jit(_two_accumulators)
+    assert j(0.3, 5) == pytest.approx(_two_accumulators(0.3, 5), rel=1e-15)
+    assert "cos" not in j.ir
+    # the gradient beside a Hessian-vector product (only the tangents are returned)
+    h = srcgrad.hvp(_two_accumulators)
+    h(0.3, 5, 1.0)
+    assert "cos" not in h.adjoint_source
+
+
+def test_a_carried_value_stays_where_it_may_raise_or_is_read():
+    with pytest.raises(IndexError):
+        srcgrad.jit(_index_in_dead_accumulator)(np.ones(2), 3)
+    j = srcgrad.jit(_dead_value_feeds_the_live_one)
+    assert j(0.3, 5) == _dead_value_feeds_the_live_one(0.3, 5)

@@ -42,8 +42,9 @@ Constructs that once gave wrong answers (issue 9) each sit behind a name in ``FE
   slice writes under if/else and in a nested loop, read whole (np.sum, np.dot, @) and element
   by element in the same iteration (array_programs._loop_writes; issue 12);
 - ``compiled_calls``: calls of functions srcgrad compiled, which are compiled in place (issue
-  13): a ``@srcgrad.jit`` helper, the gradient of a helper with a branch, ``grad`` of a helper
-  with a loop, so that f's gradient is a second derivative of them (and jvp(grad(f)) a third).
+  13): a ``@srcgrad.jit`` helper, the gradient of a helper with a branch, a gradient returning
+  a tuple, ``grad`` of a helper with a loop, so that f's gradient is a second derivative of
+  them (and jvp(grad(f)) a third); reverse mode through the loop's tape is refused clearly.
 """
 import os
 
@@ -90,7 +91,7 @@ FEATURE_BINARY = {
 }
 FEATURE_CALLS = {
     "math_names": ["exp({})", "tanh({})"],
-    "compiled_calls": ["jitted({}, {})", "dsquash({})", "dlooped({}, {})"],
+    "compiled_calls": ["jitted({}, {})", "dsquash({})", "dhelper({}, {})[1]", "dlooped({}, {})"],
     "defaults": ["scaled({})", "scaled({}, b={})", "scaled(a={}, b={})", "scaled(b={}, a={})"],
 }
 
@@ -127,6 +128,7 @@ def looped(a, b):
 
 
 dlooped = srcgrad.grad(looped, wrt=1)
+dhelper = srcgrad.grad(helper, wrt=(0, 1))
 ''',
     "defaults": '''
 
