@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from . import checks
 from .array_programs import array_program
 from .checks import check_array_program, check_program
 from .programs import SPECIAL_POINTS, enabled, program
@@ -16,6 +17,9 @@ from .programs import SPECIAL_POINTS, enabled, program
 # and its checkpointed gradient checked, so each costs more; the long runs (python -m
 # tests.fuzz) are where the numbers are
 EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "40"))
+# second derivatives on one random program in three here (issue 13: they cost three to five more
+# compiles each); every program in the long runs and every regression program
+checks.SECOND_ORDER_EVERY = int(os.environ.get("SRCGRAD_FUZZ_SECOND_ORDER_EVERY", "3"))
 # exact zeros sit on many generated branch boundaries (sin(0) > 0.0), where differences lie:
 # one point in eight is a feature's edge (programs.SPECIAL_POINTS: 0.0, 1.0, 0.1...), where the
 # checks skip finite differences that straddle a kink or a jump
