@@ -256,11 +256,13 @@ def drop_dead_carried(fn, keep_errors=True):
     ``keep_errors``) may raise. Returns whether any went."""
     used = set()
     _collect_uses(fn.body, used)
+    candidates = [op for op in _walk(fn.body) if op.prim in ("for", "while") and
+                  any(r not in used for r in op.results)]
+    if not candidates:          # the common case: the buffer analysis is not needed
+        return False
     buffers = Buffers(fn)
     changed = False
-    for op in list(_walk(fn.body)):
-        if op.prim not in ("for", "while"):
-            continue
+    for op in candidates:
         for j in reversed(range(len(op.results))):
             if op.results[j] not in used and _feeds_only_itself(op, j, buffers, keep_errors):
                 _drop_slot(op, j)

@@ -87,7 +87,8 @@ def _same_arrays(got, expected, source, what):
 
 # second derivatives (check_second_order, check_matrices) compile three to five more functions
 # per program: CI's bounded run (test_fuzz.py) checks them on one program in SECOND_ORDER_EVERY
-# (drawn from the source's text), the long runs (python -m tests.fuzz) and the regressions on all
+# (drawn from the source's text), the long runs (python -m tests.fuzz) on all, the regression
+# programs where they are second-order ones (``second_order``)
 SECOND_ORDER_EVERY = 1
 
 
@@ -95,7 +96,7 @@ def _second_order_for(source):
     return zlib.crc32(source.encode()) % SECOND_ORDER_EVERY == 0
 
 
-def check_program(source, folder, x, y, fuzzing=True):
+def check_program(source, folder, x, y, fuzzing=True, second_order=None):
     """All the checks of one scalar program at (x, y, V); returns whether the eager check ran.
     While ``fuzzing``, a point unfit for finite differences makes hypothesis draw another;
     otherwise (a regression program at its point, or a feature's edge point such as 0.0, where
@@ -175,7 +176,7 @@ def check_program(source, folder, x, y, fuzzing=True):
         np.testing.assert_allclose(eager, compiled, rtol=1e-9, atol=1e-12, err_msg=source)
     # 5. second derivatives: jvp(grad(f)) against differences of the gradient
     # (at a feature's edge point, 0.0 say, a branch taken at that point alone: no differences)
-    if not fuzzing or _second_order_for(source):
+    if second_order or second_order is None and _second_order_for(source):
         check_second_order(f, (x, y, V.copy()), (0.3, -1.1, np.array([0.2, 0.1, -0.5])), python_grad, source,
                            differences=not at_edge)
     # 6. checkpointing gives the taped gradient
