@@ -91,7 +91,9 @@ FEATURE_BINARY = {
 }
 FEATURE_CALLS = {
     "math_names": ["exp({})", "tanh({})"],
-    "compiled_calls": ["jitted({}, {})", "dsquash({})", "dhelper({}, {})[1]", "dlooped({}, {})"],
+    # (1.0 * e: a loop index drawn as an argument would ask a gradient in an int, a clear error)
+    "compiled_calls": ["jitted({}, {})", "dsquash(1.0 * ({}))", "dhelper(1.0 * ({}), 1.0 * ({}))[1]",
+                       "dlooped(1.0 * ({}), 1.0 * ({}))"],
     "defaults": ["scaled({})", "scaled({}, b={})", "scaled(a={}, b={})", "scaled(b={}, a={})"],
 }
 

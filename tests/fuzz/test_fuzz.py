@@ -16,8 +16,8 @@ from .programs import SPECIAL_POINTS, enabled, program
 # 40: since issue 12 every scalar program's writes are differentiated (none skipped as refused)
 # and its checkpointed gradient checked, so each costs more; the long runs (python -m
 # tests.fuzz) are where the numbers are
-# 32 since issue 13, whose second derivatives made each program cost more again
-EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "32"))
+# 24 since issue 13, whose second derivatives made each program cost more again (CI's 10 minutes)
+EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "24"))
 # second derivatives on one random program in six here (issue 13: they cost three to five more
 # compiles each); every program in the long runs and every regression program
 checks.SECOND_ORDER_EVERY = int(os.environ.get("SRCGRAD_FUZZ_SECOND_ORDER_EVERY", "6"))
