@@ -16,8 +16,9 @@ from .programs import SPECIAL_POINTS, enabled, program
 # 40: since issue 12 every scalar program's writes are differentiated (none skipped as refused)
 # and its checkpointed gradient checked, so each costs more; the long runs (python -m
 # tests.fuzz) are where the numbers are
-# 24 since issue 13, whose second derivatives made each program cost more again (CI's 10 minutes)
-EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "24"))
+# 16 since issue 13, whose second derivatives made each program cost more again (CI: 10 minutes;
+# 24 took 675 s of pytest on a fresh clone)
+EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "16"))
 # second derivatives on one random program in six here (issue 13: they cost three to five more
 # compiles each); every program in the long runs and every regression program
 checks.SECOND_ORDER_EVERY = int(os.environ.get("SRCGRAD_FUZZ_SECOND_ORDER_EVERY", "6"))
