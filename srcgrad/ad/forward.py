@@ -18,7 +18,7 @@ from .activity import active_values
 from .clone import clone_op, fresh_block, zero_like
 from .mutation import refuse_stale_uses
 from .names import derivative_name
-from .second_order import NO_TANGENT, refuse_twice
+from .second_order import NO_TANGENT, goes_through, refuse_twice
 from .tangent_rules import TANGENT, linear_tangent
 
 
@@ -83,7 +83,7 @@ class _Forward:
     def op(self, op, mapping, tangent):
         if op.prim in ("tape_new", "tape_put", "tape_get"):
             return self.tape_op(op, mapping, tangent)
-        if op.prim in NO_TANGENT and self._through(op):
+        if op.prim in NO_TANGENT and goes_through(op, self.active):
             refuse_twice(op, "jvp", NO_TANGENT)
         new = clone_op(op, mapping)
         if op.prim == "undo_save" and tangent.get(op.operands[0]) is not None:
@@ -103,10 +103,6 @@ class _Forward:
         if t is not None:
             t.name = t.name or derivative_name(res)
             tangent[res] = t
-
-    def _through(self, op):
-        """Whether a derivative goes through ``op`` (an active operand, or an undo log's array)."""
-        return any(v in self.active for v in op.operands) or any(r in self.active for r in op.results)
 
     def tape_op(self, op, mapping, tangent):
         """A tape of an adjoint being differentiated (forward over reverse): its float items'

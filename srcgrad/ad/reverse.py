@@ -27,7 +27,7 @@ from .join_rules import SHAPED
 from .mutation import UndoPlan, logged_writes, refuse_stale_uses
 from .names import adjoint_name, derivative_name
 from .rules import ADJOINT, constant_value
-from .second_order import NO_SECOND_ADJOINT, refuse_twice
+from .second_order import NO_SECOND_ADJOINT, goes_through, refuse_twice
 
 
 def reverse(primal, wrt, cotangents=False, with_value=True, checkpoint=None):
@@ -337,7 +337,7 @@ class _Reverser:
             self.rewind(op, mapping)
             return
         rule = ADJOINT.get(op.prim)
-        if rule == "twice" and self._through(op):
+        if rule == "twice" and goes_through(op, self.active):
             refuse_twice(op, "grad", NO_SECOND_ADJOINT)
         g = adj.get(op.results[0]) if rule is not None and op.results else None
         if g is not None and op.prim in ARRAY_ADJOINT:
@@ -345,10 +345,6 @@ class _Reverser:
         elif g is not None:
             self._rule_adjoint(op, rule, g, adj, mapping)
         self.rewind(op, mapping)
-
-    def _through(self, op):
-        """Whether a derivative goes through ``op`` (an active operand or result)."""
-        return any(v in self.active for v in op.operands) or any(r in self.active for r in op.results)
 
     def _rule_adjoint(self, op, rule, g, adj, mapping):
         """The contributions of one op to its operands' adjoints, by its rule in ad/rules.py."""

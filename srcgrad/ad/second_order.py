@@ -53,6 +53,11 @@ NO_SECOND_ADJOINT = dict(NO_TANGENT, **{
 })
 
 
+def goes_through(op, active):
+    """Whether a derivative goes through ``op``: an operand or a result of it is in ``active``."""
+    return any(v in active for v in op.operands) or any(r in active for r in op.results)
+
+
 def refuse_twice(op, how, table):
     """Raise the clear error for an op of ``table`` that ``how`` (jvp, grad) must go through."""
     raise TypingError(f"{how} cannot differentiate {op.prim} (made by a first derivative): {table[op.prim]}",
@@ -173,4 +178,4 @@ def tape_edges(ops, edges):
                     edges[item].append(get.results[j])
 
 
-__all__ = ["NO_TANGENT", "NO_SECOND_ADJOINT", "refuse_twice", "tape_edges"]
+__all__ = ["NO_TANGENT", "NO_SECOND_ADJOINT", "goes_through", "refuse_twice", "tape_edges"]
