@@ -33,3 +33,8 @@ def rosenbrock(x):
     for i in range(x.shape[0] - 1):
         s = s + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2
     return s
+
+
+def bump(x, y):
+    """V1/V2 (benchmarks/vectorize.py): a function of two numbers, mapped over 10⁶ points."""
+    return math.sin(x) * math.exp(-y * y) + math.log1p(x * x)

@@ -14,7 +14,7 @@ Example:
 """
 from . import autograd, nn, viz  # noqa: F401
 from .eager import *  # noqa: F401,F403  the PyTorch-compatible eager names
-from .api import grad, hessian, hvp, jacfwd, jacobian, jacrev, jit, jvp, show, value_and_grad, vjp
+from .api import grad, hessian, hvp, jacfwd, jacobian, jacrev, jit, jvp, show, value_and_grad, vectorize, vjp
 from .custom import custom_vjp  # noqa: F401  the compiler (python backend for now)
 from .errors import SrcGradError, TypingError, UnsupportedSyntaxError  # noqa: F401
 

@@ -29,6 +29,7 @@ from .frontend.numpy_shapes import NeedsUnitAxes
 from .ir.types import I64, is_float, type_of
 from .ir.passes import optimize
 from .ir.printer import format_function
+from .ir.vectorize import element_type, vectorize_function
 from .ir.verifier import verify
 from .trees import Tree, flatten, leaves_of
 
@@ -69,7 +70,7 @@ class Compiled:
         self._sig = inspect.signature(fun)
         self._params = list(self._sig.parameters)
         self._variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in self._sig.parameters.values())
-        self.wrt = self._resolve_wrt(wrt) if kind != "jit" else None
+        self.wrt = self._resolve_wrt(wrt) if kind not in ("jit", "vectorize") else None
         self._cache = {}
         self._by_unit_axes = False      # set when the function squeezes an argument without axis=
         self._last = None
@@ -125,6 +126,8 @@ class Compiled:
 
     def _specialise(self, key):
         types, units = key if self._by_unit_axes else (key, None)
+        if self.kind == "vectorize":
+            return self._specialise_vectorize(types)
         if isinstance(self.fun, Compiled):
             ir = self.fun.as_primal(types)          # grad(grad(f)), jvp(grad(f)), jit(grad(f)): its IR
         else:
@@ -157,6 +160,25 @@ class Compiled:
                                                      checkpoint=self.checkpoint)), keep_errors=False))
         elif self.kind == "jvp":
             code_ir = verify(optimize(verify(forward(ir)), keep_errors=False))
+        return self._build(ir, code_ir, result_tree)
+
+    def _specialise_vectorize(self, types):
+        """The function of numbers compiled for the arguments' element types, in a loop over
+        their broadcast shape (ir/vectorize.py)."""
+        for k, t in enumerate(types):
+            if isinstance(t, Tree):
+                raise TypingError(f"vectorize maps a function of numbers over arrays; argument "
+                                  f"'{self._params[k]}' is {t.words()}")
+        elements = [element_type(t) for t in types]
+        if isinstance(self.fun, Compiled):
+            ir = self.fun.as_primal(elements)       # vectorize(grad(f)): the gradient, per element
+        else:
+            ir = verify(optimize(verify(lower(self.fun, elements))))
+        code_ir = verify(optimize(verify(vectorize_function(ir, list(types), self.fun.__name__)), keep_errors=False))
+        return self._build(ir, code_ir, ir.result_tree)
+
+    def _build(self, ir, code_ir, result_tree):
+        """The runnable specialisation of ``code_ir`` on this object's backend."""
         source, externals = python_backend.generate(code_ir)
         spec = None
         if self.backend in ("llvm", "auto"):
@@ -279,8 +301,10 @@ class Compiled:
 
     def _call(self, args):
         spec = self._specialisation_for(args)
+        if self.kind == "vectorize":
+            _broadcast_check(self.fun.__name__, self._params, args)
         out = spec.run(*_leaves(args))
-        if self.kind in ("jit", "hessian", "jacobian"):
+        if self.kind in ("jit", "hessian", "jacobian", "vectorize"):
             return spec.results(out)
         out = out if isinstance(out, tuple) else (out,)
         if self.kind == "grad":
@@ -329,6 +353,16 @@ class Compiled:
 
 
 _CONTAINERS = (tuple, list, dict)      # namedtuples are tuples
+
+
+def _broadcast_check(name, params, args):
+    """numpy's error for arguments whose shapes do not broadcast, before any is read."""
+    shapes = [np.shape(a) for a in args]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"vectorize({name}): the arguments' shapes cannot be broadcast together: "
+                         + ", ".join(f"{p} {s}" for p, s in zip(params, shapes))) from None
 
 
 def _original(fun):
@@ -478,6 +512,27 @@ def jit(fun=None, *, backend=None, boundscheck=True, cache=False):
     if fun is None:
         return lambda f: Compiled(f, "jit", backend=backend, boundscheck=boundscheck, cache=cache)
     return Compiled(fun, "jit", backend=backend, boundscheck=boundscheck, cache=cache)
+
+
+def vectorize(fun=None, *, target="cpu", backend=None, boundscheck=True, cache=False):
+    """``fun``, a function of numbers, mapped elementwise over array arguments with numpy's
+    broadcasting: one compiled loop, one array per result (a tuple of them for a function, or a
+    gradient, returning several). Numbers are passed to every call as they are. Results are
+    float64 arrays (float32 where every array argument is float32), int64 or bool for int and
+    bool results. ``fun`` may be a compiled object: ``vectorize(grad(f, wrt=(0, 1)))`` gives the
+    gradient at every point, and a vectorized function is one too (``.ir``, ``.llvm_ir``,
+    ``jit(vectorize(f))``, ``vjp(vectorize(f), x)``).
+
+    >>> dx, dy = srcgrad.vectorize(srcgrad.grad(f, wrt=(0, 1)))(xs, ys)     # xs, ys: arrays
+    """
+    if target not in ("cpu", "cuda"):
+        raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
+    if target == "cuda":
+        raise NotImplementedError("vectorize(target='cuda') is not available in this version of srcgrad; "
+                                  "use target='cpu'")
+    if fun is None:
+        return lambda f: vectorize(f, target=target, backend=backend, boundscheck=boundscheck, cache=cache)
+    return Compiled(fun, "vectorize", backend=backend, boundscheck=boundscheck, cache=cache)
 
 
 _compiled_cache = weakref.WeakKeyDictionary()

@@ -60,7 +60,7 @@ def eager_gradient(source, folder, x, y):
     """The eager mode's gradient of the program at (x, y, V), or None where the program does
     not run on eager tensors (a documented eager limitation, say in-place changes of views)."""
     import srcgrad as torch
-    if any(f"{name}(" in source for name in ("jitted", "dsquash", "dhelper", "dlooped")):
+    if any(f"{name}(" in source for name in ("jitted", "dsquash", "dhelper", "dlooped", "vsquash")):
         return None         # compiled functions called on tensors: the bridge of issue 15
     try:
         f = load(source, folder, eager=True)
@@ -179,6 +179,7 @@ def check_program(source, folder, x, y, fuzzing=True, second_order=None):
     if second_order or second_order is None and _second_order_for(source):
         check_second_order(f, (x, y, V.copy()), (0.3, -1.1, np.array([0.2, 0.1, -0.5])), python_grad, source,
                            differences=not at_edge)
+        check_vectorized(source, folder, x, y)
     # 6. checkpointing gives the taped gradient
     slots = checkpoint_slots(source)
     check_checkpointed(f, (x, y, V.copy()), (0, 1, 2), slots, python_grad, (px, py, pv), source)
@@ -285,6 +286,33 @@ def check_matrices(f, args, gradient, source):
         jac = srcgrad.jacobian(f, wrt=(0, 1, 2, 3), mode=mode)(*_copies(args))
         for a, b in zip(jac, gradient):
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, err_msg=f"jacobian, mode={mode}\n{source}")
+
+
+def check_vectorized(source, folder, x, y):
+    """srcgrad.vectorize of the program in x and y (v fixed) over a grid of points around (x, y),
+    broadcast from a row and a column: each value plain Python's at that point, and the
+    vectorized gradient the python backend's gradient there."""
+    entry = [d.name for d in ast.parse(source).body if isinstance(d, ast.FunctionDef)][-1]
+    f = load(source + f"\n\ndef vectorized_probe(x, y):\n    return {entry}(x, y, np.array({V.tolist()}))\n", folder)
+    xs, ys = np.array([x, x + 0.125]), np.array([[y], [y - 0.25]])
+    try:
+        expected = np.array([[f(a, b) for a in xs] for b in ys[:, 0]], dtype=np.float64)
+    except (ArithmeticError, ValueError):
+        return              # the program raises at a point of the grid: the checks above cover raising
+    np.testing.assert_allclose(srcgrad.vectorize(f)(xs, ys), expected, rtol=1e-12, atol=1e-13,
+                               err_msg=f"vectorize against Python\n{source}")
+    try:
+        gx, gy = srcgrad.vectorize(srcgrad.grad(f, wrt=(0, 1)))(xs, ys)
+    except (srcgrad.UnsupportedSyntaxError, srcgrad.TypingError) as e:
+        if "cannot differentiate this yet" in str(e) or _not_twice(e):
+            return
+        raise
+    pointwise = srcgrad.grad(f, wrt=(0, 1), backend="python")
+    for r, b in enumerate(ys[:, 0]):
+        for c, a in enumerate(xs):
+            px, py = pointwise(float(a), float(b))
+            assert _near(gx[r, c], px, rel=1e-10) and _near(gy[r, c], py, rel=1e-10), \
+                f"vectorize(grad(f)) at ({a}, {b}): {gx[r, c]}, {gy[r, c]}; grad there: {px}, {py}\n{source}"
 
 
 def checkpoint_slots(source):

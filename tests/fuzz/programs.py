@@ -44,7 +44,9 @@ Constructs that once gave wrong answers (issue 9) each sit behind a name in ``FE
 - ``compiled_calls``: calls of functions srcgrad compiled, which are compiled in place (issue
   13): a ``@srcgrad.jit`` helper, the gradient of a helper with a branch, a gradient returning
   a tuple, ``grad`` of a helper with a loop, so that f's gradient is a second derivative of
-  them (and jvp(grad(f)) a third); reverse mode through the loop's tape is refused clearly.
+  them (and jvp(grad(f)) a third); reverse mode through the loop's tape is refused clearly;
+  ``srcgrad.vectorize`` of a helper and of a gradient, mapped over ``v`` (checks.py also
+  vectorizes every program checked for second derivatives over a grid of points).
 """
 import os
 
@@ -93,7 +95,8 @@ FEATURE_CALLS = {
     "math_names": ["exp({})", "tanh({})"],
     # (1.0 * e: a loop index drawn as an argument would ask a gradient in an int, a clear error)
     "compiled_calls": ["jitted({}, {})", "dsquash(1.0 * ({}))", "dhelper(1.0 * ({}), 1.0 * ({}))[1]",
-                       "dlooped(1.0 * ({}), 1.0 * ({}))"],
+                       "dlooped(1.0 * ({}), 1.0 * ({}))", "np.sum(vsquash(v * ({})))",
+                       "np.dot(vdhelper(v, 1.0 * ({}))[0], v)"],
     "defaults": ["scaled({})", "scaled({}, b={})", "scaled(a={}, b={})", "scaled(b={}, a={})"],
 }
 
@@ -131,6 +134,8 @@ def looped(a, b):
 
 dlooped = srcgrad.grad(looped, wrt=1)
 dhelper = srcgrad.grad(helper, wrt=(0, 1))
+vsquash = srcgrad.vectorize(squash)
+vdhelper = srcgrad.vectorize(dhelper)
 ''',
     "defaults": '''
 

@@ -28,6 +28,7 @@ from srcgrad.frontend.lower import lower
 from srcgrad.ir.interpret import clone, interpret
 from srcgrad.ir.passes import optimize
 from srcgrad.ir.types import is_float, type_of
+from srcgrad.ir.vectorize import element_type, vectorize_function
 from srcgrad.ir.verifier import IRError, verify
 
 
@@ -215,3 +216,17 @@ def _validate_second_order(primal, args, wrt, tangents):
             return
         raise
     check_passes(second, args + tangents, "forward-over-reverse")
+
+
+def validate_vectorized(fn, args):
+    """vectorize(fn)'s IR (ir/vectorize.py around the optimised IR of ``fn`` for the elements'
+    types) through the passes, and its interpreted results numpy.vectorize's of plain Python."""
+    types = [type_of(a) for a in args]
+    scalar = verify(optimize(verify(lower(fn, [element_type(t) for t in types]))))
+    ir = verify(vectorize_function(scalar, types, fn.__name__))
+    got = check_passes(ir, args, "vectorized")
+    expected = Outcome(lambda a: np.vectorize(fn)(*a), args)
+    if not same_outcome(expected, got, rel=1e-12):
+        raise AssertionError(f"vectorize({fn.__name__}): the interpreted IR does not do what numpy.vectorize of "
+                             f"Python does at {_show(args)}\nnumpy.vectorize: {expected}\nthe IR: {got}\nIR:\n{ir}")
+    return got

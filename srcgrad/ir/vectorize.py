@@ -1,0 +1,113 @@
+"""``vectorize``: a function of numbers mapped elementwise over array arguments, with numpy's
+broadcasting, as one IR function: nested ``for`` loops over the broadcast shape around the
+scalar function compiled in place (``ir/inline.py``), each result stored into its own array.
+
+Broadcasting is by index: along an axis where an argument has length 1 its index stays 0
+(``i * (n != 1)``), so no argument is copied or expanded. Arguments of lower rank line up with
+the last axes, as in numpy. Numbers (not arrays) are passed to every call as they are.
+
+Example:
+    >>> fn = vectorize_function(scalar_ir, [ArrayType(F64, 1), F64])   # (x[n], y) -> out[n]
+"""
+from ..errors import TypingError
+from .core import Block, Builder, Function, Value, for_op
+from .inline import inline
+from .types import BOOL, F32, F64, I64, ArrayType
+
+
+def element_type(t):
+    """The type of one element of an argument of type ``t`` (a number stays itself)."""
+    if isinstance(t, ArrayType):
+        return F64 if t.dtype is F32 else t.dtype
+    return t
+
+
+def output_dtype(result, types, scalar=None):
+    """The dtype of the array holding a result of type ``result``: float64, or float32 where
+    every array argument is float32 (float32 in, float32 out); ints and bools as they are.
+    ``scalar`` (the function, for the error) returns it."""
+    if result is F64:
+        arrays = [t for t in types if isinstance(t, ArrayType)]
+        return F32 if arrays and all(t.dtype is F32 for t in arrays) else F64
+    if result in (I64, BOOL):
+        return result
+    ret = scalar.body.terminator if scalar is not None else None
+    raise TypingError(f"vectorize maps a function of numbers returning numbers; {scalar.name if scalar else 'it'} "
+                      f"returns {result} here, for elements of types "
+                      f"{', '.join(str(element_type(t)) for t in types)}", ret.loc if ret is not None else None)
+
+
+def vectorize_function(scalar, types, name):
+    """(args of ``types``) -> one array per result of ``scalar`` (an IR function of numbers),
+    of the arguments' broadcast shape; with no array argument, the results themselves."""
+    fn = Function(scalar.name + "_vectorized", [(p.name, t) for p, t in zip(scalar.params, types)], scalar.loc)
+    fn.result_tree = scalar.result_tree          # one array per result, in the container they come in
+    arrays = [p for p in fn.params if p.type.is_array]
+    rank = max((p.type.ndim for p in arrays), default=0)
+    with Builder(fn.body, scalar.loc) as b:
+        if rank == 0:
+            b.ret(inline(scalar, list(fn.params)))
+            return fn
+        lengths = [_length(b, arrays, rank, a, name) for a in range(rank)]
+        steps = {x: [_step(b, x, rank, a) for a in range(rank)] for x in arrays}
+        outs = [b.emit("full", lengths, {"value": 0, "dtype": output_dtype(t, types, scalar)}, name="out")
+                for t in scalar.result_types]
+        b.ret(_loops(b, scalar, fn.params, steps, lengths, outs, 0, []))
+    return fn
+
+
+def _axis(x, rank, a):
+    """The axis of array ``x`` that lines up with axis ``a`` of the broadcast shape, or None."""
+    k = a - (rank - x.type.ndim)
+    return k if k >= 0 else None
+
+
+def _length(b, arrays, rank, a, name):
+    """The broadcast length along axis ``a``: the arguments' lengths there must be 1 or equal."""
+    dims = [(x, b.emit("shape", [x], {"axis": _axis(x, rank, a)}, name="n"))
+            for x in arrays if _axis(x, rank, a) is not None]
+    n = dims[0][1]
+    for _, d in dims[1:]:
+        n = b.emit("select", [b.emit("eq", [n, b.const(1)]), d, n], name="n")
+    for x, d in dims if len(dims) > 1 else ():
+        fits = b.emit("or", [b.emit("eq", [d, n]), b.emit("eq", [d, b.const(1)])])
+        b.emit("assert", [fits], {"message": f"vectorize({name}): argument '{x.name}' cannot be broadcast with "
+                                             f"the others (axis {_axis(x, rank, a)} is neither 1 nor their length)"})
+    return n
+
+
+def _step(b, x, rank, a):
+    """1 where x's index follows the loop over axis ``a``, 0 where x has length 1 there (None:
+    x has no such axis)."""
+    k = _axis(x, rank, a)
+    if k is None:
+        return None
+    return b.emit("to_i64", [b.emit("ne", [b.emit("shape", [x], {"axis": k}), b.const(1)])], name="step")
+
+
+def _loops(b, scalar, params, steps, lengths, outs, a, index):
+    """The loop over axis ``a`` (and, inside it, the deeper axes), carrying the output arrays;
+    ``index`` holds the loop variables of the axes outside it. Returns the arrays it yields."""
+    rank = len(lengths)
+    body = Block([Value(I64, "i" if rank == 1 else f"i{a}")] + [Value(o.type, o.name) for o in outs])
+    with Builder(body, b.loc) as bb:
+        index = index + [body.args[0]]
+        carried = list(body.args[1:])
+        if a + 1 < rank:
+            bb.yield_(_loops(bb, scalar, params, steps, lengths, carried, a + 1, index))
+        else:
+            elements = [_element(bb, p, steps[p], index) if p.type.is_array else p for p in params]
+            results = inline(scalar, elements)
+            bb.yield_([bb.emit("setitem", [o, r] + index, name=o.name) for o, r in zip(carried, results)])
+    loop = for_op(b.const(0), lengths[a], b.const(1), outs, body, [o.type for o in outs], b.loc,
+                  [o.name for o in outs])
+    return b.append(loop)
+
+
+def _element(b, x, steps, index):
+    """x's element at the broadcast position ``index`` (index 0 along its axes of length 1)."""
+    idx = [b.emit("mul", [i, step]) for i, step in zip(index, steps) if step is not None]
+    return b.emit("index", [x] + idx, name=x.name)
+
+
+__all__ = ["vectorize_function", "element_type", "output_dtype"]
