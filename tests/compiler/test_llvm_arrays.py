@@ -96,6 +96,26 @@ def test_loops_checked_once_still_raise_at_the_right_index():
         f(x, 0, -8)
 
 
+def two_step_offsets(x, a, b):
+    # indices two additions away from the loop variable, as a reversed range's 1 + k - 1
+    t = 0.0
+    for k in range(x.shape[0] - 2, -1, -1):
+        i = 1 + k
+        t += x[i - b] * 0.5 + x[(i + a) - 1]
+    return t
+
+
+def test_two_step_offsets_are_checked_once_and_still_raise_at_the_right_index():
+    x = np.arange(1.0, 8.0) ** 2
+    f = srcgrad.jit(two_step_offsets, backend="llvm")
+    for a, b in [(0, 0), (1, 1), (-1, 2), (0, 7), (-6, 1)]:
+        assert f(x, a, b) == two_step_offsets(x, a, b)          # in bounds, or wrapping like Python
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 0 of 'x' with size 7"):
+        f(x, 2, 0)
+    with pytest.raises(IndexError, match="index -8 is out of bounds for axis 0 of 'x' with size 7"):
+        f(x, 0, 9)
+
+
 def test_a_zero_range_step_is_a_value_error_on_both_backends():
     for backend in ("python", "llvm"):
         with pytest.raises(ValueError, match="range\\(\\) arg 3 must not be zero"):

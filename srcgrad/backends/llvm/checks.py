@@ -22,10 +22,11 @@ from .types import BIT, INT64
 
 @dataclass
 class IndexForm:
-    """An index as ``invariant`` (loop-invariant value), or ``loop_var + sign * offset``."""
+    """An index as ``invariant`` (a loop-invariant value), or ``loop_var + Σ sign * offset``
+    over ``terms`` ((sign, loop-invariant value) pairs): ``i``, ``i + 1``, and the ``1 + k - 1``
+    of a reversed range's index (ad/reverse.py counts ``k`` down and reads ``i = 1 + k``)."""
     invariant: Value = None
-    sign: int = 1
-    offset: Value = None
+    terms: tuple = ()
 
 
 def checkable_accesses(for_op):
@@ -69,19 +70,24 @@ def _arrays_seen_from_outside(for_op, body):
     return outer
 
 
-def _form(v, i, inside):
+def _form(v, i, inside, depth=4):
     if v not in inside:
         return IndexForm(invariant=v)
     if v is i:
         return IndexForm()
     op = v.owner
-    if op is None or op.prim not in ("add", "sub") or len(op.operands) != 2:
+    if depth == 0 or op is None or op.prim not in ("add", "sub") or len(op.operands) != 2:
         return None
     a, c = op.operands
-    if a is i and c not in inside:
-        return IndexForm(sign=1 if op.prim == "add" else -1, offset=c)
-    if op.prim == "add" and c is i and a not in inside:
-        return IndexForm(offset=a)
+    sign = 1 if op.prim == "add" else -1
+    if c not in inside:                          # (loop_var + ...) ± c
+        inner = _form(a, i, inside, depth - 1)
+        if inner is not None and inner.invariant is None:
+            return IndexForm(terms=inner.terms + ((sign, c),))
+    if op.prim == "add" and a not in inside:     # a + (loop_var + ...)
+        inner = _form(c, i, inside, depth - 1)
+        if inner is not None and inner.invariant is None:
+            return IndexForm(terms=inner.terms + ((1, a),))
     return None
 
 
@@ -124,8 +130,10 @@ def _in_bounds_throughout(ctx, accesses, start, stop, step):
                 v = ctx.v(form.invariant)
                 ends = [b.zext(v, INT64) if v.type is BIT else v]
             else:
-                off = ctx.v(form.offset) if form.offset is not None else zero
-                ends = [b.add(e, off) if form.sign > 0 else b.sub(e, off) for e in (first, last)]
+                ends = [first, last]
+                for sign, term in form.terms:
+                    t = ctx.v(term)
+                    ends = [b.add(e, t) if sign > 0 else b.sub(e, t) for e in ends]
             for e in ends:
                 ok = b.and_(ok, b.and_(b.icmp_signed(">=", e, zero), b.icmp_signed("<", e, n)))
     return ok
