@@ -245,7 +245,10 @@ def test_arrays_written_in_place(backend):
                   f"{f.__name__}, {backend}, checkpoint={slots}")
             left = _copies(args)
             f(*left)
-            np.testing.assert_array_equal(given[0], left[0], err_msg=f"{f.__name__}: the argument as f leaves it")
+            # (llvm's vectorised np.sin is libmvec's, within a few ulp of numpy's: backend="llvm"
+            # agrees with Python to rounding, the checkpointed and taped gradients to the bit)
+            np.testing.assert_allclose(given[0], left[0], rtol=1e-14, atol=0,
+                                       err_msg=f"{f.__name__}: the argument as f leaves it")
     du0, dk = srcgrad.grad(heat_in_place, wrt=(0, 1), checkpoint=2, backend=backend)(*cases[0][1])
     np.testing.assert_allclose(du0, numeric_gradient(heat_in_place, cases[0][1], 0), rtol=1e-6, atol=1e-8)
 

@@ -25,6 +25,7 @@ from .disk_cache import DiskCache
 from .error_codes import CALLBACK, ERR_SLOTS, exception_for
 from .lowering import Lowering
 from .target import CPU
+from .vector_math import enabled as vector_math_enabled, vectorise_math
 
 
 def symbol_name(fn):
@@ -44,9 +45,12 @@ def compile_function(fn, boundscheck=True, cache=False, target=CPU):
     With ``cache``, object code is kept on disk (disk_cache.py) and reused."""
     machine = target.machine()
     low, mod = _lower(fn, target, machine, boundscheck)
-    entry = DiskCache.for_code(str(fn), options=f"boundscheck={boundscheck}") if cache else None
+    entry = DiskCache.for_code(str(fn), options=f"boundscheck={boundscheck}, vector_math={vector_math_enabled()}") if cache else None
     hit = entry.load() if entry is not None else None
-    text = _optimise(mod, machine) if hit is None else hit[1]
+    if hit is None:
+        mod, text = vectorise_math(mod, _optimise(mod, machine))
+    else:
+        text = hit[1]
     engine = llvm.create_mcjit_compiler(mod, target.machine())
     if entry is not None:
         if hit is not None:

@@ -34,9 +34,10 @@ def libm(name):
     return lower
 
 
-CPU_MATH = {name: intrinsic("llvm." + name) for name in ("sin", "cos", "exp", "log", "sqrt", "log2", "log10")}
-CPU_MATH.update({name: libm(name) for name in ("tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "expm1",
-                                               "log1p", "erf", "atan2", "hypot")})
+# intrinsics where LLVM has one (a vectorised loop then calls libmvec's: vector_math.py)
+CPU_MATH = {name: intrinsic("llvm." + name) for name in ("sin", "cos", "exp", "log", "sqrt", "log2", "log10", "tan",
+                                                         "asin", "acos", "atan", "sinh", "cosh", "tanh")}
+CPU_MATH.update({name: libm(name) for name in ("expm1", "log1p", "erf", "atan2", "hypot")})
 
 # scalar int ops whose result may leave the 64 bits (they raise OverflowError: checked_int)
 INT_CHECKED = {"add", "sub", "mul", "neg", "pow", "abs"}

@@ -11,6 +11,7 @@ import ctypes.util
 
 import llvmlite.binding as llvm
 
+from . import vector_math
 from .scalar_math import CPU_MATH
 
 
@@ -52,6 +53,7 @@ def _host_machine():
         if libm:
             llvm.load_library_permanently(libm)
         _host_features.append(llvm.get_host_cpu_features().flatten())
+        vector_math.load(_host_features[0])
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=_host_features[0], opt=3, jit=True)
 
