@@ -88,7 +88,9 @@ def _agree(cases):
         if theirs in cases:
             a, b = np.asarray(cases[ours]()), np.asarray(cases[theirs]())
             err = float(np.max(np.abs(a - b)) / np.max(np.abs(b)))
-            assert err < 1e-10, (ours, err)
+            # B1's HVP sums terms up to 10⁴ times its value (i² sin(x i) e^(-i/1000)): a few ulp in
+            # each sin (libmvec's in srcgrad's vectorised loop, XLA's own in JAX) move it by ~1e-10
+            assert err < 1e-9, (ours, err)
             notes.append(f"{ours} vs JAX: max |a − b| / max |b| = {err:.1e}")
     return notes
 

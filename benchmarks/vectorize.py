@@ -111,7 +111,10 @@ def main():
     args = ap.parse_args()
     rows, notes = run(args.repeats)
     text = table(rows) + "\n\n" + "\n".join(f"- {n}" for n in notes + [
-        f"Times are medians of {args.repeats} calls, the contenders taking turns; one thread everywhere."])
+        f"Times are medians of {args.repeats} calls, the contenders taking turns; one thread everywhere.",
+        "srcgrad's loop is vectorised by LLVM, its sin, cos and exp glibc's libmvec (four doubles a call, "
+        "backends/llvm/vector_math.py); Numba's ufuncs call libm per element (Numba uses Intel's SVML only "
+        "where icc_rt is installed, not here); XLA has its own vectorised exp and sin."])
     print(text)
     if args.record:
         record("vectorize", f"python benchmarks/vectorize.py --repeats {args.repeats} --record", "", text)

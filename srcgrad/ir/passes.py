@@ -24,7 +24,7 @@ _FOLD = {
     "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
     "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "not": lambda a: not a,
     "and": lambda a, b: a and b, "or": lambda a, b: a or b, "min": min, "max": max, "abs": abs,
-    "to_f64": float, "to_i64": int, "to_bool": bool,
+    "to_f64": float, "to_i64": int, "to_bool": bool, "select": lambda c, a, b: a if c else b,
 }
 
 
@@ -46,7 +46,7 @@ def _adjoint_zero(v):
 
 def fold_constants(fn):
     """Evaluate ops whose operands are all constants, and drop identities that hold exactly
-    (int x + 0, x - 0, x * 1, int x // 1, x ** 1)."""
+    (int x + 0, x - 0, x * 1, int x // 1, x ** 1, ``a if True else b``)."""
     subst = {}
     _fold_block(fn.body, subst)
     return fn
@@ -86,6 +86,9 @@ def _fold(op):
         if isinstance(value, int) and not _I64_RANGE[0] <= value <= _I64_RANGE[1]:
             return None         # the compiled code raises OverflowError at run time
         return Op("const", [], [res.type], {"value": value, "type": res.type}, loc=op.loc, names=[res.name])
+    if op.prim == "select" and consts[0][0]:        # a branch decided when the code was made
+        chosen = op.operands[1] if consts[0][1] else op.operands[2]
+        return chosen if chosen.type == res.type else None
     a = op.operands[0]
     b = op.operands[1] if len(op.operands) > 1 else None
     if a.type != res.type or (b is not None and b.type != res.type):

@@ -10,7 +10,7 @@ Example:
     >>> fn = vectorize_function(scalar_ir, [ArrayType(F64, 1), F64])   # (x[n], y) -> out[n]
 """
 from ..errors import TypingError
-from .core import Block, Builder, Function, Value, for_op
+from .core import Block, Builder, Function, Value, for_op, if_op
 from .inline import inline
 from .types import BOOL, F32, F64, I64, ArrayType
 
@@ -52,7 +52,21 @@ def vectorize_function(scalar, types, name):
         steps = {x: [_step(b, x, rank, a) for a in range(rank)] for x in arrays}
         outs = [b.emit("full", lengths, {"value": 0, "dtype": output_dtype(t, types, scalar)}, name="out")
                 for t in scalar.result_types]
-        b.ret(_loops(b, scalar, fn.params, steps, lengths, outs, 0, []))
+        # where no argument is broadcast (the common case) the loops index every array with the
+        # loop variables themselves: the bounds checks go before the loop and LLVM vectorises it
+        whole = None
+        for x in arrays:
+            for step in steps[x]:
+                if step is not None:
+                    one = b.emit("eq", [step, b.const(1)])
+                    whole = one if whole is None else b.emit("and", [whole, one])
+        regions = []
+        for by_step in (False, True):
+            blk = Block([])
+            with Builder(blk, b.loc) as bb:
+                bb.yield_(_loops(bb, scalar, fn.params, steps if by_step else None, lengths, outs, 0, []))
+            regions.append(blk)
+        b.ret(b.append(if_op(whole, regions[0], regions[1], [o.type for o in outs], b.loc, ["out"] * len(outs))))
     return fn
 
 
@@ -96,7 +110,8 @@ def _loops(b, scalar, params, steps, lengths, outs, a, index):
         if a + 1 < rank:
             bb.yield_(_loops(bb, scalar, params, steps, lengths, carried, a + 1, index))
         else:
-            elements = [_element(bb, p, steps[p], index) if p.type.is_array else p for p in params]
+            elements = [_element(bb, p, steps[p] if steps else None, index) if p.type.is_array else p
+                        for p in params]
             results = inline(scalar, elements)
             bb.yield_([bb.emit("setitem", [o, r] + index, name=o.name) for o, r in zip(carried, results)])
     loop = for_op(b.const(0), lengths[a], b.const(1), outs, body, [o.type for o in outs], b.loc,
@@ -105,7 +120,10 @@ def _loops(b, scalar, params, steps, lengths, outs, a, index):
 
 
 def _element(b, x, steps, index):
-    """x's element at the broadcast position ``index`` (index 0 along its axes of length 1)."""
+    """x's element at the broadcast position ``index`` (index 0 along its axes of length 1);
+    ``steps`` None: x has the broadcast shape."""
+    if steps is None:
+        return b.emit("index", [x] + index[len(index) - x.type.ndim:], name=x.name)
     idx = [b.emit("mul", [i, step]) for i, step in zip(index, steps) if step is not None]
     return b.emit("index", [x] + idx, name=x.name)
 

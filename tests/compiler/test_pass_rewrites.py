@@ -186,6 +186,18 @@ def test_pure_ops_are_still_merged():
     assert g.ir.count("sin") == 1
 
 
+def log1p_of_square(x):
+    return math.log1p(x * x)
+
+
+def test_a_select_on_a_constant_is_its_branch():
+    # log1p's rule guards 1 / (1 + u) at u = -1 with a select that is decided when the
+    # derivative code is made: it reads as the branch taken, and computes the same
+    g = srcgrad.grad(log1p_of_square)
+    assert g(0.5) == pytest.approx(2 * 0.5 / 1.25, rel=1e-15)
+    assert "if False" not in g.adjoint_source and "if True" not in g.adjoint_source, g.adjoint_source
+
+
 def test_every_primitive_record_states_its_facts():
     for name, p in PRIMITIVES.items():
         assert p.writes in (None, 0), name
