@@ -28,6 +28,7 @@ from .mutation import UndoPlan, logged_writes, refuse_stale_uses
 from .names import adjoint_name, derivative_name
 from .rules import ADJOINT, constant_value
 from .second_order import NO_SECOND_ADJOINT, goes_through, refuse_twice
+from .tape_rules import adjoint_tapes, tape_adjoint
 
 
 def reverse(primal, wrt, cotangents=False, with_value=True, checkpoint=None):
@@ -84,6 +85,8 @@ def reverse(primal, wrt, cotangents=False, with_value=True, checkpoint=None):
                 if seed.name is None:
                     seed.name = "d" + (out.name or "out")
                 r.add(adj, out, seed)
+        if checkpoint is None:
+            r.adjoint_tapes = adjoint_tapes(primal, active, mapping)
         r.backward(primal.body.ops[:-1], adj, mapping, tapes)
         r.restore_finals(finals, mapping)
         grads = []
@@ -153,6 +156,7 @@ class _Reverser:
             self.replaying -= recompute
         return tapes
 
+    adjoint_tapes = {}  # {a tape of the function's own: (its adjoint tape, float item positions)}
     replaying = 0       # inside a recomputation: its writes cannot fail (they ran in the forward sweep)
     saving = True       # writes save what they overwrite (not in a checkpointed loop's runs: checkpoint.py)
 
@@ -334,6 +338,11 @@ class _Reverser:
             return
         if op.prim == "if":
             self._if_adjoint(op, adj, mapping)
+            self.rewind(op, mapping)
+            return
+        if op.prim in ("tape_get", "tape_put") and goes_through(op, self.active) and \
+                op.operands[0] in self.adjoint_tapes:
+            tape_adjoint(self, op, adj, mapping)
             self.rewind(op, mapping)
             return
         rule = ADJOINT.get(op.prim)

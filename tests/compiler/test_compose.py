@@ -143,9 +143,60 @@ def test_second_derivative_of_a_scalar_loop_against_torch():
     assert d2 == pytest.approx(want.item(), rel=1e-11)
 
 
-def test_grad_of_grad_through_a_loop_tape_is_a_clear_error():
+@pytest.mark.parametrize("backend", ["llvm", "python"])
+def test_grad_of_grad_through_a_loop_tape_against_torch(backend):
+    # reverse over reverse: the gradient's tape read is written back on an adjoint tape
+    # (ad/tape_rules.py)
+    torch = pytest.importorskip("torch")
+    d2 = srcgrad.grad(srcgrad.grad(_loop, backend=backend), backend=backend)(0.8, 20)
+    tx = torch.tensor(0.8, dtype=torch.float64, requires_grad=True)
+    s = tx
+    for i in range(20):
+        s = s * torch.cos(s) + 0.1 * tx * i
+    (g,) = torch.autograd.grad(s * s, tx, create_graph=True)
+    (want,) = torch.autograd.grad(g, tx)
+    assert d2 == pytest.approx(want.item(), rel=1e-11)
+
+
+@pytest.mark.parametrize("backend", ["llvm", "python"])
+def test_reverse_over_reverse_hessian_of_an_array_loop(backend):
+    # rows of the Hessian by reverse mode over the gradient (a loop carrying an array), against
+    # forward over reverse; and grad of the gradient's sum
+    x = np.array([0.3, -0.5, 0.9, 0.2])
+    rows = srcgrad.jacobian(srcgrad.grad(_arrays, wrt=0, backend=backend), mode="rev", backend=backend)(x, 0.4)
+    cols = srcgrad.jacobian(srcgrad.grad(_arrays, wrt=0, backend=backend), mode="fwd", backend=backend)(x, 0.4)
+    np.testing.assert_allclose(rows, cols, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(rows, srcgrad.hessian(_arrays, backend=backend)(x, 0.4), rtol=1e-12, atol=1e-13)
+    dxw = srcgrad.grad(srcgrad.grad(_arrays, wrt=1), wrt=0, backend=backend)(x, 0.4)
+    np.testing.assert_allclose(dxw, srcgrad.hessian(_arrays, wrt=(0, 1))(x, 0.4)[1][0], rtol=1e-12, atol=1e-13)
+
+
+def _while_loop(x):
+    s = x
+    while s < 10.0:
+        s = s * 1.5 + math.sin(s)
+    return s * x
+
+
+def _nested(x, n):
+    t = 0.0
+    for i in range(n):
+        s = x
+        for j in range(3):
+            s = math.sin(s * j + i)
+        t = t + s * s
+    return t
+
+
+def test_grad_of_grad_through_other_tapes_is_a_clear_error():
+    # a while loop's growing tape, a tape made inside a loop: jvp(grad(f)) goes through them
     with pytest.raises(srcgrad.TypingError, match=r"loop's tape.*jvp\(grad\(f\)\)"):
-        srcgrad.grad(srcgrad.grad(_loop))(0.8, 20)
+        srcgrad.grad(srcgrad.grad(_while_loop))(0.8)
+    with pytest.raises(srcgrad.TypingError, match=r"loop's tape.*jvp\(grad\(f\)\)"):
+        srcgrad.grad(srcgrad.grad(_nested))(0.8, 4)
+    _, d2 = srcgrad.jvp(srcgrad.grad(_nested), (0.8, 4), (1.0, 0))
+    g = srcgrad.grad(_nested)
+    assert d2 == pytest.approx((g(0.8 + 1e-6, 4) - g(0.8 - 1e-6, 4)) / 2e-6, rel=1e-6)
 
 
 

@@ -216,6 +216,19 @@ def _validate_second_order(primal, args, wrt, tangents):
             return
         raise
     check_passes(second, args + tangents, "forward-over-reverse")
+    _validate_reverse_over_reverse(gradient, args, wrt)
+
+
+def _validate_reverse_over_reverse(gradient, args, wrt):
+    """Reverse mode over the gradient's IR (vjp(grad(f)), as grad(grad(f)) builds it, through
+    the gradient's tapes: ad/tape_rules.py) through the passes."""
+    try:
+        second = verify(reverse(clone(gradient), list(wrt), cotangents=True))
+    except (TypingError, UnsupportedSyntaxError) as e:
+        if "made by a first derivative" in str(e) or "cannot differentiate the derivative" in str(e):
+            return
+        raise
+    check_passes(second, args + tuple(_tangent(args[k]) for k in wrt), "reverse-over-reverse")
 
 
 def validate_vectorized(fn, args):
