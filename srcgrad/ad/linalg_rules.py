@@ -74,5 +74,5 @@ def _solve(g, a, b, out):
     return ga, gb
 
 
-# piecewise constant (cholesky_grad and svdvals_grad, made by derivative code: second_order.py)
+# piecewise constant
 ADJOINT["slogdet_sign"] = None

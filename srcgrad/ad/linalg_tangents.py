@@ -4,6 +4,7 @@ to fill ``TANGENT`` (the conventions are those of linalg_rules.py).
 Example:
     >>> TANGENT["solve"]      # d(A^-1 b) = A^-1 (db - dA x)
 """
+from ..errors import TypingError
 from ..ir.core import current, select
 from ..ir.primitives import table_entry
 from ..ir.types import F64
@@ -46,9 +47,24 @@ def _slogdet_log(op, ts, xs, out):
     return None if ts[0] is None else _trace_inv(xs[0], ts[0])
 
 
-@table_entry(TANGENT, "slogdet_sign", "cholesky_grad", "svdvals_grad")
+@table_entry(TANGENT, "slogdet_sign")
 def _none(op, ts, xs, out):
+    """sign(det A): piecewise constant."""
     return None
+
+
+@table_entry(TANGENT, "cholesky_grad", "svdvals_grad")
+def _linear_in_g(op, ts, xs, out):
+    """cholesky_grad(gL, L) and svdvals_grad(g, A) (made by first derivatives: ad/linalg_rules.py)
+    are linear in the gradient g, whose tangent goes through the same op; they depend on L and
+    A too, through the factorisation, whose derivative is not built: where L or A has a
+    tangent (a Hessian in the matrix), a clear error, never the zero it once silently was."""
+    if ts[1] is not None:
+        what = "np.linalg.cholesky" if op.prim == "cholesky_grad" else \
+            "the singular values (np.linalg.svd, norm(A, 2), norm(A, 'nuc'), matrix_norm, cond)"
+        raise TypingError(f"jvp cannot differentiate {op.prim} (made by a first derivative): the second "
+                          f"derivative of {what} with respect to the matrix is not built yet", op.loc)
+    return None if ts[0] is None else _emit(op.prim, ts[0], xs[1], **op.attrs)
 
 
 @table_entry(TANGENT, "svdvals")

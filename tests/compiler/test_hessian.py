@@ -152,3 +152,35 @@ def test_matrices_are_taken_at_the_arguments_on_entry():
         left = x0.copy()
         writes_its_argument(left, 0.7)
         np.testing.assert_allclose(x, left, rtol=1e-15)
+
+
+def spectral(X, w):
+    return w * w * np.linalg.norm(X, 2)
+
+
+def chol_logdet(A, w):
+    return w * np.sum(np.log(np.diag(np.linalg.cholesky(A))))
+
+
+def test_second_derivatives_in_a_matrix_through_its_factorisations_are_a_clear_error():
+    # the gradient of the singular values and of a Cholesky factor recompute the factorisation;
+    # its derivative in the matrix is not built: a clear error naming the line (once a silent 0)
+    X = np.array([[2.0, 0.5, 0.1], [0.3, 1.5, -0.2], [0.0, 0.4, 1.0], [0.2, 0.1, 0.3]])
+    with pytest.raises(srcgrad.TypingError, match=r"singular values(.|\n)*line \d+(.|\n)*np.linalg.norm\(X, 2\)"):
+        srcgrad.hessian(spectral)(X, 0.7)
+    A = X.T @ X + np.eye(3)
+    with pytest.raises(srcgrad.TypingError, match=r"np.linalg.cholesky with respect to the matrix"):
+        srcgrad.hvp(chol_logdet)(A, 0.7, np.ones((3, 3)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mixed_second_derivatives_through_factorisations_in_the_other_argument(backend):
+    # d/dw of the gradient in X: the factorisation's gradient is linear in what flows into it
+    X = np.array([[2.0, 0.5, 0.1], [0.3, 1.5, -0.2], [0.0, 0.4, 1.0], [0.2, 0.1, 0.3]])
+    g = srcgrad.grad(spectral, wrt=0, backend=backend)
+    mixed = srcgrad.jacobian(g, wrt=1, mode="fwd", backend=backend)(X, 0.7)
+    np.testing.assert_allclose(mixed, (g(X, 0.7 + 1e-6) - g(X, 0.7 - 1e-6)) / 2e-6, rtol=1e-7, atol=1e-9)
+    A = X.T @ X + np.eye(3)
+    gc = srcgrad.grad(chol_logdet, wrt=0, backend=backend)
+    mixed = srcgrad.jacobian(gc, wrt=1, mode="fwd", backend=backend)(A, 0.7)
+    np.testing.assert_allclose(mixed, (gc(A, 0.7 + 1e-6) - gc(A, 0.7 - 1e-6)) / 2e-6, rtol=1e-7, atol=1e-9)

@@ -341,8 +341,9 @@ def check_checkpointed(f, args, wrt, slots, plain, taped, source):
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13, err_msg=f"checkpoint={slots}\n{source}")
 
 
-def check_array_program(source, folder):
-    """A whole-array program: llvm against python, values and gradients."""
+def check_array_program(source, folder, second_order=None):
+    """A whole-array program: llvm against python, values and gradients (and second
+    derivatives, on the programs ``_second_order_for`` draws, or as ``second_order`` says)."""
     f = load(source, folder)
     rng = np.random.default_rng(0)
     args = (rng.standard_normal((5, 3)) * 0.5, rng.standard_normal(5) * 0.5, rng.standard_normal(3) * 0.5, 0.7)
@@ -362,7 +363,7 @@ def check_array_program(source, folder):
     for a, b in zip(native, python):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, err_msg=source)
     t = (np.linspace(-0.5, 0.5, 15).reshape(5, 3), np.linspace(0.3, -0.2, 5), np.array([0.1, -0.4, 0.2]), -0.6)
-    if _second_order_for(source):
+    if second_order or second_order is None and _second_order_for(source):
         check_second_order(f, args, t, native_grad, source)
         check_matrices(f, args, native, source)
     slots = checkpoint_slots(source)

@@ -53,6 +53,6 @@ def test_regression(tmp_path, path):
     source = path.read_text()
     x, y = (float(a) for a in source.splitlines()[0].lstrip("# xy=").split(","))
     if "(X, y, w, c):" in source:
-        check_array_program(source, tmp_path)
+        check_array_program(source, tmp_path, second_order=path.stem.startswith("second_order"))
     else:
         check_program(source, tmp_path, x, y, fuzzing=False, second_order=path.stem.startswith("second_order"))
