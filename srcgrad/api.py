@@ -31,6 +31,7 @@ from .ir.passes import optimize
 from .ir.printer import format_function
 from .ir.vectorize import element_type, vectorize_function
 from .ir.verifier import verify
+from .pickling import reduce_compiled
 from .trees import Tree, flatten, leaves_of
 
 BACKENDS = ("python", "llvm")      # the default (None) is llvm, falling back to python where it must
@@ -350,6 +351,10 @@ class Compiled:
 
     def __repr__(self):
         return f"<srcgrad.{self.kind} of {self.fun.__qualname__}>"
+
+    def __reduce__(self):
+        """Pickles by reference or by value, never compiled code (srcgrad/pickling.py)."""
+        return reduce_compiled(self)
 
 
 _CONTAINERS = (tuple, list, dict)      # namedtuples are tuples

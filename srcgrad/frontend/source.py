@@ -49,6 +49,15 @@ def source_of(fn):
     return out
 
 
+def remember_source(fn, entry):
+    """Take ``entry`` (what ``source_of`` returns) as ``fn``'s source unless it has one already:
+    a function unpickled in a process that has not its file (srcgrad/pickling.py)."""
+    try:
+        _SOURCES.setdefault(fn, entry)
+    except TypeError:
+        pass
+
+
 def _plainly_compiled(fn):
     """Whether Python's own loader compiled ``fn``'s module from its file, so that the file's
     source compiles to the same code (an import hook, pytest's assert rewriting say, does not)."""
