@@ -23,6 +23,7 @@ from .ad.forward import forward
 from .ad.reverse import reverse
 from .backends import llvm as llvm_backend      # the default backend: loaded with srcgrad
 from .backends import python as python_backend
+from .bridge import call_on_tensors, has_tensor
 from .errors import TypingError, UnsupportedSyntaxError
 from .frontend.lower import lower, source_of
 from .frontend.numpy_shapes import NeedsUnitAxes
@@ -236,6 +237,8 @@ class Compiled:
         return fn
 
     def __call__(self, *args, **kwargs):
+        if has_tensor(args, kwargs):
+            return call_on_tensors(self, args, kwargs)      # the eager bridge (bridge.py)
         if self.kind in ("vjp", "jvp"):
             return self.call_with_extra(args[:len(self._params)], args[len(self._params):])
         if self.kind == "hvp":

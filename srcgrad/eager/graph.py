@@ -401,9 +401,11 @@ def _apply_with_tensors(node, grads):
 
 
 def _root(a):
-    """The array that owns the memory of ``a`` (``a`` itself unless it is a view)."""
+    """The array that owns the memory of ``a`` (``a`` itself unless it is a view). An array
+    over memory that compiled code handed over (its base an owner object, not an array:
+    backends/marshal.py) owns its memory."""
     base = a.base
-    while base is not None:
+    while isinstance(base, np.ndarray):
         a, base = base, base.base
     return a
 
