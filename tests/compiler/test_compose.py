@@ -131,31 +131,29 @@ def test_hessian_vector_product_of_a_loop_against_torch():
     np.testing.assert_allclose(hv, want.numpy(), rtol=1e-11)
 
 
-def test_second_derivative_of_a_scalar_loop_against_torch():
+def _torch_second_derivative_of_loop(x, n):
+    """d²/dx² of _loop by torch, twice through its graph (create_graph)."""
     torch = pytest.importorskip("torch")
-    _, d2 = srcgrad.jvp(srcgrad.grad(_loop), (0.8, 20), (1.0, 0))
-    tx = torch.tensor(0.8, dtype=torch.float64, requires_grad=True)
+    tx = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     s = tx
-    for i in range(20):
+    for i in range(n):
         s = s * torch.cos(s) + 0.1 * tx * i
     (g,) = torch.autograd.grad(s * s, tx, create_graph=True)
     (want,) = torch.autograd.grad(g, tx)
-    assert d2 == pytest.approx(want.item(), rel=1e-11)
+    return want.item()
+
+
+def test_second_derivative_of_a_scalar_loop_against_torch():
+    _, d2 = srcgrad.jvp(srcgrad.grad(_loop), (0.8, 20), (1.0, 0))
+    assert d2 == pytest.approx(_torch_second_derivative_of_loop(0.8, 20), rel=1e-11)
 
 
 @pytest.mark.parametrize("backend", ["llvm", "python"])
 def test_grad_of_grad_through_a_loop_tape_against_torch(backend):
     # reverse over reverse: the gradient's tape read is written back on an adjoint tape
     # (ad/tape_rules.py)
-    torch = pytest.importorskip("torch")
     d2 = srcgrad.grad(srcgrad.grad(_loop, backend=backend), backend=backend)(0.8, 20)
-    tx = torch.tensor(0.8, dtype=torch.float64, requires_grad=True)
-    s = tx
-    for i in range(20):
-        s = s * torch.cos(s) + 0.1 * tx * i
-    (g,) = torch.autograd.grad(s * s, tx, create_graph=True)
-    (want,) = torch.autograd.grad(g, tx)
-    assert d2 == pytest.approx(want.item(), rel=1e-11)
+    assert d2 == pytest.approx(_torch_second_derivative_of_loop(0.8, 20), rel=1e-11)
 
 
 @pytest.mark.parametrize("backend", ["llvm", "python"])
