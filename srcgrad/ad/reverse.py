@@ -85,8 +85,6 @@ def reverse(primal, wrt, cotangents=False, with_value=True, checkpoint=None):
                 if seed.name is None:
                     seed.name = "d" + (out.name or "out")
                 r.add(adj, out, seed)
-        if checkpoint is None:
-            r.adjoint_tapes = adjoint_tapes(primal, active, mapping)
         r.backward(primal.body.ops[:-1], adj, mapping, tapes)
         r.restore_finals(finals, mapping)
         grads = []
@@ -318,6 +316,8 @@ class _Reverser:
 
     def backward(self, ops, adj, mapping, tapes):
         b = current()
+        # the tapes of a gradient, differentiated again (tape_rules.py)
+        self.adjoint_tapes = {**self.adjoint_tapes, **adjoint_tapes(ops, self.active, mapping)}
         outer = b.loc
         try:
             for op in reversed(ops):

@@ -46,11 +46,9 @@ NO_SECOND_ADJOINT = dict(NO_TANGENT, **{
     "undo_save": "the gradient of a function that overwrites array elements keeps an undo log, which reverse "
                  "mode cannot go through yet; use jvp(grad(f)) (forward over reverse), or build new arrays "
                  "instead of writing into one",
-    # ad/tape_rules.py differentiates a for loop's tape made at the function's top level
-    "tape_put": "reverse over reverse through this loop's tape (a while loop's, or one made inside a loop or a "
-                "branch) is not built yet; " + _LOOPS,
-    "tape_get": "reverse over reverse through this loop's tape (a while loop's, or one made inside a loop or a "
-                "branch) is not built yet; " + _LOOPS,
+    # ad/tape_rules.py differentiates the tapes of for loops (nested ones too)
+    "tape_put": "reverse over reverse through a while loop's tape is not built yet; " + _LOOPS,
+    "tape_get": "reverse over reverse through a while loop's tape is not built yet; " + _LOOPS,
     **{p: f"reverse over reverse through {p} is not built yet; use jvp(grad(f)) (forward over reverse)"
        for p in ("tile_sum", "repeat_sum", "repeat_each_sum", "kron_grad", "cholesky_grad", "svdvals_grad")},
 })

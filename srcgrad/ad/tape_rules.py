@@ -11,10 +11,10 @@ before the (outer) reverse sweep:
 
 The outer reverse sweep meets the read first (it runs the gradient's reverse loop backwards),
 then the write. This holds where each slot is written once and read once: a tape made at the
-function's top level, with one ``tape_put`` in the body of one ``for`` loop and one
-``tape_get`` in the body of another, at that loop's own index (the tapes ad/reverse.py makes
-for ``for`` loops). Other tapes (a ``while`` loop's growing tape, a tape inside a loop or a
-branch) keep the clear error of ad/second_order.py.
+function's top level or in a loop iteration or a branch being reversed (nested loops), with
+one ``tape_put`` in the body of one ``for`` loop of the same block and one ``tape_get`` in the
+body of another, at that loop's own index (the tapes ad/reverse.py makes for ``for`` loops).
+A ``while`` loop's growing tape keeps the clear error of ad/second_order.py.
 
 Example:
     >>> srcgrad.grad(srcgrad.grad(f))(x)     # f with a loop: through its gradient's tape
@@ -23,18 +23,18 @@ from ..ir.core import current
 from ..ir.types import F64, ArrayType, is_float
 
 
-def adjoint_tapes(primal, active, mapping):
-    """{tape: (adjoint tape, positions of its float items)} for the tapes of ``primal`` that a
+def adjoint_tapes(ops, active, mapping):
+    """{tape: (adjoint tape, positions of its float items)} for the tapes made by ``ops`` (one
+    block: the function's top level, or a loop iteration or a branch being reversed) that a
     derivative goes through and that fit (see the module's doc); the adjoint tapes are made
-    now, in the current block (the function's top level, after the forward sweep)."""
+    now, in the current block, before the block's reverse sweep."""
     found = {}
-    body = primal.body.ops
-    for op in body:
+    for op in ops:
         if op.prim != "tape_new" or not op.operands:
             continue
         tape = op.results[0]
-        puts = _ops_on(body, tape, "tape_put")
-        gets = _ops_on(body, tape, "tape_get")
+        puts = _ops_on(ops, tape, "tape_put")
+        gets = _ops_on(ops, tape, "tape_get")
         if len(puts) != 1 or len(gets) != 1 or puts[0][1] is None or gets[0][1] is None:
             continue
         (put, _), (get, loop) = puts[0], gets[0]
@@ -49,11 +49,11 @@ def adjoint_tapes(primal, active, mapping):
     return found
 
 
-def _ops_on(body, tape, prim):
-    """[(op, the top-level ``for`` loop whose body holds it directly, or None)] for each op
-    ``prim`` on ``tape`` anywhere in ``body``."""
+def _ops_on(ops, tape, prim):
+    """[(op, the ``for`` loop of ``ops`` whose body holds it directly, or None)] for each op
+    ``prim`` on ``tape`` in ``ops`` and the regions inside them."""
     out = []
-    for top in body:
+    for top in ops:
         if top.prim == prim and top.operands[0] is tape:
             out.append((top, None))
         for region in top.regions:
