@@ -60,8 +60,9 @@ def eager_gradient(source, folder, x, y):
     """The eager mode's gradient of the program at (x, y, V), or None where the program does
     not run on eager tensors (a documented eager limitation, say in-place changes of views)."""
     import srcgrad as torch
-    if any(f"{name}(" in source for name in ("jitted", "dsquash", "dhelper", "dlooped", "vsquash")):
-        return None         # compiled functions called on tensors: the bridge of issue 15
+    entry = source[source.rindex("\ndef "):]        # f itself (the helpers are defined in every program)
+    if any(f"{name}(" in entry for name in ("jitted", "dsquash", "dhelper", "dlooped", "vsquash")):
+        return None         # compiled functions called on tensors: only jit's go into the eager graph (bridge.py)
     try:
         f = load(source, folder, eager=True)
         tx, ty = (torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in (x, y))
