@@ -281,7 +281,11 @@ class Plan:
             return None
         same = {blk.yielded[j] for blk in op.regions} - made          # passed through unchanged
         if len(same) != 1:
-            same = {v for v in self.leaves(op) if v.name == name and v not in made}
+            # a number read inside and named alike; not an array, whose versions after in-place
+            # writes print under its name too and may be read after the if (a tangent array
+            # named dv and the float tangent dv of a value computed in the if)
+            same = {v for v in self.leaves(op) if v.name == name and v not in made
+                    and v.type == op.results[j].type and not v.type.is_array}
         return same.pop() if len(same) == 1 else None
 
     def name_source(self, v):
