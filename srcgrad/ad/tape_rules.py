@@ -19,7 +19,7 @@ A ``while`` loop's growing tape keeps the clear error of ad/second_order.py.
 Example:
     >>> srcgrad.grad(srcgrad.grad(f))(x)     # f with a loop: through its gradient's tape
 """
-from ..ir.core import current
+from ..ir.core import current, walk_ops
 from ..ir.types import F64, ArrayType, is_float
 
 
@@ -57,18 +57,11 @@ def _ops_on(ops, tape, prim):
         if top.prim == prim and top.operands[0] is tape:
             out.append((top, None))
         for region in top.regions:
-            for op in _walk(region):
+            for op in walk_ops(region):
                 if op.prim == prim and op.operands[0] is tape:
                     direct = top.prim == "for" and op in region.ops
                     out.append((op, top if direct else None))
     return out
-
-
-def _walk(block):
-    for op in block.ops:
-        yield op
-        for r in op.regions:
-            yield from _walk(r)
 
 
 def tape_adjoint(reverser, op, adj, mapping):
