@@ -59,7 +59,7 @@ class CompiledFunction(Function):
     @staticmethod
     def forward(ctx, compiled, *args):
         arrays = tuple(_data(a) for a in args)
-        # the vjp needs the inputs as they were: copies where the function writes into them
+        # the vjp needs the inputs as they were: copies, since the call below may write into them
         ctx.compiled, ctx.arrays = compiled, tuple(a.copy() if isinstance(a, np.ndarray) else a for a in arrays)
         ctx.float32 = _float32(args)
         ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])

@@ -45,7 +45,8 @@ def compile_function(fn, boundscheck=True, cache=False, target=CPU):
     With ``cache``, object code is kept on disk (disk_cache.py) and reused."""
     machine = target.machine()
     low, mod = _lower(fn, target, machine, boundscheck)
-    entry = DiskCache.for_code(str(fn), options=f"boundscheck={boundscheck}, vector_math={vector_math_enabled()}") if cache else None
+    options = f"boundscheck={boundscheck}, vector_math={vector_math_enabled()}"
+    entry = DiskCache.for_code(str(fn), options=options) if cache else None
     hit = entry.load() if entry is not None else None
     if hit is None:
         mod, text = vectorise_math(mod, _optimise(mod, machine))
