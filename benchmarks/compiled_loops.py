@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import srcgrad  # noqa: E402
 from loop_programs import b1, b2_loops, b2_numpy  # noqa: E402
 from contenders import jax_b1_cases, jax_b2_cases, numba_b1_cases, numba_b2_cases  # noqa: E402
-from record import record  # noqa: E402
+from record import repeats_main  # noqa: E402
 
 C_SOURCE = r"""
 #include <math.h>
@@ -175,16 +175,8 @@ def table(rows):
 
 
 def main():
-    import argparse
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=15)
-    ap.add_argument("--record", action="store_true")
-    args = ap.parse_args()
-    text = table(run(args.repeats))
-    print(text)
-    if args.record:
-        record("compiled_loops", f"python benchmarks/compiled_loops.py --repeats {args.repeats} --record",
-               "C compiled with gcc -O2", text)
+    repeats_main("compiled_loops", __doc__, lambda repeats: table(run(repeats)), "C compiled with gcc -O2")
+
 
 if __name__ == "__main__":
     main()

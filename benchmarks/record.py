@@ -43,3 +43,20 @@ def record(name, command, note, table):
     with open(path, "a") as f:
         f.write(f"\n## {name} — {datetime.date.today()}\n\n`{command}` on {machine()}; {versions()}"
                 f"{'; ' + note if note else ''}.\n\n{table}\n")
+
+
+def repeats_main(name, doc, make_text, note=""):
+    """The command line of a benchmark timed by repeated calls: ``--repeats N`` (default 15),
+    ``--record``; prints ``make_text(repeats)`` and, with ``--record``, appends it to RESULTS.md.
+
+    >>> repeats_main("second_order", __doc__, lambda repeats: table(run(repeats)))
+    """
+    import argparse
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--record", action="store_true")
+    args = ap.parse_args()
+    text = make_text(args.repeats)
+    print(text)
+    if args.record:
+        record(name, f"python benchmarks/{name}.py --repeats {args.repeats} --record", note, text)

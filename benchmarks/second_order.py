@@ -28,7 +28,7 @@ import srcgrad  # noqa: E402
 from compiled_loops import timed  # noqa: E402
 from contenders import _jax  # noqa: E402
 from loop_programs import b1, b2_numpy, rosenbrock  # noqa: E402
-from record import record  # noqa: E402
+from record import repeats_main  # noqa: E402
 
 
 def jax_cases(x, n, X, y, w, v, r):
@@ -104,18 +104,14 @@ def table(rows):
     return "\n".join(out)
 
 
+def report(repeats):
+    rows, notes = run(repeats)
+    return table(rows) + "\n\n" + "\n".join(f"- {n}" for n in notes + [
+        f"Times are medians of {repeats} calls, the contenders taking turns; one thread everywhere."])
+
+
 def main():
-    import argparse
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=15)
-    ap.add_argument("--record", action="store_true")
-    args = ap.parse_args()
-    rows, notes = run(args.repeats)
-    text = table(rows) + "\n\n" + "\n".join(f"- {n}" for n in notes + [
-        f"Times are medians of {args.repeats} calls, the contenders taking turns; one thread everywhere."])
-    print(text)
-    if args.record:
-        record("second_order", f"python benchmarks/second_order.py --repeats {args.repeats} --record", "", text)
+    repeats_main("second_order", __doc__, report)
 
 
 if __name__ == "__main__":

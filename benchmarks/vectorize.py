@@ -28,7 +28,7 @@ import srcgrad  # noqa: E402
 from compiled_loops import timed  # noqa: E402
 from contenders import _jax  # noqa: E402
 from loop_programs import bump  # noqa: E402
-from record import record  # noqa: E402
+from record import repeats_main  # noqa: E402
 
 
 def numba_cases(x, y):
@@ -103,21 +103,17 @@ def table(rows):
     return "\n".join(out)
 
 
-def main():
-    import argparse
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=15)
-    ap.add_argument("--record", action="store_true")
-    args = ap.parse_args()
-    rows, notes = run(args.repeats)
-    text = table(rows) + "\n\n" + "\n".join(f"- {n}" for n in notes + [
-        f"Times are medians of {args.repeats} calls, the contenders taking turns; one thread everywhere.",
+def report(repeats):
+    rows, notes = run(repeats)
+    return table(rows) + "\n\n" + "\n".join(f"- {n}" for n in notes + [
+        f"Times are medians of {repeats} calls, the contenders taking turns; one thread everywhere.",
         "srcgrad's loop is vectorised by LLVM, its sin, cos and exp glibc's libmvec (four doubles a call, "
         "backends/llvm/vector_math.py); Numba's ufuncs call libm per element (Numba uses Intel's SVML only "
         "where icc_rt is installed, not here); XLA has its own vectorised exp and sin."])
-    print(text)
-    if args.record:
-        record("vectorize", f"python benchmarks/vectorize.py --repeats {args.repeats} --record", "", text)
+
+
+def main():
+    repeats_main("vectorize", __doc__, report)
 
 
 if __name__ == "__main__":
