@@ -134,9 +134,11 @@ def peak_during(fn):
     ``fn()``: the rise of VmHWM (/proc/self/status), the high-water mark first reset to the
     current resident set by writing 5 to /proc/self/clear_refs. Native memory (LLVM code, XLA
     buffers) counts, which tracemalloc would not see. The kernel's counters are exact to a few
-    pages only (a rise of under 0 reads 0). Memory the allocator kept from an earlier call
-    goes back to the system first (malloc_trim), so that a call reusing it still counts it."""
+    pages only (a rise of under 0 reads 0). Memory the allocators kept from an earlier call
+    (srcgrad's block cache, glibc's heap) goes back to the system first, so that a call
+    reusing it still counts it."""
     gc.collect()
+    srcgrad.empty_cache()
     _LIBC.malloc_trim(0)
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
@@ -268,14 +270,13 @@ def notes_text(all_notes):
     lines.append("- Peak memory: a fresh process per contender, inputs made and (for the warm figure) one call "
                  "done; the rise of VmHWM (/proc/self/status) during the call, the high-water mark first reset "
                  "to the resident set through /proc/self/clear_refs, glibc's mmap and trim thresholds fixed at "
-                 "128 KiB and malloc_trim(0) called first so that freed memory goes back to the system. Native "
-                 "memory (LLVM code, XLA buffers) counts.")
+                 "128 KiB, and srcgrad.empty_cache() and malloc_trim(0) called first so that freed memory goes back "
+                 "to the system. Native memory (LLVM code, XLA buffers) counts.")
     lines.append("- Times are of warm calls. The first row's contenders take turns in one process; \"each alone\" "
                  "runs one contender in a fresh process (the median of 5 warm calls). They differ where a call "
-                 "allocates much: the heat gradient's 80 MB of taped states are freed to glibc after each call, "
-                 "and whether glibc keeps that heap for the next call or returns it to the system (which then "
-                 "faults 80 MB of fresh pages in again, about 30 ms) depends on what else the process allocated "
-                 "and freed. XLA's allocator keeps its buffers either way.")
+                 "allocates much and its allocator gives the memory back to the system: the next call then faults "
+                 "it in again (the heat gradient's 80 MB of taped states, about 30 ms). srcgrad's block cache "
+                 "keeps freed blocks for the next call (up to 1 GiB), as XLA's allocator keeps its buffers.")
     return "\n".join(lines)
 
 

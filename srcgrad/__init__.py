@@ -1,9 +1,10 @@
 """srcgrad: automatic differentiation for Python.
 
-Today srcgrad offers the eager mode: tensors with ``requires_grad``, ``grad_fn`` and
+Two ways in: the source-transforming compiler (``srcgrad.grad``, ``jit``, ``vjp``, ``jvp``,
+``vectorize``, ... on plain Python/numpy functions: their IR, readable adjoint source and
+native code), and the eager mode: tensors with ``requires_grad``, ``grad_fn`` and
 ``backward()``, with PyTorch's names and semantics, so that ``import srcgrad as torch`` runs
-PyTorch autograd tutorials. The source-transforming compiler (``srcgrad.grad``, ``jit``,
-``vjp``, ``jvp``) is being built (see README).
+PyTorch autograd tutorials. ../shared/API.md is the interface.
 
 Example:
     >>> import srcgrad as torch
@@ -14,6 +15,7 @@ Example:
 """
 from . import autograd, nn, viz  # noqa: F401
 from .eager import *  # noqa: F401,F403  the PyTorch-compatible eager names
+from .allocator import empty_cache, memory_cached, set_cache_limit  # noqa: F401
 from .api import grad, hessian, hvp, jacfwd, jacobian, jacrev, jit, jvp, show, value_and_grad, vectorize, vjp
 from .custom import custom_vjp  # noqa: F401  the compiler (python backend for now)
 from .errors import SrcGradError, TypingError, UnsupportedSyntaxError  # noqa: F401

@@ -57,16 +57,6 @@ class _Memory:
         self.owner = owner
 
 
-class _Allocation:
-    """A block the compiled code allocated and a returned array now uses: freed with the array."""
-
-    def __init__(self, address):
-        self.address = address
-
-    def __del__(self):
-        libc_free(self.address)
-
-
 def numpy_dtype(t):
     """The numpy dtype of an array type's elements."""
     return np.dtype(_NP_DTYPES[t.dtype])
@@ -86,7 +76,7 @@ def memory_view(s, t, owner):
 def result_value(o, kind, args, param_types, owned):
     """A result as Python sees it: a number, an argument itself, a view of an argument (as
     numpy's ``x.T`` or ``x[1:]`` would be), or an array over memory the call allocated, which
-    it then owns (``owned`` maps the call's allocations to their new owners)."""
+    it then owns (``owned``: the call's allocations, arena.py, which give it its owner)."""
     if not kind.is_array:
         return bool(o.value) if kind is BOOL else o.value
     dtype = numpy_dtype(kind)
@@ -108,9 +98,7 @@ def result_value(o, kind, args, param_types, owned):
                 view.flags.writeable = False
             return view
     if low in owned:            # a new array (or a view of one that starts where it starts)
-        if owned[low] is None:
-            owned[low] = _Allocation(low)
-        return memory_view(o, kind, owned[low])
+        return memory_view(o, kind, owned.take(low))
     return memory_view(o, kind, None).copy()
 
 

@@ -21,9 +21,11 @@ from ...ir.memory import Buffers
 from ..callbacks import CallState, make_bridge
 from ..marshal import array_struct, ctype_of, element_strided, result_value
 from .arena import Allocations
+from .block_cache import use_block_cache
 from .disk_cache import DiskCache
 from .error_codes import CALLBACK, ERR_SLOTS, exception_for
 from .lowering import Lowering
+from .runtime import load as load_runtime
 from .target import CPU
 from .vector_math import enabled as vector_math_enabled, vectorise_math
 
@@ -45,13 +47,14 @@ def compile_function(fn, boundscheck=True, cache=False, target=CPU):
     With ``cache``, object code is kept on disk (disk_cache.py) and reused."""
     machine = target.machine()
     low, mod = _lower(fn, target, machine, boundscheck)
-    options = f"boundscheck={boundscheck}, vector_math={vector_math_enabled()}"
+    options = f"boundscheck={boundscheck}, vector_math={vector_math_enabled()}, allocator=block_cache"
     entry = DiskCache.for_code(str(fn), options=options) if cache else None
     hit = entry.load() if entry is not None else None
     if hit is None:
         mod, text = vectorise_math(mod, _optimise(mod, machine))
     else:
         text = hit[1]
+    load_runtime()                # the block cache's symbols, which the code calls
     engine = llvm.create_mcjit_compiler(mod, target.machine())
     if entry is not None:
         if hit is not None:
@@ -78,13 +81,15 @@ def _lower(fn, target, machine, boundscheck):
 
 
 def _optimise(mod, machine):
-    """Run LLVM's O3 pipeline with both vectorisers on ``mod``; returns its text."""
+    """Run LLVM's O3 pipeline with both vectorisers on ``mod``, then point its malloc, calloc
+    and free at the block cache (block_cache.py); returns its text."""
     pto = llvm.create_pipeline_tuning_options(speed_level=3)
     pto.loop_vectorization = True
     pto.slp_vectorization = True
     pb = llvm.create_pass_builder(machine, pto)
     pm = pb.getModulePassManager()
     pm.run(mod, pb)
+    use_block_cache(mod)
     return str(mod)
 
 
