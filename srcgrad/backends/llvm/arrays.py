@@ -198,7 +198,7 @@ class Arrays:
         fused = self.lazy_elementwise(op, ins, shape)
         if op in self.lazy:
             return fused
-        result = self.new_array(out_t, shape, None)
+        result = self.new_array(out_t, shape, None, written=True)       # each element stored below
         self.evaluating([fused], lambda: self.each_element(shape, lambda idx: self.store_element(
             out_t, result, idx, self.element(out_t, fused, idx))))
         return result

@@ -66,13 +66,20 @@ def _abs(ctx, in_types, out_type, ins, elementwise):
         b.select(b.icmp_signed("<", ins[0], ir.Constant(INT64, 0)), b.neg(ins[0]), ins[0])
 
 
-def _pow(ctx, in_types, out_type, ins, elementwise):
-    b = ctx.b
-    if out_type is I64:          # element-wise on int arrays: wraps around as numpy's int64 does
-        ctx.raise_at(b.icmp_signed("<", ins[1], ir.Constant(INT64, 0)),
-                     lambda err: ValueError("Integers to negative integer powers are not allowed."))
-        return b.extract_value(b.call(ipow(ctx), ins), 0)
-    return ctx.call_intrinsic("llvm.pow", ins)
+def power(float_pow):
+    """``**``: of floats by ``float_pow`` (the target's: ``llvm.pow`` on the CPU), of ints as
+    numpy's int64 (element-wise: wraps around; a negative exponent is numpy's ValueError)."""
+    def lower(ctx, in_types, out_type, ins, elementwise):
+        b = ctx.b
+        if out_type is I64:
+            ctx.raise_at(b.icmp_signed("<", ins[1], ir.Constant(INT64, 0)),
+                         lambda err: ValueError("Integers to negative integer powers are not allowed."))
+            return b.extract_value(b.call(ipow(ctx), ins), 0)
+        return float_pow(ctx, in_types, out_type, ins, elementwise)
+    return lower
+
+
+CPU_MATH["pow"] = power(intrinsic("llvm.pow"))
 
 
 def numpy_min_max(b, p, a, c):
@@ -141,7 +148,6 @@ SCALAR = {
     "mod": _floordiv_mod("mod"),
     "neg": _neg,
     "abs": _abs,
-    "pow": _pow,
     "min": _min_max("min"),
     "max": _min_max("max"),
     "floor": _rounding("llvm.floor"),
