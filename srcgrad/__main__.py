@@ -44,6 +44,22 @@ def _args(text, n):
     return out
 
 
+def _show_ptx(fn, wrt, a):
+    """The kernel of vectorize(grad(f)) (or of f with --jit) for the CUDA target, made without a GPU."""
+    import inspect
+
+    from .api import vectorize
+    from .backends.cuda.driver import CudaUnavailable
+    n = len(inspect.signature(fn).parameters)
+    inner = fn if a.jit else grad(fn, wrt=wrt if len(wrt) > 1 else wrt[0])
+    kernel = vectorize(inner, target="cuda")
+    try:
+        kernel(*_args(a.args, n))
+    except CudaUnavailable:
+        pass                        # the PTX is made before the launch needs a driver
+    print(kernel.ptx)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m srcgrad", description="Show the stages of a compiled function.")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -60,7 +76,8 @@ def main(argv=None):
     n = len(inspect.signature(fn).parameters)
     wrt = tuple(int(w) for w in a.wrt.split(","))
     if a.stage == "ptx":
-        raise SystemExit("the ptx stage is not built yet")
+        _show_ptx(fn, wrt, a)
+        return
     backend = "llvm" if a.stage == "llvm" else None
     compiled = jit(fn, backend=backend) if a.jit else grad(fn, wrt=wrt if len(wrt) > 1 else wrt[0], backend=backend)
     compiled(*_args(a.args, n))

@@ -18,7 +18,7 @@ import weakref
 import numpy as np
 
 from .ad.checkpoint import Policy
-from .ad.compose import hessian_function, hvp_function, jacobian_function
+from .ad.compose import hessian_function, hvp_function, jacobian_function, with_value
 from .ad.forward import forward
 from .ad.reverse import reverse
 from .backends import llvm as llvm_backend      # the default backend: loaded with srcgrad
@@ -27,7 +27,8 @@ from .bridge import call_on_tensors, has_tensor
 from .errors import TypingError, UnsupportedSyntaxError
 from .frontend.lower import lower, source_of
 from .frontend.numpy_shapes import NeedsUnitAxes
-from .ir.types import I64, is_float, type_of
+from .ir.core import walk_ops
+from .ir.types import I64, ArrayType, TapeType, UndoLogType, is_float, type_of
 from .ir.passes import optimize
 from .ir.printer import format_function
 from .ir.vectorize import element_type, vectorize_function
@@ -47,8 +48,9 @@ def _check_backend(backend):
 
 
 class _Specialisation:
-    def __init__(self, ir, code_ir, source, run, llvm_ir=None):
+    def __init__(self, ir, code_ir, source, run, llvm_ir=None, ptx=None):
         self.ir, self.code_ir, self.source, self.run, self.llvm_ir = ir, code_ir, source, run, llvm_ir
+        self.ptx = ptx
         self.result_tree = ir.result_tree
 
     def results(self, out):
@@ -62,9 +64,10 @@ class Compiled:
     """A compiled function: call it like the original; ``.ir`` and ``.adjoint_source`` show the
     stages of its most recent specialisation."""
 
-    def __init__(self, fun, kind, wrt=0, backend=None, boundscheck=True, cache=False, checkpoint=None):
+    def __init__(self, fun, kind, wrt=0, backend=None, boundscheck=True, cache=False, checkpoint=None, target="cpu"):
         # not updated=("__dict__",): a compiled ``fun`` (grad of grad) keeps its own state
         functools.update_wrapper(self, fun, updated=())
+        self.target = target
         self.checkpoint = Policy.of(checkpoint, kind)
         self.fun, self.kind, self.backend = fun, kind, _check_backend(backend)
         self.boundscheck = bool(boundscheck)
@@ -116,6 +119,8 @@ class Compiled:
 
     def _leaf_type(self, a, name):
         t = type_of(a)
+        if t is None and self.target == "cuda":
+            t = _device_array_type(a)
         if t is None:
             raise TypingError(f"argument '{name}' of {self.fun.__name__} is a {type(a).__name__}"
                               + (f" of dtype {a.dtype}" if isinstance(a, np.ndarray) else "")
@@ -174,8 +179,25 @@ class Compiled:
         elements = [element_type(t) for t in types]
         if isinstance(self.fun, Compiled):
             ir = self.fun.as_primal(elements)       # vectorize(grad(f)): the gradient, per element
+            if self.target == "cuda" and _allocates(ir) and self.fun.kind in ("grad", "value_and_grad"):
+                ir = self.fun.forward_gradient(elements)     # a kernel has no tapes: forward mode, per input
         else:
             ir = verify(optimize(verify(lower(self.fun, elements))))
+        if self.target == "cuda":
+            from .backends.cuda.launch import Kernel, current_device
+            made = _first_allocation(ir)
+            if made is not None:
+                raise UnsupportedSyntaxError(
+                    f"vectorize({self.fun.__name__}, target='cuda'): a GPU kernel maps a function of numbers and "
+                    f"cannot make arrays, tapes or logs per element; this line makes one ({made.prim})", made.loc,
+                    hint="compute with numbers only there, or use target='cpu'")
+            kernel = Kernel(ir, list(types), self.boundscheck)
+            name, params = self.fun.__name__, list(self._params)
+            spec = _Specialisation(ir, ir, python_backend.generate(ir)[0],
+                                   lambda *args: kernel.run(current_device(), args, name, params),
+                                   kernel.llvm_ir, kernel.ptx)
+            spec.result_tree = ir.result_tree
+            return spec
         code_ir = verify(optimize(verify(vectorize_function(ir, list(types), self.fun.__name__)), keep_errors=False))
         return self._build(ir, code_ir, ir.result_tree)
 
@@ -217,6 +239,10 @@ class Compiled:
         if self.kind in ("vjp", "jvp", "hvp"):
             raise TypeError(f"{self!r} takes cotangents, tangents or a direction after its arguments; transform "
                             "the function itself (jvp(grad(f)), grad(f)) instead")
+        if self.target == "cuda":
+            raise TypeError(f"vectorize({self.fun.__name__}, target='cuda') is a GPU kernel: it is called, not "
+                            "transformed or compiled into other code; transform the function of numbers and "
+                            "vectorize the result (vectorize(grad(f), target='cuda'))")
         key = tuple(types)
         if self._by_unit_axes:
             raise TypeError(f"{self.fun.__name__} squeezes an argument without axis=; it cannot be transformed "
@@ -234,6 +260,21 @@ class Compiled:
                                     "cannot be transformed again yet; pass its leaves as separate arguments")
             grads = None if self._single else Tree(tuple, [None] * len(self.wrt))
             fn.result_tree = grads if self.kind == "grad" else Tree(tuple, [spec.result_tree, grads])
+        return fn
+
+    def forward_gradient(self, types):
+        """This gradient (or value and gradient) of a function of numbers for arguments of
+        ``types``, computed by forward mode, one tangent per ``wrt`` input (ad/compose.py's
+        jacobian by columns): no tape, so no memory beyond the registers, as a GPU thread
+        needs. Its results come as ``as_primal``'s do."""
+        reverse_mode = self.as_primal(types)
+        primal = self._cache[tuple(types)].ir
+        wrt = self._wrt_leaves(types, containers=False)
+        fn = jacobian_function(primal, wrt, "fwd", self._single)
+        if self.kind == "value_and_grad":
+            fn = with_value(primal, fn)
+        fn = verify(optimize(verify(fn), keep_errors=False))
+        fn.result_tree = reverse_mode.result_tree
         return fn
 
     def __call__(self, *args, **kwargs):
@@ -305,7 +346,7 @@ class Compiled:
 
     def _call(self, args):
         spec = self._specialisation_for(args)
-        if self.kind == "vectorize":
+        if self.kind == "vectorize" and self.target == "cpu":     # the cuda launcher checks, for device arrays too
             _broadcast_check(self.fun.__name__, self._params, args)
         out = spec.run(*_leaves(args))
         if self.kind in ("jit", "hessian", "jacobian", "vectorize"):
@@ -344,6 +385,15 @@ class Compiled:
         return self._spec().source
 
     @property
+    def ptx(self):
+        """The PTX of the kernel (``vectorize(..., target="cuda")``), for this process's GPU
+        (sm_90 where there is none)."""
+        s = self._spec()
+        if s.ptx is None:
+            raise RuntimeError(f"{self.fun.__name__} is compiled for the CPU; vectorize(f, target='cuda') makes PTX")
+        return s.ptx
+
+    @property
     def llvm_ir(self):
         """The optimised LLVM IR (backend="llvm")."""
         s = self._spec()
@@ -361,6 +411,26 @@ class Compiled:
 
 
 _CONTAINERS = (tuple, list, dict)      # namedtuples are tuples
+
+
+def _first_allocation(fn):
+    """The first op of an IR function that makes an array, a tape or an undo log (memory a GPU
+    thread lacks), or None."""
+    return next((op for op in walk_ops(fn.body)
+                 if any(isinstance(r.type, (ArrayType, TapeType, UndoLogType)) for r in op.results)), None)
+
+
+def _allocates(fn):
+    return _first_allocation(fn) is not None
+
+
+def _device_array_type(a):
+    """The compiler type of a device array (``__cuda_array_interface__``), or None."""
+    from .backends.cuda.launch import device_array_type
+    found = device_array_type(a)
+    if found is None or found[0] is None:
+        return None
+    return ArrayType(found[0], len(found[1]))
 
 
 def _broadcast_check(name, params, args):
@@ -535,12 +605,11 @@ def vectorize(fun=None, *, target="cpu", backend=None, boundscheck=True, cache=F
     """
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
-    if target == "cuda":
-        raise NotImplementedError("vectorize(target='cuda') is not available in this version of srcgrad; "
-                                  "use target='cpu'")
+    if target == "cuda" and backend == "python":
+        raise ValueError("vectorize(target='cuda') compiles through LLVM; backend='python' runs on the CPU only")
     if fun is None:
         return lambda f: vectorize(f, target=target, backend=backend, boundscheck=boundscheck, cache=cache)
-    return Compiled(fun, "vectorize", backend=backend, boundscheck=boundscheck, cache=cache)
+    return Compiled(fun, "vectorize", backend=backend, boundscheck=boundscheck, cache=cache, target=target)
 
 
 _compiled_cache = weakref.WeakKeyDictionary()
@@ -642,7 +711,8 @@ def jvp(fun, primals, tangents, backend=None):
 
 
 def show(obj, stage="adjoint", locs=False):
-    """Print one stage of a compiled function: ``"ir"``, ``"adjoint"`` or ``"llvm"``; with
+    """Print one stage of a compiled function: ``"ir"``, ``"adjoint"``, ``"llvm"`` or ``"ptx"``
+    (a ``vectorize(f, target="cuda")``'s kernel); with
     ``locs``, the IR shows the user's source line above the ops made from it.
 
     >>> srcgrad.show(df, "ir", locs=True)
@@ -654,7 +724,7 @@ def show(obj, stage="adjoint", locs=False):
     elif stage == "llvm":
         print(obj.llvm_ir)
     elif stage == "ptx":
-        raise NotImplementedError("srcgrad: the ptx stage is not built yet")
+        print(obj.ptx)
     else:
         raise ValueError(f"stage must be 'ir', 'adjoint', 'llvm' or 'ptx', got {stage!r}")
 

@@ -160,6 +160,16 @@ def jacobian_function(primal, wrt, mode, single):
     return fn
 
 
+def with_value(primal, derivatives):
+    """(params...) -> (primal's result, derivatives' results...): value_and_grad from a
+    function of the derivatives alone (``jacobian_function``), both inlined."""
+    fn = Function(primal.name + "_value_and_derivatives", [(p.name, p.type) for p in primal.params], primal.loc)
+    fn.derivative = True
+    with Builder(fn.body) as b:
+        b.ret(inline(primal, list(fn.params))[:1] + inline(derivatives, list(fn.params)))
+    return fn
+
+
 def _jacobian_blocks(b, primal, args, xs, wrt, y, mode):
     if mode == "fwd":
         jvp = forward(primal, wrt)

@@ -15,7 +15,7 @@ first one to fail wins) and its numbers in ``errors[1:]``, for the host to raise
 would; the other elements still run.
 
 Example:
-    >>> module, name, layout = kernel_module(element_ir, [ArrayType(F64, 1), F64], "sm_90")
+    >>> module, name, layout, errors = kernel_module(element_ir, [ArrayType(F64, 1), F64], cuda_target("sm_90"))
 """
 from llvmlite import ir
 
@@ -24,7 +24,6 @@ from ...ir.vectorize import output_dtype
 from ..llvm.error_codes import ERR_SLOTS
 from ..llvm.lowering import Lowering
 from ..llvm.types import BYTE, DOUBLE, INT32, INT64, PTR, ltype
-from .target import cuda_target
 
 ELEMENT = "srcgrad_element"      # PTX names have no dots
 KERNEL = "srcgrad_kernel"
@@ -42,10 +41,12 @@ class Layout:
         self.out_dtypes = list(out_dtypes)
 
 
-def kernel_module(element, types, arch, boundscheck=True):
+def kernel_module(element, types, target, boundscheck=True):
     """(the llvmlite module holding the kernel for arguments of ``types``, the kernel's name,
-    its Layout). ``element`` is the IR function of numbers, already typed for the elements."""
-    target = cuda_target(arch)
+    its Layout, the element function's error sites). ``element`` is the IR function of numbers,
+    already typed for the elements. ``target``: a CUDA target (cuda_target(arch)), or the CPU
+    target, for which the same kernel is an ordinary function taking its thread's first index
+    and the grid's stride as two more arguments (the tests run it as the GPU would)."""
     module = ir.Module(name=KERNEL)
     module.triple = target.triple()
     module.data_layout = str(target.machine().target_data)
@@ -54,8 +55,8 @@ def kernel_module(element, types, arch, boundscheck=True):
     inner.linkage = "internal"
     inner.attributes.add("alwaysinline")
     layout = Layout(types, [output_dtype(t, types, element) for t in element.result_types])
-    _kernel(module, inner, element, layout)
-    return module, KERNEL, layout
+    _kernel(module, inner, element, layout, on_gpu=target.name.startswith("cuda"))
+    return module, KERNEL, layout, list(low.errors)
 
 
 def _sreg(b, module, name):
@@ -63,14 +64,15 @@ def _sreg(b, module, name):
     return b.zext(b.call(f, []), INT64)
 
 
-def _kernel(module, inner, element, layout):
+def _kernel(module, inner, element, layout, on_gpu):
     params = [INT64.as_pointer()] + [_MEMORY[d].as_pointer() for d in layout.out_dtypes]
     for t in layout.types:
         params.append(_MEMORY[t.dtype].as_pointer() if t.is_array else (BYTE if t is BOOL else ltype(t)))
     arrays = [k for k, t in enumerate(layout.types) if t.is_array]
-    params += [INT64] * (layout.rank * (1 + len(arrays))) + [INT64, INT32]
+    params += [INT64] * (layout.rank * (1 + len(arrays))) + [INT64, INT32] + ([] if on_gpu else [INT64, INT64])
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), params), name=KERNEL)
-    fn.calling_convention = "ptx_kernel"
+    if on_gpu:
+        fn.calling_convention = "ptx_kernel"
     args = list(fn.args)
     for a in args[1:1 + len(layout.out_dtypes)] + [args[1 + len(layout.out_dtypes) + k] for k in arrays]:
         a.add_attribute("noalias")
@@ -79,7 +81,7 @@ def _kernel(module, inner, element, layout):
     given, rest = rest[:len(layout.types)], rest[len(layout.types):]
     shape, rest = rest[:layout.rank], rest[layout.rank:]
     strides = {k: rest[j * layout.rank:(j + 1) * layout.rank] for j, k in enumerate(arrays)}
-    n, flat = rest[len(arrays) * layout.rank:]
+    n, flat, *thread = rest[len(arrays) * layout.rank:]
 
     entry, head, body, done = (fn.append_basic_block(s) for s in ("entry", "head", "body", "done"))
     b = ir.IRBuilder(entry)
@@ -89,11 +91,14 @@ def _kernel(module, inner, element, layout):
     count = b.alloca(ir.ArrayType(INT64, 2))
     b.store(ir.Constant(ir.ArrayType(INT64, 2), [0, 0]), count)
     err = b.alloca(ir.ArrayType(INT64, ERR_SLOTS))
-    start = b.add(b.mul(_sreg(b, module, "llvm.nvvm.read.ptx.sreg.ctaid.x"),
-                        _sreg(b, module, "llvm.nvvm.read.ptx.sreg.ntid.x")),
-                  _sreg(b, module, "llvm.nvvm.read.ptx.sreg.tid.x"))
-    step = b.mul(_sreg(b, module, "llvm.nvvm.read.ptx.sreg.nctaid.x"),
-                 _sreg(b, module, "llvm.nvvm.read.ptx.sreg.ntid.x"))
+    if on_gpu:     # blockIdx.x * blockDim.x + threadIdx.x, and gridDim.x * blockDim.x, in 64 bits
+        start = b.add(b.mul(_sreg(b, module, "llvm.nvvm.read.ptx.sreg.ctaid.x"),
+                            _sreg(b, module, "llvm.nvvm.read.ptx.sreg.ntid.x")),
+                      _sreg(b, module, "llvm.nvvm.read.ptx.sreg.tid.x"))
+        step = b.mul(_sreg(b, module, "llvm.nvvm.read.ptx.sreg.nctaid.x"),
+                     _sreg(b, module, "llvm.nvvm.read.ptx.sreg.ntid.x"))
+    else:
+        start, step = thread
     is_flat = b.icmp_unsigned("!=", flat, ir.Constant(INT32, 0))
     b.branch(head)
 

@@ -7,7 +7,7 @@ so the optimised module is checked first: a call of a function that is neither d
 one of the intrinsics NVPTX lowers becomes a Python error naming it.
 
 Example:
-    >>> text = ptx(module, "srcgrad_kernel", "sm_90")
+    >>> text, llvm_ir = ptx(module, "srcgrad_kernel", "sm_90")
     >>> assemble(text, "sm_90")          # ptxas's report; raises where ptxas rejects it
 """
 import glob
@@ -43,7 +43,8 @@ class CudaCompileError(SrcGradError, NotImplementedError):
 
 
 def ptx(module, kernel, arch):
-    """The PTX text of ``kernel`` in ``module`` (an llvmlite.ir module for the CUDA target)."""
+    """(the PTX text of ``kernel`` in ``module``, an llvmlite.ir module for the CUDA target;
+    the optimised LLVM IR it came from)."""
     mod = llvm.parse_assembly(str(module))
     mod.verify()
     if any(f.is_declaration and f.name.startswith("__nv_") for f in mod.functions):
@@ -58,7 +59,7 @@ def ptx(module, kernel, arch):
     pb = llvm.create_pass_builder(machine, pto)
     pb.getModulePassManager().run(mod, pb)      # NVVMReflect resolves libdevice's __nvvm_reflect here
     check_lowerable(mod)
-    return machine.emit_assembly(mod)
+    return machine.emit_assembly(mod), str(mod)
 
 
 def check_lowerable(mod):
