@@ -191,7 +191,7 @@ class Compiled:
                     f"vectorize({self.fun.__name__}, target='cuda'): a GPU kernel maps a function of numbers and "
                     f"cannot make arrays, tapes or logs per element; this line makes one ({made.prim})", made.loc,
                     hint="compute with numbers only there, or use target='cpu'")
-            kernel = Kernel(ir, list(types), self.boundscheck)
+            kernel = Kernel(ir, list(types), self.boundscheck, cache=self.cache)
             name, params = self.fun.__name__, list(self._params)
             spec = _Specialisation(ir, ir, python_backend.generate(ir)[0],
                                    lambda *args: kernel.run(current_device(), args, name, params),

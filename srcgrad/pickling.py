@@ -26,7 +26,7 @@ def reduce_compiled(c):
         return _import_attribute, (module.__name__, name)
     options = {"wrt": None if c.wrt is None else (c.wrt[0] if c._single else tuple(c.wrt)),
                "backend": None if c.backend == "auto" else c.backend, "boundscheck": c.boundscheck,
-               "cache": c.cache, "checkpoint": c.checkpoint, "mode": getattr(c, "mode", None)}
+               "cache": c.cache, "checkpoint": c.checkpoint, "mode": getattr(c, "mode", None), "target": c.target}
     return _rebuild, (_function(c.fun), c.kind, options, _source(c.fun))
 
 
@@ -105,7 +105,8 @@ def _rebuild(fun, kind, options, source):
     if source is not None:
         remember_source(inner, source)          # a worker without the file compiles from this
     wrt = 0 if options["wrt"] is None else options["wrt"]
-    c = Compiled(fun, kind, wrt, options["backend"], options["boundscheck"], options["cache"])
+    c = Compiled(fun, kind, wrt, options["backend"], options["boundscheck"], options["cache"],
+                 target=options.get("target", "cpu"))
     c.checkpoint = options["checkpoint"]
     if options["mode"] is not None:
         c.mode = options["mode"]

@@ -93,3 +93,15 @@ def test_closures_pickle_by_value_under_cloudpickle():
     expected = g(x)
     h = pickle.loads(cloudpickle.dumps(g))
     np.testing.assert_array_equal(h(x), expected)
+
+
+def test_a_cuda_kernel_pickles_with_its_target_and_makes_the_same_ptx():
+    from srcgrad.backends.cuda.host_device import HostDevice
+    from srcgrad.backends.cuda.launch import use_device
+    f = srcgrad.vectorize(srcgrad.grad(pf.bump, wrt=(0, 1)), target="cuda")
+    with use_device(HostDevice()):
+        expected = f(W, X[0])
+        g = pickle.loads(pickle.dumps(f))
+        assert g.target == "cuda"
+        _same(g(W, X[0]), expected)
+    assert g.ptx == f.ptx

@@ -91,3 +91,17 @@ def test_a_module_the_driver_rejects_shows_its_log(fake, fresh_driver):
     fresh_driver.setenv("FAKE_CUDA_BAD_PTX", "1")
     with pytest.raises(CudaError, match=r"cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX \(218\)(.|\n)*a fake JIT log"):
         srcgrad.vectorize(identity, target="cuda")(np.ones(3))
+
+
+def test_the_gpu_benchmark_runs_end_to_end_on_the_fake_driver(fake, monkeypatch):
+    """benchmarks/cuda_vectorize.py is ready for a GPU: its every step, on the fake (which
+    computes nothing, so the check of G1's values is left out)."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "benchmarks"))
+    try:
+        import cuda_vectorize as bench
+    finally:
+        sys.path.pop(0)
+    monkeypatch.setattr(bench, "CASES", {k: (f, extra, None) for k, (f, extra, _) in bench.CASES.items()})
+    text = bench.table(*bench.run(2000, 2), 2000)
+    assert "| G1 x*x | 0.500 |" in text and "launch overhead" in text and "driver JIT" in text

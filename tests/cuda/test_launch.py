@@ -97,3 +97,18 @@ def test_an_intrinsic_nvptx_cannot_lower_is_an_error_not_an_abort():
 def _root():
     import os
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_cache_keeps_the_ptx_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("SRCGRAD_CACHE_DIR", str(tmp_path))
+    from srcgrad.backends.cuda.launch import Kernel
+    from srcgrad.ir.types import F64, I64, BOOL, ArrayType
+    element = srcgrad.jit(mixed).as_primal([F64, F64, I64, BOOL])
+    types = [ArrayType(F64, 1), F64, I64, BOOL]
+    with use_device(HostDevice()):
+        first = Kernel(element, types, cache=True)
+        again = Kernel(element, types, cache=True)
+        plain = Kernel(element, types)
+    assert not first.from_cache and again.from_cache and not plain.from_cache
+    assert again.ptx == first.ptx == plain.ptx and again.llvm_ir == first.llvm_ir
+    assert any(tmp_path.iterdir())

@@ -18,6 +18,8 @@ import pytest
 from hypothesis import assume
 
 import srcgrad
+from srcgrad.backends.cuda.host_device import HostDevice
+from srcgrad.backends.cuda.launch import use_device
 from srcgrad.ir.core import walk_ops
 
 from .programs import SPECIAL_POINTS
@@ -314,6 +316,22 @@ def check_vectorized(source, folder, x, y):
             px, py = pointwise(float(a), float(b))
             assert _near(gx[r, c], px, rel=1e-10) and _near(gy[r, c], py, rel=1e-10), \
                 f"vectorize(grad(f)) at ({a}, {b}): {gx[r, c]}, {gy[r, c]}; grad there: {px}, {py}\n{source}"
+    for kernel, cpu in ((f, expected), (srcgrad.grad(f, wrt=(0, 1)), (gx, gy))):
+        check_cuda_kernel(kernel, (xs, ys), cpu, source)
+
+
+def check_cuda_kernel(fun, args, expected, source):
+    """``vectorize(fun, target="cuda")`` on the host stand-in (the same kernel compiled for the
+    CPU): the CPU's values, or, where the function makes arrays per element (most fuzz programs
+    read their array ``v``), the clear error naming that line, never a crash or an abort."""
+    with use_device(HostDevice(threads=3)):
+        try:
+            got = srcgrad.vectorize(fun, target="cuda")(*args)
+        except srcgrad.UnsupportedSyntaxError as e:
+            assert "a GPU kernel maps a function of numbers" in str(e) and "line" in str(e), f"{e}\n{source}"
+            return
+    for g, w in zip(got if isinstance(got, tuple) else [got], expected if isinstance(expected, tuple) else [expected]):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-13, err_msg=f"vectorize(target='cuda')\n{source}")
 
 
 def checkpoint_slots(source):

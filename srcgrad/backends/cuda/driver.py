@@ -108,8 +108,29 @@ class Driver:
     def download(self, host_address, src, nbytes):
         self.call("cuMemcpyDtoH_v2", ctypes.c_void_p(host_address), ctypes.c_uint64(src), ctypes.c_size_t(nbytes))
 
+    def copy(self, dst, src, nbytes):
+        """Device to device (the benchmarks' bandwidth ceiling)."""
+        self.call("cuMemcpyDtoD_v2", ctypes.c_uint64(dst), ctypes.c_uint64(src), ctypes.c_size_t(nbytes))
+
     def synchronize(self):
         self.call("cuCtxSynchronize")
+
+    def timed(self, work):
+        """The GPU milliseconds ``work()`` (launches, copies) takes, between two events."""
+        start, stop = ctypes.c_void_p(), ctypes.c_void_p()
+        self.call("cuEventCreate", ctypes.byref(start), 0)
+        self.call("cuEventCreate", ctypes.byref(stop), 0)
+        try:
+            self.call("cuEventRecord", start, None)
+            work()
+            self.call("cuEventRecord", stop, None)
+            self.call("cuEventSynchronize", stop)
+            ms = ctypes.c_float()
+            self.call("cuEventElapsedTime", ctypes.byref(ms), start, stop)
+            return ms.value
+        finally:
+            self.call("cuEventDestroy_v2", start)
+            self.call("cuEventDestroy_v2", stop)
 
 
 class Module:
@@ -126,13 +147,15 @@ class Function:
     def __init__(self, driver, handle):
         self.driver, self.handle = driver, handle
 
-    def launch(self, grid, block, params):
+    def launch(self, grid, block, params, wait=True):
         """Launch on ``grid`` blocks of ``block`` threads with ``params`` (ctypes values, in the
-        kernel's order) and wait for it to finish."""
+        kernel's order) and wait for it to finish (``wait``)."""
         pointers = (ctypes.c_void_p * max(len(params), 1))(*[ctypes.cast(ctypes.byref(p), ctypes.c_void_p)
                                                              for p in params])
         self.driver.call("cuLaunchKernel", self.handle, grid, 1, 1, block, 1, 1, 0, None, pointers, None)
-        self.driver.synchronize()
+        self.last = (grid, block, params)         # what a benchmark launches again, timed
+        if wait:
+            self.driver.synchronize()
 
 
 def _signatures(lib):
@@ -146,7 +169,11 @@ def _signatures(lib):
         "cuMemcpyHtoD_v2": [c.c_uint64, p, c.c_size_t], "cuMemcpyDtoH_v2": [p, c.c_uint64, c.c_size_t],
         "cuLaunchKernel": [p, u, u, u, u, u, u, u, p, p, p], "cuGetErrorName": [i, p], "cuGetErrorString": [i, p],
     }
-    for name, args in table.items():
+    # for the benchmarks only (events, device copies): a driver without them still runs kernels
+    optional = {"cuMemcpyDtoD_v2": [c.c_uint64, c.c_uint64, c.c_size_t], "cuEventCreate": [p, u],
+                "cuEventRecord": [p, p], "cuEventSynchronize": [p], "cuEventElapsedTime": [p, p, p],
+                "cuEventDestroy_v2": [p]}
+    for name, args in list(table.items()) + [(n, a) for n, a in optional.items() if hasattr(lib, n)]:
         fn = getattr(lib, name)
         fn.argtypes, fn.restype = args, c.c_int
 

@@ -136,9 +136,15 @@ def _kernel(module, inner, element, layout, on_gpu):
 
 def _offsets(b, i, is_flat, shape, strides):
     """{argument: the offset of element ``i`` in it}: ``i`` itself where ``flat``, else
-    Σ coordinate × stride over the axes of the broadcast shape."""
+    Σ coordinate × stride over the axes of the broadcast shape. A branch, not a select: the
+    flat path must not pay for the divisions (slow 64-bit ones on a GPU)."""
     if not strides:
         return {}
+    fn = b.function
+    before = b.block
+    strided, join = fn.append_basic_block("strided"), fn.append_basic_block("indexed")
+    b.cbranch(is_flat, join, strided)
+    b.position_at_end(strided)
     general = {k: ir.Constant(INT64, 0) for k in strides}
     rest = i
     for axis in reversed(range(len(shape))):
@@ -146,7 +152,15 @@ def _offsets(b, i, is_flat, shape, strides):
         rest = b.udiv(rest, shape[axis])
         for k in strides:
             general[k] = b.add(general[k], b.mul(coordinate, strides[k][axis]))
-    return {k: b.select(is_flat, i, general[k]) for k in strides}
+    b.branch(join)
+    b.position_at_end(join)
+    offsets = {}
+    for k in strides:
+        phi = b.phi(INT64)
+        phi.add_incoming(i, before)
+        phi.add_incoming(general[k], strided)
+        offsets[k] = phi
+    return offsets
 
 
 def _record_failure(b, errors, status, err):

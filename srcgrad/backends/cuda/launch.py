@@ -22,10 +22,11 @@ import ctypes
 import numpy as np
 
 from ...ir.types import BOOL, F32, F64, I64
+from ..llvm.disk_cache import DiskCache
 from ..llvm.error_codes import ERR_SLOTS, exception_for
 from .driver import CudaUnavailable, driver
 from .kernel import kernel_module
-from .ptx import CudaCompileError, ptx
+from .ptx import CudaCompileError, assemble, ptx, ptxas_path
 from .target import DEFAULT_ARCH, cuda_target
 
 BLOCK = 256            # threads a block; the grid is at most 32 blocks a multiprocessor (grid-stride loop)
@@ -52,11 +53,13 @@ def use_device(device):
 
 
 def device_arch():
-    """The architecture of this process's GPU, or sm_90 (the reference H100) without one."""
+    """(the architecture of this process's GPU, True), or (sm_90, the reference H100, False)
+    where there is none."""
     try:
-        return getattr(current_device(), "arch", DEFAULT_ARCH)
+        arch = getattr(current_device(), "arch", None)
     except CudaUnavailable:
-        return DEFAULT_ARCH
+        arch = None
+    return (arch, True) if arch else (DEFAULT_ARCH, False)
 
 
 def device_array_type(a):
@@ -96,13 +99,23 @@ class DeviceArray:
         return f"DeviceArray(shape={self.shape}, dtype={self.dtype})"
 
 
+def to_device(array, device=None):
+    """A DeviceArray holding a copy of the numpy ``array`` (C order), on ``device`` (the GPU)."""
+    device = device or current_device()
+    host = np.ascontiguousarray(array)
+    out = DeviceArray(device, device.allocate(host.nbytes), host.shape, host.dtype)
+    if host.nbytes:
+        device.upload(out.pointer, host.ctypes.data, host.nbytes)
+    return out
+
+
 class Kernel:
     """The kernel of an element function for arguments of ``types``: its PTX for this process's
     GPU, its Layout (kernel.py) and the element function's error sites."""
 
-    def __init__(self, element, types, boundscheck=True, arch=None):
+    def __init__(self, element, types, boundscheck=True, arch=None, cache=False):
         self.element, self.types, self.boundscheck = element, list(types), boundscheck
-        self.arch = arch or device_arch()
+        self.arch, on_gpu = (arch, False) if arch else device_arch()
         try:
             module, self.name, self.layout, self.errors = kernel_module(element, types, cuda_target(self.arch),
                                                                         boundscheck)
@@ -110,7 +123,18 @@ class Kernel:
             if isinstance(e, CudaCompileError):
                 raise
             raise CudaCompileError(str(e)) from None
-        self.ptx, self.llvm_ir = ptx(module, self.name, self.arch)
+        entry = DiskCache.for_code(str(module), options=f"ptx for {self.arch}") if cache else None
+        hit = entry.load() if entry is not None else None
+        if hit is not None:
+            self.ptx, self.llvm_ir = hit[0].decode(), hit[1]
+        else:
+            self.ptx, self.llvm_ir = ptx(module, self.name, self.arch)
+            if entry is not None:
+                entry.store(self.ptx.encode(), self.llvm_ir)
+        self.from_cache = hit is not None
+        # without a GPU to load it, ptxas checks the PTX where it is installed (a GPU's driver
+        # checks it when it loads the module)
+        self.ptxas_report = assemble(self.ptx, self.arch) if not on_gpu and ptxas_path() else None
         self._functions = {}          # device -> its loaded function
 
     def function(self, device):
@@ -202,7 +226,7 @@ class _Call:
         return face["data"][0], strides
 
     def _launch(self, shape, shapes, n, outs):
-        layout, rank = self.kernel.layout, self.kernel.layout.rank
+        rank = self.kernel.layout.rank
         errors = np.zeros(1 + ERR_SLOTS, np.int64)
         errors_ptr = self._upload(errors)
         given, per_axis, flat = [], [], True
