@@ -9,11 +9,17 @@ at the first call, from the on-disk cache where ``cache=True`` and this machine 
 before (the cache's key holds srcgrad's and LLVM's versions: other versions compile again).
 Closures and functions of ``__main__`` pickle by value under cloudpickle, which pickles the
 function itself; the source text travels with it, so a worker without the file compiles it.
+A process unpickling the same object again (a Dask task after task, each carrying the
+function) gets the object it rebuilt the first time, with what it compiled: each pickle
+carries a token of the object it came from.
 
 Example:
     >>> g = pickle.loads(pickle.dumps(srcgrad.grad(loss)))     # loss: a module-level function
 """
+import collections
 import sys
+import threading
+import uuid
 
 from .frontend.source import remember_source, source_of
 
@@ -27,7 +33,8 @@ def reduce_compiled(c):
     options = {"wrt": None if c.wrt is None else (c.wrt[0] if c._single else tuple(c.wrt)),
                "backend": None if c.backend == "auto" else c.backend, "boundscheck": c.boundscheck,
                "cache": c.cache, "checkpoint": c.checkpoint, "mode": getattr(c, "mode", None), "target": c.target}
-    return _rebuild, (_function(c.fun), c.kind, options, _source(c.fun))
+    token = c.__dict__.setdefault("_pickle_token", uuid.uuid4().hex)       # the same for every pickle of c
+    return _rebuild, (_function(c.fun), c.kind, options, _source(c.fun), token)
 
 
 def _name_in(module, obj):
@@ -99,7 +106,29 @@ def _import_attribute(module, qualname):
     return _lookup(sys.modules[module], qualname)
 
 
-def _rebuild(fun, kind, options, source):
+# token -> the object rebuilt from it in this process, the most recent KEEP of them: kept
+# alive between tasks (a task's copy of the function dies with the task)
+_rebuilt = collections.OrderedDict()
+KEEP = 256
+_lock = threading.Lock()
+
+
+def _rebuild(fun, kind, options, source, token=None):
+    with _lock:
+        known = _rebuilt.get(token) if token is not None else None
+        if known is None:
+            known = _build(fun, kind, options, source)
+            if token is not None:
+                known._pickle_token = token         # pickled again here, it stays the same object elsewhere
+                _rebuilt[token] = known
+                while len(_rebuilt) > KEEP:
+                    _rebuilt.popitem(last=False)
+        else:
+            _rebuilt.move_to_end(token)
+        return known
+
+
+def _build(fun, kind, options, source):
     from .api import Compiled
     inner = _plain(fun)
     if source is not None:

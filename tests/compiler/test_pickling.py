@@ -105,3 +105,16 @@ def test_a_cuda_kernel_pickles_with_its_target_and_makes_the_same_ptx():
         assert g.target == "cuda"
         _same(g(W, X[0]), expected)
     assert g.ptx == f.ptx
+
+
+def test_unpickling_the_same_object_again_reuses_what_was_compiled():
+    """A Dask task carries the function each time: the worker must not compile it each time."""
+    f = srcgrad.grad(pf.loss)
+    data = pickle.dumps(f)
+    g = pickle.loads(data)
+    g(W, X, Y)
+    assert pickle.loads(data) is g and pickle.loads(pickle.dumps(f)) is g      # one token per object
+    assert len(g._cache) == 1
+    other = pickle.loads(pickle.dumps(srcgrad.grad(pf.loss)))                  # another object: its own
+    assert other is not g
+    assert pickle.loads(pickle.dumps(g)) is g                                 # pickled again where it was rebuilt
