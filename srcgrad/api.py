@@ -27,8 +27,9 @@ from .bridge import call_on_tensors, has_tensor
 from .errors import TypingError, UnsupportedSyntaxError
 from .frontend.lower import lower, source_of
 from .frontend.numpy_shapes import NeedsUnitAxes
-from .ir.core import walk_ops
-from .ir.types import I64, ArrayType, TapeType, UndoLogType, is_float, type_of
+from .ir.core import Builder, Function, walk_ops
+from .ir.inline import inline
+from .ir.types import F64, I64, ArrayType, TapeType, UndoLogType, is_float, type_of
 from .ir.passes import optimize
 from .ir.printer import format_function
 from .ir.vectorize import element_type, vectorize_function
@@ -139,6 +140,8 @@ class Compiled:
             ir = self.fun.as_primal(types)          # grad(grad(f)), jvp(grad(f)), jit(grad(f)): its IR
         else:
             ir = verify(optimize(verify(lower(self.fun, list(types), unit_axes=units))))
+            if self.kind in ("grad", "value_and_grad", "hessian", "hvp"):
+                ir = _number_result(ir)
         code_ir = ir
         result_tree = ir.result_tree
         if self.kind in ("grad", "value_and_grad"):
@@ -411,6 +414,20 @@ class Compiled:
 
 
 _CONTAINERS = (tuple, list, dict)      # namedtuples are tuples
+
+
+def _number_result(fn):
+    """``fn`` itself, or, where its one result is a 0-d float array (``x * x`` of a 0-d array
+    argument), ``fn`` returning that array's number: a gradient's function returns one float,
+    and numpy's own arithmetic on 0-d arrays gives numbers."""
+    ret = fn.body.terminator
+    if len(ret.operands) != 1 or ret.operands[0].type != ArrayType(F64, 0):
+        return fn
+    out = Function(fn.name, [(p.name, p.type) for p in fn.params], fn.loc)
+    with Builder(out.body, fn.loc) as b:
+        (r,) = inline(fn, list(out.params))
+        b.ret([b.emit("index", [r], {"wrap": True})])
+    return verify(optimize(verify(out)))
 
 
 def _first_allocation(fn):

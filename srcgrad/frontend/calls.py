@@ -30,6 +30,8 @@ from .numpy_shapes import dtype_of, shape_sizes
 def _unary(fobj, prim):
     def lower(lw, node, args, env):
         (x,) = args
+        if x.type.is_array and x.type.ndim == 0 and fobj.__module__ == "math":
+            x = lw.number_of(node, x, f"math.{fobj.__name__}()")        # a 0-d array is a number to math
         if x.type.is_array:
             if fobj.__module__ == "math":
                 lw.unsupported(node, f"math.{fobj.__name__} on an array", f"use np.{fobj.__name__}")
@@ -224,7 +226,8 @@ def _min_max(prim):
 
 
 def _int(lw, node, args, env):
-    return lw.emit(node, "to_i64", args) if args[0].type is not I64 else args[0]
+    x = lw.number_of(node, args[0], "int()")
+    return lw.emit(node, "to_i64", [x]) if x.type is not I64 else x
 
 
 def _round(lw, node, args, env):
@@ -253,9 +256,11 @@ CALLS = {
     np.zeros: _filled("zeros"), np.ones: _filled("ones"), np.empty: _filled("zeros"), np.full: _filled("full"),
     np.zeros_like: _like("zeros_like", 0.0), np.ones_like: _like("ones_like", 1.0),
     builtins.abs: Callee(_abs, arity=1), builtins.min: _min_max("min"), builtins.max: _min_max("max"),
-    builtins.float: Callee(lambda lw, node, args, env: lw.b.convert(args[0], F64), arity=1),
+    builtins.float: Callee(lambda lw, node, args, env: lw.b.convert(lw.number_of(node, args[0], "float()"), F64),
+                           arity=1),
     builtins.int: Callee(_int, arity=1),
-    builtins.bool: Callee(lambda lw, node, args, env: lw.b.convert(args[0], BOOL), arity=1),
+    builtins.bool: Callee(lambda lw, node, args, env: lw.b.convert(lw.number_of(node, args[0], "bool()"), BOOL),
+                          arity=1),
     builtins.round: Callee(_round), builtins.len: Callee(_len, arity=1),
     **LINALG_CALLS,
 }

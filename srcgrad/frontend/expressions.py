@@ -107,6 +107,16 @@ class Expressions(Containers, Indexing):
             v = self.emit(node, "to_bool", [v])
         return v
 
+    def number_of(self, node, x, what):
+        """``x`` where Python wants a number (``float(x)``, ``math.sin(x)``): a 0-d array's
+        element, as numpy converts it; an array of another rank is numpy's TypeError."""
+        if not x.type.is_array:
+            return x
+        if x.type.ndim == 0:
+            return self.emit(node, "index", [x], {"wrap": True})
+        self.typing_error(node, f"{what} of a {x.type.ndim}-d {user_name(x.type)}: only 0-dimensional arrays can be "
+                                "converted to Python scalars (numpy raises TypeError); index one element")
+
     def scalar_truth(self, node, v, where):
         if v.type.is_array:
             self.typing_error(node, f"an array has no single truth value for {where} (numpy raises ValueError): "
@@ -155,7 +165,9 @@ class Expressions(Containers, Indexing):
     def value(self, node, v):
         """``v``, the value of ``node``, checked to be a number or an array (not a container)."""
         if isinstance(v, Tree):
-            self.typing_error(node, f"{ast.unparse(node)} is {v.words()}, where a number or an array is needed")
+            self.typing_error(node, f"{ast.unparse(node)} is {v.words()}, where a number or an array is needed"
+                              + (f" (numpy would make an array of it here: write np.asarray({ast.unparse(node)}))"
+                                 if v.kind in (list, tuple) else ""))
         if not hasattr(v, "type"):
             self.typing_error(node, f"{ast.unparse(node)} is a function, where a number or an array is needed" if
                               hasattr(v, "fdef") or hasattr(v, "obj") else

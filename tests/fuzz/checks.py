@@ -183,12 +183,33 @@ def check_program(source, folder, x, y, fuzzing=True, second_order=None):
         check_second_order(f, (x, y, V.copy()), (0.3, -1.1, np.array([0.2, 0.1, -0.5])), python_grad, source,
                            differences=not at_edge)
         check_vectorized(source, folder, x, y)
-    # 6. checkpointing gives the taped gradient
+    # 6. x as a numpy scalar and as a 0-d array: the same numbers (or, for the 0-d array, a clear refusal)
+    check_zero_d(f, x, y, value, (gx, gy, gv), source)
+    # 7. checkpointing gives the taped gradient
     slots = checkpoint_slots(source)
     check_checkpointed(f, (x, y, V.copy()), (0, 1, 2), slots, python_grad, (px, py, pv), source)
-    # 7. translation validation: every pass keeps what the IR does
+    # 8. translation validation: every pass keeps what the IR does
     validate(f, (x, y, V.copy()), wrt=(0, 1, 2), python_grad=(px, py, pv), checkpoint=slots)
     return eager is not None
+
+
+def check_zero_d(f, x, y, value, grads, source):
+    """``f`` called with ``x`` as np.float64 and as a 0-d array (as numpy functions take them):
+    the value and gradient it gives for the float, or, for the 0-d array only, a clear
+    TypingError/UnsupportedSyntaxError (a 0-d array is an array to the compiler: a condition on
+    it, say). The gradient in a 0-d array is a 0-d array."""
+    for given in (np.float64(x), np.array(x)):
+        try:
+            got = srcgrad.jit(f)(given, y, V.copy())
+            g = srcgrad.grad(f, wrt=(0, 1, 2))(given, y, V.copy())
+        except (srcgrad.TypingError, srcgrad.UnsupportedSyntaxError) as e:
+            assert isinstance(given, np.ndarray), f"{e}\n{source}"      # a numpy scalar is a number
+            continue
+        assert _near(float(got), value), f"{type(given).__name__} x: {got} where a float x gives {value}\n{source}"
+        assert np.shape(g[0]) == np.shape(given), source
+        assert _near(float(g[0]), grads[0], abs_=1e-13) and _near(g[1], grads[1], abs_=1e-13), \
+            f"{type(given).__name__} x: gradient {g[:2]} where a float x gives {grads[:2]}\n{source}"
+        np.testing.assert_allclose(g[2], grads[2], rtol=1e-12, atol=1e-13, err_msg=source)
 
 
 # zero_points' math.sqrt((a - a) ** 2.0) and math.sqrt(a * a): an infinite slope at 0
