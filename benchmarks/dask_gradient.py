@@ -7,7 +7,7 @@ each (scattered once, not timed), the two parts summed here. Also: the one-time 
 worker of unpickling the compiled gradient and compiling it (its first call there, less a warm
 call), and the time to scatter the data.
 
-    python benchmarks/distributed.py [--rows N] [--repeats N] [--record]
+    python benchmarks/dask_gradient.py [--rows N] [--repeats N] [--record]
 """
 import argparse
 import os
@@ -97,7 +97,7 @@ def main():
     text = table(run(a.rows, a.cols, a.repeats), a.rows, a.cols, a.repeats)
     print(text)
     if a.record:
-        record("distributed", f"python benchmarks/distributed.py --rows {a.rows} --repeats {a.repeats} --record",
+        record("dask_gradient", f"python benchmarks/dask_gradient.py --rows {a.rows} --repeats {a.repeats} --record",
                "", text)
 
 
