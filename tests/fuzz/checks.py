@@ -396,7 +396,13 @@ def check_array_program(source, folder, second_order=None):
             _same_arrays(a, b, source, f"jit, backend={backend}")
     given = _copies(args)
     native_grad = srcgrad.grad(f, wrt=(0, 1, 2, 3), backend="llvm")
-    native = native_grad(*given)
+    try:
+        native = native_grad(*given)
+    except srcgrad.UnsupportedSyntaxError as e:
+        if "cannot differentiate this yet" in str(e):     # a documented limitation (a view read after a
+            validate(f, _copies(args), derivatives=False)  # write through another name): the primal's passes
+            assume(False)
+        raise
     for a, b in zip(given[:3], left[:3]):
         _same_arrays(a, b, source, "grad")
     python = srcgrad.grad(f, wrt=(0, 1, 2, 3), backend="python")(*_copies(args))
