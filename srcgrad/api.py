@@ -199,7 +199,6 @@ class Compiled:
             spec = _Specialisation(ir, ir, python_backend.generate(ir)[0],
                                    lambda *args: kernel.run(current_device(), args, name, params),
                                    kernel.llvm_ir, kernel.ptx)
-            spec.result_tree = ir.result_tree
             return spec
         code_ir = verify(optimize(verify(vectorize_function(ir, list(types), self.fun.__name__)), keep_errors=False))
         return self._build(ir, code_ir, ir.result_tree)

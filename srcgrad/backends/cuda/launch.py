@@ -194,7 +194,7 @@ class _Call:
         return tuple(out)
 
     def _new_output(self, shape, dtype):
-        nbytes = int(np.prod(shape)) * np.dtype(_NUMPY[dtype]).itemsize if shape else np.dtype(_NUMPY[dtype]).itemsize
+        nbytes = int(np.prod(shape)) * np.dtype(_NUMPY[dtype]).itemsize         # np.prod(()) is 1: a number's slot
         return DeviceArray(self.device, self.device.allocate(nbytes), shape, _NUMPY[dtype])
 
     def _upload(self, host):

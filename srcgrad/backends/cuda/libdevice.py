@@ -13,8 +13,6 @@ Example:
 import glob
 import hashlib
 import os
-import shutil
-import sys
 import threading
 
 import llvmlite.binding as llvm
@@ -22,6 +20,7 @@ import llvmlite.binding as llvm
 from ...errors import SrcGradError
 from ..llvm.disk_cache import DiskCache
 from .target import LIBDEVICE_FUNCTIONS, initialise
+from .toolkit import roots
 
 _lock = threading.Lock()
 _trimmed = []
@@ -31,18 +30,8 @@ def candidates():
     """The places libdevice may be, in the order they are tried."""
     if os.environ.get("SRCGRAD_LIBDEVICE"):
         yield os.environ["SRCGRAD_LIBDEVICE"]
-    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
-    for tool in ("nvcc", "ptxas"):
-        found = shutil.which(tool)
-        if found:
-            roots.append(os.path.dirname(os.path.dirname(os.path.realpath(found))))
-    roots.append("/usr/local/cuda")
-    for site in sys.path:                       # the nvidia-nvvm wheel: nvidia/cu13/nvvm/libdevice
-        roots.extend(sorted(glob.glob(os.path.join(site, "nvidia", "cu*"))))
-        roots.append(os.path.join(site, "nvidia", "cuda_nvcc"))
-    for root in roots:
-        if root:
-            yield from sorted(glob.glob(os.path.join(root, "nvvm", "libdevice", "libdevice*.bc")))
+    for root in roots():
+        yield from sorted(glob.glob(os.path.join(root, "nvvm", "libdevice", "libdevice*.bc")))
 
 
 def path():

@@ -10,11 +10,9 @@ Example:
     >>> text, llvm_ir = ptx(module, "srcgrad_kernel", "sm_90")
     >>> assemble(text, "sm_90")          # ptxas's report; raises where ptxas rejects it
 """
-import glob
 import os
 import re
 import shutil
-import sys
 import subprocess
 import tempfile
 
@@ -23,6 +21,7 @@ import llvmlite.binding as llvm
 from ...errors import SrcGradError
 from .libdevice import trimmed
 from .target import cuda_target
+from .toolkit import roots
 
 # intrinsics NVPTX lowers (CUDA.md §1: sqrt, fabs, floor, ceil, trunc, round, fma, copysign,
 # minnum, maxnum were tried one by one), the integer and memory ones LLVM itself introduces,
@@ -84,17 +83,11 @@ def _called(lines, name):
 
 
 def ptxas_path():
-    """The ptxas to assemble with: on PATH, in the CUDA toolkit, or in the nvidia-cuda-nvcc wheel."""
+    """The ptxas to assemble with: on PATH, else in a toolkit or wheel folder (toolkit.py)."""
     found = shutil.which("ptxas")
     if found:
         return found
-    for root in [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]:
-        if root and os.path.isfile(os.path.join(root, "bin", "ptxas")):
-            return os.path.join(root, "bin", "ptxas")
-    for site in sys.path:
-        for p in sorted(glob.glob(os.path.join(site, "nvidia", "cu*", "bin", "ptxas"))):
-            return p
-    return None
+    return next((p for root in roots() for p in [os.path.join(root, "bin", "ptxas")] if os.path.isfile(p)), None)
 
 
 def assemble(text, arch):
