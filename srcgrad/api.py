@@ -170,6 +170,12 @@ class Compiled:
                                                      checkpoint=self.checkpoint)), keep_errors=False))
         elif self.kind == "jvp":
             code_ir = verify(optimize(verify(forward(ir)), keep_errors=False))
+        elif self.kind == "vjp_jvp":
+            # the eager bridge's second derivative (bridge.py): forward mode over the vjp, with
+            # tangents for the float arguments: (args, cotangents, w) -> (f, J^T ct, J w, H_ct w)
+            floats = _float_params(types)
+            pullback = verify(optimize(verify(reverse(ir, floats, cotangents=True)), keep_errors=False))
+            code_ir = verify(optimize(verify(forward(pullback, floats)), keep_errors=False))
         return self._build(ir, code_ir, result_tree)
 
     def _specialise_vectorize(self, types):
@@ -238,7 +244,7 @@ class Compiled:
         that another transformation takes as its primal (grad of grad): its results come in the
         container this object returns (``result_tree``). The Function is shared with this
         object's cache: transformations build new Functions, never change the one they read."""
-        if self.kind in ("vjp", "jvp", "hvp"):
+        if self.kind in ("vjp", "jvp", "hvp", "vjp_jvp"):
             raise TypeError(f"{self!r} takes cotangents, tangents or a direction after its arguments; transform "
                             "the function itself (jvp(grad(f)), grad(f)) instead")
         if self.target == "cuda":

@@ -1,4 +1,6 @@
 """Functions compiled for test_compiled_bridge.py (the compiler reads them from this file)."""
+import math
+
 import numpy as np
 
 
@@ -15,3 +17,15 @@ def looped(x, n):
     for i in range(n):
         s = s + np.sum(np.tanh(x * i))
     return s
+
+
+def mixed(x, y, c):
+    z = x * y
+    z[0] = z[0] * c[0]
+    return np.sum(np.exp(z) * c) + np.sum(y ** 3), np.tanh(x) * np.sum(y)
+
+
+def branchy(x, y):
+    if x > y:
+        return math.sin(x) * y
+    return x * y * y

@@ -3,7 +3,8 @@
 Python (the value, and what is left in the argument arrays), the gradient against finite
 differences, forward mode against reverse mode (the dot-product test ⟨vjp(1), t⟩ = jvp(t)),
 the compiled gradient against the eager one where the program runs on eager tensors, the
-checkpointed gradient (``checkpoint=``) against the taped one, and translation validation
+checkpointed gradient (``checkpoint=``) against the taped one, second derivatives (also by double
+backward through ``srcgrad.jit(f)`` on eager tensors), and translation validation
 (validate.py: the IR interpreted before and after each pass)."""
 import ast
 import importlib.util
@@ -35,7 +36,10 @@ def load(source, folder, eager=False):
     """The function a program's source ends with (``f``, or one named like ``sin``), written to a
     file (the compiler reads source files). With ``eager``, ``math`` and ``np`` are the eager shim's."""
     if eager:
-        source = source.replace("import math\n\nimport numpy as np\n", "from tests.fuzz.eager_shim import math, np\n")
+        source = source.replace("import math\n\nimport numpy as np\n",
+                                "import math as compiled_math\n\nfrom tests.fuzz.eager_shim import math, np\n")
+        # the @srcgrad.jit helper is compiled (Python's math), and called on tensors (bridge.py)
+        source = source.replace("def jitted(a, b):\n    return math.", "def jitted(a, b):\n    return compiled_math.")
         # x += e on a tensor changes it in place (and every name bound to it); on a float it
         # binds a new number: write what Python does to numbers
         source = re.sub(r"(?m)^(\s*)([a-z]\w*) ([-+*])= (.*)$", r"\1\2 = \2 \3 (\4)", source)
@@ -63,7 +67,7 @@ def eager_gradient(source, folder, x, y):
     not run on eager tensors (a documented eager limitation, say in-place changes of views)."""
     import srcgrad as torch
     entry = source[source.rindex("\ndef "):]        # f itself (the helpers are defined in every program)
-    if any(f"{name}(" in entry for name in ("jitted", "dsquash", "dhelper", "dlooped", "vsquash")):
+    if any(f"{name}(" in entry for name in ("dsquash", "dhelper", "dlooped", "vsquash")):
         return None         # compiled functions called on tensors: only jit's go into the eager graph (bridge.py)
     try:
         f = load(source, folder, eager=True)
@@ -250,6 +254,8 @@ def check_second_order(f, args, tangents, gradient, source, eps=1e-6, difference
     if not (math.isnan(left) or math.isnan(right)):
         assert left == pytest.approx(right, rel=1e-8, abs=1e-10), f"<H t, u> against <t, H u>\n{source}"
 
+    check_bridge(f, args, tangents, hv, source)
+
     def at(s):
         return [np.asarray(g, dtype=float) for g in gradient(*_copies(
             tuple(a + s * t for a, t in zip(args, tangents))))]
@@ -271,6 +277,31 @@ def check_second_order(f, args, tangents, gradient, source, eps=1e-6, difference
             continue    # sqrt's infinite slope at 0 times a zero derivative: NaN, as in the first derivative
         np.testing.assert_allclose(h, (p - q) / (2 * eps), rtol=1e-4, atol=1e-4,
                                    err_msg=f"jvp(grad(f)) against differences of the gradient\n{source}")
+
+
+def check_bridge(f, args, tangents, hv, source):
+    """``srcgrad.jit(f)`` called on eager tensors (bridge.py): the gradient by
+    ``autograd.grad(..., create_graph=True)`` through CompiledFunctionBackward, then H t by a
+    second backward through CompiledVjpBackward, against ``hv`` = jvp(grad(f)) (which checked H t
+    against differences of the gradient)."""
+    import srcgrad as torch
+    tensors = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in _copies(args)]
+    try:
+        out = srcgrad.jit(f)(*tensors)
+    except (srcgrad.TypingError, srcgrad.UnsupportedSyntaxError):
+        return      # refused on scalar tensors' numbers as on floats (check_zero_d covers what is refused)
+    grads = torch.autograd.grad(out, tensors, create_graph=True, allow_unused=True)
+    dot = sum((g * torch.tensor(t, dtype=torch.float64)).sum() for g, t in zip(grads, tangents) if g is not None)
+    if not isinstance(dot, torch.Tensor) or not dot.requires_grad:
+        return      # f does not depend on its arguments' values
+    got = torch.autograd.grad(dot, tensors, allow_unused=True)
+    for g, h in zip(got, hv):
+        g = np.zeros_like(h, dtype=float) if g is None else g.numpy()
+        nan = np.isnan(g) | np.isnan(h)
+        if _INFINITE_SLOPE in source:
+            g, h = np.where(nan, 0.0, g), np.where(nan, 0.0, h)     # sqrt's infinite slope at 0 times 0
+        np.testing.assert_allclose(g, h, rtol=1e-9, atol=1e-11,
+                                   err_msg=f"H t by double backward through srcgrad.jit(f) on tensors\n{source}")
 
 
 def _check_reverse_over_reverse(f, args, backend, source):
