@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from . import dtypes
-from .tensor import Tensor, _wrap
+from .tensor import Tensor, _wrap, bump_version
 
 
 class device:
@@ -287,3 +287,21 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 
 def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
     return _finish(np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype).np), requires_grad, device)
+
+
+def uniform_(t, a=0.0, b=1.0, *, generator=None):
+    """Fill ``t`` in place with samples of U(a, b) (``nn.init.uniform_`` and ``w.uniform_(-1, 1)``)."""
+    from .ops.inplace import check_inplace
+    check_inplace(t)
+    t._data[...] = _rng[0].uniform(a, b, t._data.shape)
+    bump_version(t)
+    return t
+
+
+def normal_(t, mean=0.0, std=1.0, *, generator=None):
+    """Fill ``t`` in place with samples of N(mean, std²)."""
+    from .ops.inplace import check_inplace
+    check_inplace(t)
+    t._data[...] = _rng[0].normal(mean, std, t._data.shape)
+    bump_version(t)
+    return t

@@ -22,6 +22,11 @@ def _dtype_method(d):
     return lambda self, memory_format=None: sh.to(self, dt)
 
 
+def _creation():
+    from . import creation      # creation imports the ops, which import this table's tensor
+    return creation
+
+
 def _shape_method(fn):
     return lambda self, *shape: fn(self, *shape)
 
@@ -86,6 +91,8 @@ METHODS = {
     "clamp_": _ip.inplace(pw.clamp), "clamp_min_": _ip.inplace(pw.clamp_min),
     "clamp_max_": _ip.inplace(pw.clamp_max), "square_": _ip.inplace(pw.square),
     "reciprocal_": _ip.inplace(pw.reciprocal),
+    "uniform_": lambda self, a=0.0, b=1.0, *, generator=None: _creation().uniform_(self, a, b),
+    "normal_": lambda self, mean=0.0, std=1.0, *, generator=None: _creation().normal_(self, mean, std),
 }
 
 PROPERTIES = {"T": sh.T, "mT": lambda x: sh.transpose(x, -2, -1), "H": sh.T}

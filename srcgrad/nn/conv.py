@@ -1,0 +1,103 @@
+"""``Conv1d`` and ``Conv2d``, initialised as PyTorch does (kaiming_uniform_ with a = sqrt(5):
+U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in_channels / groups × kernel size).
+
+Example:
+    >>> torch.nn.Conv2d(1, 32, 3)
+    Conv2d(1, 32, kernel_size=(3, 3), stride=(1, 1))
+"""
+import math
+
+from ..eager import creation
+from . import functional as F
+from . import init
+from .linear import _factory
+from .module import Module
+from .parameter import Parameter
+
+
+def _tuple(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+class _ConvNd(Module):
+    _n = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in _tuple(stride, self._n)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode != "zeros":
+            if padding_mode not in ("reflect", "replicate", "circular"):
+                raise ValueError(f"padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], "
+                                 f"but got padding_mode='{padding_mode}'")
+            if padding_mode == "circular":
+                raise NotImplementedError("srcgrad: padding_mode='circular' is not supported yet")
+        n = self._n
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride = _tuple(kernel_size, n), _tuple(stride, n)
+        self.padding = padding if isinstance(padding, str) else _tuple(padding, n)
+        self.dilation, self.groups, self.padding_mode = _tuple(dilation, n), groups, padding_mode
+        self.transposed, self.output_padding = False, (0,) * n
+        kw = _factory(dtype, device)
+        self.weight = Parameter(creation.empty(out_channels, in_channels // groups, *self.kernel_size, **kw))
+        if bias:
+            self.bias = Parameter(creation.empty(out_channels, **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0,) * self._n:
+            s += f", padding={self.padding!r}" if isinstance(self.padding, str) else f", padding={self.padding}"
+        if self.dilation != (1,) * self._n:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+    def _conv_forward(self, input, weight, bias):
+        conv = F.conv1d if self._n == 1 else F.conv2d
+        if self.padding_mode != "zeros":
+            pads = [p for pad in reversed(self.padding) for p in (pad, pad)]
+            return conv(F.pad(input, pads, mode=self.padding_mode), weight, bias, self.stride, 0, self.dilation,
+                        self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over (N, C_in, L) inputs (or (C_in, L))."""
+    _n = 1
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over (N, C_in, H, W) inputs (or (C_in, H, W))."""
+    _n = 2
+
+
+__all__ = ["Conv1d", "Conv2d"]
