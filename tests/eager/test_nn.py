@@ -270,3 +270,43 @@ def test_clip_grad_against_torch():
     assert np.abs(ps[0].grad.numpy()).max() <= 0.1
     v = st.nn.utils.parameters_to_vector(ps)
     assert v.shape == (17,)
+
+
+@pytest.mark.parametrize("name,args,shape", [("BatchNorm1d", (4,), (6, 4)), ("BatchNorm1d", (4,), (6, 4, 5)),
+                                             ("BatchNorm2d", (3,), (4, 3, 5, 5)), ("LayerNorm", ((5,),), (4, 3, 5)),
+                                             ("LayerNorm", ([3, 5],), (4, 3, 5))])
+def test_normalisation_layers_train_and_eval_against_torch(name, args, shape):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(shape).astype(np.float32) * 2 + 1
+    kws = [{}] if name == "LayerNorm" else [{}, {"momentum": None}, {"affine": False},
+                                             {"track_running_stats": False}]
+    for kw in kws:
+        ours, theirs, [(sx, tx)] = both(lambda lib: getattr(lib.nn, name)(*args, **kw), x)
+        assert repr(ours) == repr(theirs)
+        for mode in ("train", "train", "eval"):
+            getattr(ours, mode)(), getattr(theirs, mode)()
+            a, b = st.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+            out, tout = ours(a), theirs(b)
+            check_close(out, tout, rtol=1e-4, atol=1e-5)
+            (out * out).sum().backward()
+            (tout * tout).sum().backward()
+            check_close(a.grad, b.grad, rtol=1e-3, atol=1e-4)
+            for (n, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+                check_close(p.grad, q.grad, rtol=1e-3, atol=1e-4)
+            for (n, p), (_, q) in zip(ours.named_buffers(), theirs.named_buffers()):
+                check_close(p, q, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="expected 4D input"):
+        st.nn.BatchNorm2d(3)(st.ones(2, 3))
+
+
+def test_embedding_layer_against_torch():
+    idx = np.array([[1, 2, 0], [4, 1, 1]])
+    ours, theirs, _ = both(lambda lib: lib.nn.Embedding(5, 3, padding_idx=0))
+    assert repr(ours) == repr(theirs)
+    out, tout = ours(st.tensor(idx)), theirs(torch.tensor(idx))
+    check_close(out, tout)
+    (out * out).sum().backward()
+    (tout * tout).sum().backward()
+    check_close(ours.weight.grad, theirs.weight.grad)
+    pre = st.nn.Embedding.from_pretrained(st.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    assert not pre.weight.requires_grad and pre(st.tensor([1])).tolist() == [[3.0, 4.0]]
