@@ -1,0 +1,159 @@
+"""``Adam`` and ``AdamW`` (PyTorch's ``torch.optim.Adam`` / ``AdamW``): adaptive moment estimation,
+with L2 or decoupled weight decay, AMSGrad and maximisation.
+
+Example:
+    >>> import srcgrad as torch
+    >>> import srcgrad.optim as optim
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = optim.AdamW([w], lr=1e-2)
+    >>> for _ in range(3):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+"""
+import numpy as np
+
+from ..eager.tensor import Tensor, _wrap, bump_version
+from .optimizer import Optimizer, _effective_grad, _check_flags, _check_lr, _count_step, _new_step, _scalar
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba, 2014), as in PyTorch's documented algorithm. At step t, for each
+    parameter p with gradient g (negated when ``maximize``)::
+
+        p = p * (1 - lr * weight_decay)        if decoupled_weight_decay (AdamW)
+        g = g + weight_decay * p               otherwise
+        m = m + (1 - beta1) * (g - m)          (= beta1 * m + (1 - beta1) * g)
+        v = beta2 * v + (1 - beta2) * g * g
+        v_max = max(v_max, v)                  if amsgrad, which then uses v_max for v below
+        p = p - lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
+
+    ``state[p]`` holds 'step' (a 0-d tensor), 'exp_avg' (m), 'exp_avg_sq' (v) and, with amsgrad,
+    'max_exp_avg_sq'. ``foreach`` and ``fused`` are accepted and change nothing;
+    ``capturable=True`` and ``differentiable=True`` raise.
+
+    >>> opt = Adam(model_params, lr=1e-3, betas=(0.9, 0.999), amsgrad=True)
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not (isinstance(betas[0], float) and isinstance(betas[1], float)
+                or isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor)):
+            raise ValueError("betas must be either both floats or both Tensors")
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+                    "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        _check_flags(foreach, fused, differentiable, capturable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", None)
+            group.setdefault("decoupled_weight_decay", False)
+
+    def _state(self, p, amsgrad):
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = _new_step()
+            state["exp_avg"] = _wrap(np.zeros_like(p._data))
+            state["exp_avg_sq"] = _wrap(np.zeros_like(p._data))
+            if amsgrad:
+                state["max_exp_avg_sq"] = _wrap(np.zeros_like(p._data))
+        return state
+
+    def step(self, closure=None):
+        """One update of every parameter that has a ``.grad``; returns ``closure()``'s loss if given."""
+        loss = self._closure_loss(closure)
+        with np.errstate(all="ignore"):      # like PyTorch, inf and nan results pass silently
+            for group in self.param_groups:
+                self._update_group(group)
+        return loss
+
+    def _update_group(self, group):
+        lr = _scalar(group["lr"])
+        beta1, beta2 = (_scalar(b) for b in group["betas"])
+        eps = _scalar(group["eps"])
+        weight_decay = _scalar(group["weight_decay"])
+        amsgrad, maximize = group["amsgrad"], group["maximize"]
+        decoupled = group["decoupled_weight_decay"]
+        for p in group["params"]:
+            if p._grad is None:
+                continue
+            state = self._state(p, amsgrad)
+            t = _count_step(state)
+            w, g = p._data, p._grad._data
+            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+            d, a, b = self._buffers(w, 3)
+
+            if decoupled:
+                if weight_decay != 0:
+                    w *= 1 - lr * weight_decay
+                    bump_version(p)
+                g = _effective_grad(w, g, 0, maximize, out=d)
+            else:
+                g = _effective_grad(w, g, weight_decay, maximize, out=d)
+
+            # first moment: the lerp m + (1 - beta1) (g - m)
+            np.subtract(g, m, out=a)
+            a *= 1 - beta1
+            m += a
+            # second moment
+            v *= beta2
+            np.multiply(g, 1 - beta2, out=a)
+            a *= g
+            v += a
+            if amsgrad:
+                vmax = state["max_exp_avg_sq"]._data
+                np.maximum(vmax, v, out=vmax)
+                v = vmax
+
+            # p -= lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps), computed as the Adam paper's
+            # "more efficient order" (section 2): one pass over the arrays fewer
+            bias_correction1 = 1 - beta1 ** t
+            bias_correction2_sqrt = (1 - beta2 ** t) ** 0.5
+            step_size = lr * bias_correction2_sqrt / bias_correction1
+            denom = np.sqrt(v, out=a)
+            denom += eps * bias_correction2_sqrt
+            np.divide(m, denom, out=b)
+            b *= -step_size
+            w += b
+            bump_version(p)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter): each step first shrinks the
+    parameters, ``p = p * (1 - lr * weight_decay)``, instead of adding ``weight_decay * p`` to the
+    gradient. Same as ``Adam(..., decoupled_weight_decay=True)``; the default weight_decay is 1e-2.
+
+    >>> opt = AdamW(model_params, lr=1e-3, weight_decay=1e-2)
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                         foreach=foreach, maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused, decoupled_weight_decay=True)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

@@ -1,0 +1,130 @@
+"""``RMSprop`` (PyTorch's ``torch.optim.RMSprop``): divide the gradient by a running root mean
+square of recent gradients; optionally centered and with momentum.
+
+Example:
+    >>> import srcgrad as torch
+    >>> import srcgrad.optim as optim
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = optim.RMSprop([w], lr=1e-2, momentum=0.9)
+    >>> for _ in range(3):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+"""
+import numpy as np
+
+from ..eager.tensor import _wrap, bump_version
+from .optimizer import Optimizer, _effective_grad, _check_flags, _check_lr, _count_step, _new_step, _scalar
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """RMSprop (Hinton's lecture notes; centered version from Graves, 2013), as in PyTorch's
+    documented algorithm. For each parameter p with gradient g (negated when ``maximize``)::
+
+        g = g + weight_decay * p
+        v = alpha * v + (1 - alpha) * g * g
+        avg = sqrt(v) + eps
+        avg = sqrt(v - ga * ga) + eps   with ga = ga + (1 - alpha) (g - ga),   if centered
+        b = momentum * b + g / avg;  p = p - lr * b     if momentum > 0
+        p = p - lr * g / avg                            otherwise
+
+    ``state[p]`` holds 'step', 'square_avg' (v), and 'momentum_buffer' (b) and 'grad_avg' (ga)
+    when used. ``foreach`` is accepted and changes nothing; ``capturable=True`` and
+    ``differentiable=True`` raise.
+
+    >>> opt = RMSprop(model_params, lr=1e-2, alpha=0.99, centered=True)
+    """
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
+                    "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable}
+        _check_flags(foreach, None, differentiable, capturable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("momentum", 0)
+            group.setdefault("centered", False)
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+
+    def _state(self, p, momentum, centered):
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = _new_step()
+            state["square_avg"] = _wrap(np.zeros_like(p._data))
+            if momentum > 0:
+                state["momentum_buffer"] = _wrap(np.zeros_like(p._data))
+            if centered:
+                state["grad_avg"] = _wrap(np.zeros_like(p._data))
+        return state
+
+    def step(self, closure=None):
+        """One update of every parameter that has a ``.grad``; returns ``closure()``'s loss if given."""
+        loss = self._closure_loss(closure)
+        with np.errstate(all="ignore"):      # like PyTorch, inf and nan results pass silently
+            for group in self.param_groups:
+                self._update_group(group)
+        return loss
+
+    def _update_group(self, group):
+        lr = _scalar(group["lr"])
+        alpha = _scalar(group["alpha"])
+        eps = _scalar(group["eps"])
+        weight_decay = _scalar(group["weight_decay"])
+        momentum = _scalar(group["momentum"])
+        centered, maximize = group["centered"], group["maximize"]
+        for p in group["params"]:
+            if p._grad is None:
+                continue
+            state = self._state(p, momentum, centered)
+            _count_step(state)
+            w, g = p._data, p._grad._data
+            v = state["square_avg"]._data
+            d, a, b = self._buffers(w, 3)
+
+            g = _effective_grad(w, g, weight_decay, maximize, out=d)
+
+            v *= alpha
+            np.multiply(g, 1 - alpha, out=a)
+            a *= g
+            v += a
+            if centered:
+                ga = state["grad_avg"]._data
+                np.subtract(g, ga, out=a)
+                a *= 1 - alpha
+                ga += a
+                np.multiply(ga, ga, out=a)
+                np.subtract(v, a, out=a)
+                avg = np.sqrt(a, out=a)
+            else:
+                avg = np.sqrt(v, out=a)
+            avg += eps
+
+            if momentum > 0:
+                buf = state["momentum_buffer"]._data
+                buf *= momentum
+                np.divide(g, avg, out=b)
+                buf += b
+                np.multiply(buf, -lr, out=b)
+            else:
+                np.multiply(g, -lr, out=b)
+                b /= avg
+            w += b
+            bump_version(p)         # as an in-place op: graphs that saved p refuse to backward
