@@ -12,7 +12,7 @@ from ..eager.grad_mode import enable_grad, inference_mode, no_grad, set_grad_ena
 from ..eager.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ..eager.graph import Node
 from .variable import Variable
-from . import function, graph  # noqa: F401
+from . import forward_ad, function, functional, graph  # noqa: F401
 
 __all__ = ["backward", "grad", "Function", "Variable", "gradcheck", "gradgradcheck", "GradcheckError",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "Node", "once_differentiable"]

@@ -48,6 +48,10 @@ class FunctionCtx(Node):
         self._saved = tensors
         self._versions = tuple(version_of(t) if t is not None else None for t in tensors)
 
+    def save_for_forward(self, *tensors):
+        """Keep tensors for ``jvp`` (forward-mode AD); ``saved_tensors`` gives them back."""
+        self.save_for_backward(*tensors)
+
     takes_tensors = True     # user code: always Tensors
 
     @property
@@ -110,6 +114,11 @@ class Function:
                                   "autograd.Function to use it with backward mode AD.")
 
     vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
 
     @staticmethod
     def setup_context(ctx, inputs, output):

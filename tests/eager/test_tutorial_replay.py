@@ -1,15 +1,16 @@
 """Every code cell of the five tutorials in shared/seeds/, and more programs in the style of
-PyTorch's autograd tutorials, print with srcgrad what they print with PyTorch (same random
+PyTorch's autograd and nn tutorials, print with srcgrad what they print with PyTorch (same random
 numbers fed to both; addresses masked)."""
 import pytest
 
 import srcgrad
 
+from .nn_tutorial_cells import NN_TUTORIALS
 from .replay import replay
 from .seed_cells import SEEDS
 from .tutorial_cells import TUTORIALS
 
-PROGRAMS = {**{f"seed_{k}": v for k, v in SEEDS.items()}, **TUTORIALS}
+PROGRAMS = {**{f"seed_{k}": v for k, v in SEEDS.items()}, **TUTORIALS, **NN_TUTORIALS}
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

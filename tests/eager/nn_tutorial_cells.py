@@ -1,0 +1,242 @@
+"""Programs in the style of PyTorch's nn tutorials ("Learning PyTorch with examples": the
+polynomial with nn, optim and a custom Module, the dynamic net; the blitz "Neural Networks"
+tutorial), replayed against PyTorch by test_tutorial_replay.py. Where a tutorial relies on a
+layer's random initialisation, the cell sets the weights from ``torch.randn`` (which the
+replay feeds the same numbers in both libraries)."""
+
+SET_WEIGHTS = """
+def set_weights(model, scale=0.1):
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.randn(*p.shape) * scale)
+"""
+
+POLYNOMIAL_NN = [  # polynomial_nn.py, shortened
+    """
+import torch
+import math
+
+x = torch.linspace(-math.pi, math.pi, 2000)
+y = torch.sin(x)
+p = torch.tensor([1, 2, 3])
+xx = x.unsqueeze(-1).pow(p)
+print(xx.shape)
+
+model = torch.nn.Sequential(
+    torch.nn.Linear(3, 1),
+    torch.nn.Flatten(0, 1)
+)
+""" + SET_WEIGHTS + """
+set_weights(model)
+loss_fn = torch.nn.MSELoss(reduction='sum')
+print(model)
+
+learning_rate = 1e-6
+for t in range(300):
+    y_pred = model(xx)
+    loss = loss_fn(y_pred, y)
+    if t % 100 == 99:
+        print(t, round(loss.item(), 1))
+    model.zero_grad()
+    loss.backward()
+    with torch.no_grad():
+        for param in model.parameters():
+            param -= learning_rate * param.grad
+
+linear_layer = model[0]
+print(f'Result: y = {linear_layer.bias.item():.4f} + {linear_layer.weight[:, 0].item():.4f} x + '
+      f'{linear_layer.weight[:, 1].item():.4f} x^2 + {linear_layer.weight[:, 2].item():.4f} x^3')
+""",
+    "loss.grad_fn",
+    "[n for n, _ in model.named_parameters()]",
+]
+
+POLYNOMIAL_OPTIM = [  # polynomial_optim.py, shortened
+    """
+import torch
+import math
+
+x = torch.linspace(-math.pi, math.pi, 2000)
+y = torch.sin(x)
+xx = x.unsqueeze(-1).pow(torch.tensor([1, 2, 3]))
+model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0, 1))
+""" + SET_WEIGHTS + """
+set_weights(model)
+loss_fn = torch.nn.MSELoss(reduction='sum')
+optimizer = torch.optim.RMSprop(model.parameters(), lr=1e-3)
+for t in range(400):
+    y_pred = model(xx)
+    loss = loss_fn(y_pred, y)
+    if t % 100 == 99:
+        print(t, round(loss.item(), 1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+    "optimizer",
+    "[round(v, 2) + 0.0 for v in model[0].weight.detach().flatten().tolist()]",
+]
+
+POLYNOMIAL_MODULE = [  # polynomial_module.py and dynamic_net.py, shortened
+    """
+import torch
+import math
+
+
+class Polynomial3(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Parameter(torch.randn(()))
+        self.b = torch.nn.Parameter(torch.randn(()))
+        self.c = torch.nn.Parameter(torch.randn(()))
+        self.d = torch.nn.Parameter(torch.randn(()))
+
+    def forward(self, x):
+        return self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
+
+    def string(self):
+        return f'y = {self.a.item():.3f} + {self.b.item():.3f} x + {self.c.item():.3f} x^2 + {self.d.item():.3f} x^3'
+
+
+x = torch.linspace(-math.pi, math.pi, 2000)
+y = torch.sin(x)
+model = Polynomial3()
+criterion = torch.nn.MSELoss(reduction='sum')
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-6)
+for t in range(300):
+    y_pred = model(x)
+    loss = criterion(y_pred, y)
+    if t % 100 == 99:
+        print(t, round(loss.item(), 1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print(f'Result: {model.string()}')
+""",
+    "model",
+    "list(model.state_dict())",
+    """
+class DynamicNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Parameter(torch.randn(()))
+        self.b = torch.nn.Parameter(torch.randn(()))
+        self.c = torch.nn.Parameter(torch.randn(()))
+        self.d = torch.nn.Parameter(torch.randn(()))
+        self.e = torch.nn.Parameter(torch.randn(()))
+
+    def forward(self, x, n):
+        y = self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
+        for exp in range(4, n):
+            y = y + self.e * x ** exp
+        return y
+
+
+model = DynamicNet()
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-8, momentum=0.9)
+for t in range(200):
+    y_pred = model(x, 4 + t % 3)
+    loss = criterion(y_pred, y)
+    if t % 50 == 49:
+        print(t, round(loss.item(), 1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+]
+
+BLITZ_NN = [  # "Neural Networks" (the 60-minute blitz), as written there
+    """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Net(nn.Module):
+
+    def __init__(self):
+        super(Net, self).__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5)
+        self.conv2 = nn.Conv2d(6, 16, 5)
+        self.fc1 = nn.Linear(16 * 5 * 5, 120)
+        self.fc2 = nn.Linear(120, 84)
+        self.fc3 = nn.Linear(84, 10)
+
+    def forward(self, input):
+        c1 = F.relu(self.conv1(input))
+        s2 = F.max_pool2d(c1, (2, 2))
+        c3 = F.relu(self.conv2(s2))
+        s4 = F.max_pool2d(c3, 2)
+        s4 = torch.flatten(s4, 1)
+        f5 = F.relu(self.fc1(s4))
+        f6 = F.relu(self.fc2(f5))
+        output = self.fc3(f6)
+        return output
+
+
+net = Net()
+print(net)
+""" + SET_WEIGHTS + """
+set_weights(net)
+""",
+    """
+params = list(net.parameters())
+print(len(params))
+print(params[0].size())
+""",
+    """
+input = torch.randn(1, 1, 32, 32)
+out = net(input)
+print(out)
+""",
+    """
+net.zero_grad()
+out.backward(torch.randn(1, 10))
+""",
+    """
+output = net(input)
+target = torch.randn(10)
+target = target.view(1, -1)
+criterion = nn.MSELoss()
+
+loss = criterion(output, target)
+print(loss)
+""",
+    """
+print(loss.grad_fn)
+print(loss.grad_fn.next_functions[0][0])
+print(loss.grad_fn.next_functions[0][0].next_functions[0][0])
+""",
+    """
+net.zero_grad()
+
+print('conv1.bias.grad before backward')
+print(net.conv1.bias.grad)
+
+loss.backward()
+
+print('conv1.bias.grad after backward')
+print(net.conv1.bias.grad)
+""",
+    """
+learning_rate = 0.01
+with torch.no_grad():
+    for f in net.parameters():
+        f.sub_(f.grad * learning_rate)
+""",
+    """
+import torch.optim as optim
+
+optimizer = optim.SGD(net.parameters(), lr=0.01)
+
+optimizer.zero_grad()
+output = net(input)
+loss = criterion(output, target)
+loss.backward()
+optimizer.step()
+print(round(criterion(net(input), target).item(), 4))
+""",
+]
+
+NN_TUTORIALS = {"polynomial_nn": POLYNOMIAL_NN, "polynomial_optim": POLYNOMIAL_OPTIM,
+                "polynomial_module": POLYNOMIAL_MODULE, "blitz_neural_networks": BLITZ_NN}
