@@ -240,3 +240,153 @@ print(round(criterion(net(input), target).item(), 4))
 
 NN_TUTORIALS = {"polynomial_nn": POLYNOMIAL_NN, "polynomial_optim": POLYNOMIAL_OPTIM,
                 "polynomial_module": POLYNOMIAL_MODULE, "blitz_neural_networks": BLITZ_NN}
+
+JACOBIANS_HESSIANS = [  # "Jacobians, Hessians, hvp, vhp, and more: composing function transforms", shortened
+    """
+import torch
+import torch.nn.functional as F
+from functools import partial
+
+
+def predict(weight, bias, x):
+    return F.linear(x, weight, bias).tanh()
+
+
+D = 8
+weight = torch.randn(D, D, dtype=torch.float64)
+bias = torch.randn(D, dtype=torch.float64)
+x = torch.randn(D, dtype=torch.float64)
+xp = x.clone().requires_grad_()
+unit_vectors = torch.eye(D, dtype=torch.float64)
+
+
+def compute_jac(xp):
+    jacobian_rows = [torch.autograd.grad(predict(weight, bias, xp), xp, vec)[0] for vec in unit_vectors]
+    return torch.stack(jacobian_rows)
+
+
+jacobian = compute_jac(xp)
+print(jacobian.shape)
+print(jacobian[0])
+""",
+    """
+from torch.func import vmap, vjp
+
+_, vjp_fn = vjp(partial(predict, weight, bias), x)
+ft_jacobian, = vmap(vjp_fn)(unit_vectors)
+assert torch.allclose(ft_jacobian, jacobian)
+
+from torch.func import jacrev, jacfwd, hessian
+
+ft_jacobian = jacrev(predict, argnums=2)(weight, bias, x)
+assert torch.allclose(ft_jacobian, jacobian)
+ft_jac_weight, ft_jac_bias = jacrev(predict, argnums=(0, 1))(weight, bias, x)
+print(ft_jac_weight.shape, ft_jac_bias.shape)
+assert torch.allclose(jacfwd(predict, argnums=2)(weight, bias, x), jacobian, atol=1e-6)
+hess = hessian(predict, argnums=2)(weight, bias, x)
+print(hess.shape)
+hess_api = torch.autograd.functional.hessian(lambda v: predict(weight, bias, v).sum(), x)
+print(hess_api.shape, torch.allclose(hess.sum(0), hess_api, atol=1e-5))
+""",
+    """
+from torch.func import jvp, grad
+
+
+def hvp(f, primals, tangents):
+    return jvp(grad(f), primals, tangents)[1]
+
+
+def f(x):
+    return x.sin().sum()
+
+
+x = torch.randn(2048)
+tangent = torch.randn(2048)
+result = hvp(f, (x,), (tangent,))
+print(torch.allclose(result, -x.sin() * tangent, atol=1e-6))
+batch = torch.randn(4, 3)
+print(vmap(grad(lambda v: (v ** 3).sum()))(batch).shape)
+""",
+]
+
+FORWARD_AD = [  # "Forward-mode Automatic Differentiation", shortened
+    """
+import torch
+import torch.autograd.forward_ad as fwAD
+
+primal = torch.randn(10, 10)
+tangent = torch.randn(10, 10)
+
+
+def fn(x, y):
+    return x ** 2 + y ** 2
+
+
+with fwAD.dual_level():
+    dual_input = fwAD.make_dual(primal, tangent)
+    assert fwAD.unpack_dual(dual_input).tangent is tangent
+    plain_tensor = torch.randn(10, 10)
+    dual_output = fn(dual_input, plain_tensor)
+    jvp = fwAD.unpack_dual(dual_output).tangent
+
+assert fwAD.unpack_dual(dual_output).tangent is None
+print(jvp[0])
+""",
+    """
+import torch.nn as nn
+
+model = nn.Linear(5, 5)
+with torch.no_grad():
+    model.weight.copy_(torch.randn(5, 5))
+    model.bias.copy_(torch.randn(5))
+input = torch.randn(16, 5)
+params = {name: p for name, p in model.named_parameters()}
+tangents = {name: torch.randn(*p.shape) for name, p in params.items()}
+
+with fwAD.dual_level():
+    for name, p in params.items():
+        delattr(model, name)
+        setattr(model, name, fwAD.make_dual(p, tangents[name]))
+    out = model(input)
+    jvp = fwAD.unpack_dual(out).tangent
+print(jvp[:2].detach())
+""",
+    """
+from torch.func import functional_call
+
+model = nn.Linear(5, 5)
+dual_params = {}
+with fwAD.dual_level():
+    for name, p in params.items():
+        dual_params[name] = fwAD.make_dual(p, tangents[name])
+    out = functional_call(model, dual_params, input)
+    jvp2 = fwAD.unpack_dual(out).tangent
+print(torch.allclose(jvp, jvp2))
+""",
+    """
+class Fn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, foo):
+        result = torch.exp(foo)
+        ctx.result = result
+        return result
+
+    @staticmethod
+    def jvp(ctx, gI):
+        gO = gI * ctx.result
+        del ctx.result
+        return gO
+
+
+fn = Fn.apply
+primal = torch.randn(4, 4, dtype=torch.double, requires_grad=True)
+tangent = torch.randn(4, 4)
+with fwAD.dual_level():
+    dual_input = fwAD.make_dual(primal, tangent)
+    dual_output = fn(dual_input)
+    jvp = fwAD.unpack_dual(dual_output).tangent
+print(torch.allclose(jvp, tangent * primal.exp()))
+""",
+]
+
+NN_TUTORIALS.update({"jacobians_hessians": JACOBIANS_HESSIANS, "forward_ad": FORWARD_AD})
