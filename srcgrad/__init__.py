@@ -19,5 +19,9 @@ from .allocator import empty_cache, memory_cached, set_cache_limit  # noqa: F401
 from .api import grad, hessian, hvp, jacfwd, jacobian, jacrev, jit, jvp, show, value_and_grad, vectorize, vjp
 from .custom import custom_vjp  # noqa: F401  the compiler (python backend for now)
 from .errors import SrcGradError, TypingError, UnsupportedSyntaxError  # noqa: F401
+from .devices import accelerator, compile, cuda, distributed  # noqa: F401  (CPU only: PyTorch's device queries)
+from . import backends as _backends, devices as _devices
+_backends.mps = _devices.mps          # torch.backends.mps.is_available() in device selection
+Tensor.cuda = _devices.tensor_cuda
 
 __version__ = "0.1.0"

@@ -557,8 +557,8 @@ class Module:
         return self
 
     def compile(self, *args, **kwargs):
-        raise NotImplementedError("srcgrad: torch.compile is not supported (the eager mode runs as it is; "
-                                  "compile functions with srcgrad.jit)")
+        from ..devices import compile
+        compile(self)
 
 
 def _check_device(device):

@@ -310,3 +310,17 @@ def test_embedding_layer_against_torch():
     check_close(ours.weight.grad, theirs.weight.grad)
     pre = st.nn.Embedding.from_pretrained(st.tensor([[1.0, 2.0], [3.0, 4.0]]))
     assert not pre.weight.requires_grad and pre(st.tensor([1])).tolist() == [[3.0, 4.0]]
+
+
+def test_device_queries_say_cpu_and_gpu_work_is_a_clear_error():
+    assert not st.cuda.is_available() and st.cuda.device_count() == 0
+    assert not st.accelerator.is_available() and st.accelerator.current_accelerator() is None
+    assert not st.backends.mps.is_available() and not st.distributed.is_available()
+    device = "cuda" if st.cuda.is_available() else "cpu"
+    assert st.nn.Linear(2, 2).to(device).weight.dtype == st.float32
+    for action, words in ((lambda: st.ones(2).cuda(), "Tensor.cuda()"), (lambda: st.compile(st.nn.ReLU()), "compile"),
+                          (lambda: st.nn.ReLU().compile(), "compile"), (lambda: st.cuda.synchronize(), "cuda"),
+                          (lambda: st.distributed.init_process_group("gloo"), "distributed"),
+                          (lambda: st.nn.Linear(2, 2).cuda(), "cuda")):
+        with pytest.raises(RuntimeError, match=words):
+            action()
