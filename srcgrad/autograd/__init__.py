@@ -9,10 +9,10 @@ Example:
 from ..eager.autograd_api import backward, grad
 from ..eager.function import Function, InplaceFunction, once_differentiable
 from ..eager.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
-from ..eager.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ..eager.graph import Node
 from .variable import Variable
-from . import forward_ad, function, functional, graph  # noqa: F401
+from . import forward_ad, function, functional, graph, profiler  # noqa: F401
 
 __all__ = ["backward", "grad", "Function", "Variable", "gradcheck", "gradgradcheck", "GradcheckError",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "Node", "once_differentiable"]

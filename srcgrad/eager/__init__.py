@@ -12,7 +12,7 @@ from . import methods as _methods  # noqa: F401  binds the Tensor methods
 from .creation import (BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
                        arange, as_tensor, cpu, device, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, logspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
-                       randn_like, randperm, seed, tensor, zeros, zeros_like)
+                       randint_like, randn_like, randperm, seed, tensor, zeros, zeros_like)
 from .dtypes import (bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,
                      int64, promote_types, set_default_dtype, uint8)
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, \

@@ -7,11 +7,12 @@ Example:
             [3., 4.]])
 """
 import numbers
+import warnings
 
 import numpy as np
 
 from . import dtypes
-from .tensor import Tensor, _wrap, bump_version
+from .tensor import Size, Tensor, _wrap, bump_version
 
 
 class device:
@@ -135,6 +136,10 @@ def legacy_data(args, kwargs, dtype):
     if len(args) == 1:
         if isinstance(args[0], Tensor):
             return args[0]._data
+        if isinstance(args[0], Size):           # a Size is sizes; other tuples are data
+            return np.zeros(tuple(args[0]), dtype=dtype.np)
+        if isinstance(args[0], numbers.Number):
+            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
         return np.array(_to_array(args[0]), dtype=dtype.np)
     raise TypeError("new(): invalid combination of arguments")
 
@@ -249,11 +254,105 @@ def randn_like(x, dtype=None, requires_grad=False):
     return randn(x.shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
-    if high is None:
-        low, high = 0, low
+_RANDINT_SIGNATURES = (
+    " * (int high, tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    " * (int high, tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    " * (int low, int high, tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = "
+    "None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = "
+    "False)\n"
+    " * (int low, int high, tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = "
+    "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+
+_RANDINT_LIKE_SIGNATURES = "".join(
+    f" * (Tensor input, {args}, *, {gen}torch.memory_format memory_format = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    for args in ("int low, int high", "Tensor high", "int high") for gen in ("torch.Generator generator, ", ""))
+
+# the C type PyTorch names in its bounds errors of randint
+_C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+            "int64": "long int"}
+
+
+def _invalid_args(name, args, kwargs, signatures):
+    got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), but expected "
+                     f"one of:\n{signatures}")
+
+
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def _random_ints(low, high, shape, d):
+    """Uniform integers in [low, high) as dtype ``d``, with PyTorch's checks of the bounds."""
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if not d.is_floating_point:
+        lo, hi = (0, 1) if d.np == np.bool_ else (np.iinfo(d.np).min, np.iinfo(d.np).max)
+        if low < lo:
+            raise RuntimeError(f"from is out of bounds for {_C_TYPES[np.dtype(d.np).name]}")
+        if high - 1 > hi:
+            raise RuntimeError(f"to - 1 is out of bounds for {_C_TYPES[np.dtype(d.np).name]}")
+    return _rng[0].integers(low, high, size=shape).astype(d.np)
+
+
+def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+            pin_memory=False, requires_grad=False):
+    """Uniform random integers in [low, high): ``randint(high, size)`` or ``randint(low, high, size)``
+    (int64 unless ``dtype`` is given).
+
+    >>> randint(3, 10, (2,)).shape
+    torch.Size([2])
+    """
+    kwargs = {k: v for k, v in (("low", low), ("high", high), ("size", size)) if v is not None}
+    invalid = _invalid_args("randint", args, kwargs, _RANDINT_SIGNATURES)
+    # bind the arguments to one of PyTorch's two overloads: (high, size) and (low, high, size)
+    if size is None:
+        if len(args) == 3 and low is None and high is None:
+            low, high, size = args
+        elif len(args) == 2 and low is None and high is None:
+            high, size = args
+        else:
+            raise invalid
+    elif len(args) == 2 and low is None and high is None:
+        low, high = args
+    elif len(args) == 1 and high is None and low is None:
+        high = args[0]
+    elif len(args) == 1 and high is not None and low is None:
+        low = args[0]
+    elif args or high is None:
+        raise invalid
+    two_args = low is None
+    if not _is_int(high) or (low is not None and not _is_int(low)):
+        if two_args:
+            raise TypeError(f"randint(): argument 'high' (position 1) must be int, not {type(high).__name__}")
+        raise invalid
+    if not isinstance(size, (tuple, list, Size)) or not all(_is_int(n) for n in size):
+        if two_args:
+            raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, not "
+                            f"{type(size).__name__}")
+        raise invalid
     d = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
-    return _finish(_rng[0].integers(low, high, size=_size((size,))).astype(d.np), requires_grad, device)
+    return _finish(_random_ints(0 if low is None else int(low), int(high), _size((tuple(size),)), d),
+                   requires_grad, device)
+
+
+def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, layout=None, device=None,
+                 pin_memory=False, requires_grad=False, memory_format=None):
+    """Random integers in [low, high) shaped like ``input``, in its dtype unless ``dtype`` is given:
+    ``randint_like(x, high)`` or ``randint_like(x, low, high)``."""
+    bounds = list(args) + [v for v in (low, high) if v is not None]
+    if len(args) == 1 and low is not None:
+        bounds = [low, args[0]]
+    bounds = [int(b.item()) if isinstance(b, Tensor) else b for b in bounds]
+    if len(bounds) not in (1, 2) or (len(bounds) == 1 and low is not None) or not all(_is_int(b) for b in bounds):
+        kwargs = {k: v for k, v in (("low", low), ("high", high)) if v is not None}
+        raise _invalid_args("randint_like", (input,) + args, kwargs, _RANDINT_LIKE_SIGNATURES)
+    lo, hi = (0, bounds[0]) if len(bounds) == 1 else bounds
+    d = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
+    return _finish(_random_ints(int(lo), int(hi), input._data.shape, d), requires_grad, device)
 
 
 def randperm(n, dtype=None, device=None, requires_grad=False):
@@ -305,3 +404,83 @@ def normal_(t, mean=0.0, std=1.0, *, generator=None):
     t._data[...] = _rng[0].normal(mean, std, t._data.shape)
     bump_version(t)
     return t
+
+
+# ------------------------------------------------------------------------------------ Tensor.new*
+
+_NEW_SIGNATURES = (" * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)\n"
+                   " * (tuple of ints size, *, torch.device device = None)\n"
+                   " * (object data, *, torch.device device = None)\n")
+
+# the C++ names of the dtypes in PyTorch's TensorOptions messages
+_OPTION_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+                 "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                 "bool": "bool"}
+
+
+def _options(d):
+    return (f"TensorOptions(dtype={_OPTION_TYPES[np.dtype(d.np).name]}, device=cpu, layout=Strided, requires_grad="
+            "false (default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def tensor_new(self, *args, device=None, **kwargs):
+    """``x.new(*sizes)`` (uninitialised: zeros here), ``x.new(data)`` or ``x.new(tensor)``, in
+    ``x``'s dtype: PyTorch's legacy constructor on a tensor."""
+    _check_device(device)
+    if kwargs:
+        raise _invalid_args("new", args, kwargs, _NEW_SIGNATURES)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other.dtype is not self.dtype:
+            raise TypeError(f"expected {_options(self.dtype)} (got {_options(other.dtype)})")
+        from .ops.shape import AliasBackward0, _view_of
+        return _view_of(other, other._data.view(), AliasBackward0)     # an alias, as in PyTorch
+    return _wrap(legacy_data(args, {}, self.dtype))
+
+
+def _new_size(name, size):
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    return _size(size)
+
+
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kw):
+    """Zeros of the given size, in this tensor's dtype unless ``dtype`` is given."""
+    size = _new_size("new_zeros", size or ((kw.pop("size"),) if "size" in kw else ()))
+    return _finish(np.zeros(size, dtype=_like(self, dtype)), requires_grad, device)
+
+
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kw):
+    """Ones of the given size, in this tensor's dtype unless ``dtype`` is given."""
+    size = _new_size("new_ones", size or ((kw.pop("size"),) if "size" in kw else ()))
+    return _finish(np.ones(size, dtype=_like(self, dtype)), requires_grad, device)
+
+
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kw):
+    """An uninitialised tensor of the given size (zeros here), in this tensor's dtype unless given."""
+    size = _new_size("new_empty", size or ((kw.pop("size"),) if "size" in kw else ()))
+    return _finish(np.zeros(size, dtype=_like(self, dtype)), requires_grad, device)
+
+
+def new_full(self, size=None, fill_value=None, *, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False):
+    """A tensor of ``size`` filled with ``fill_value``, in this tensor's dtype unless given."""
+    if size is None:
+        raise TypeError('new_full() missing 1 required positional arguments: "size"')
+    if fill_value is None:
+        raise TypeError('new_full() missing 1 required positional arguments: "fill_value"')
+    if not isinstance(size, (tuple, list, Size)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    return _finish(np.full(_size((tuple(size),)), fill_value, dtype=_like(self, dtype)), requires_grad, device)
+
+
+def new_tensor(self, data=None, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """A copy of ``data`` as a new leaf tensor, in this tensor's dtype unless ``dtype`` is given."""
+    if data is None:
+        raise TypeError('new_tensor() missing 1 required positional arguments: "data"')
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+        data = data._data
+    return tensor(data, dtype=dtype if dtype is not None else self.dtype, device=device, requires_grad=requires_grad)

@@ -47,6 +47,8 @@ class FunctionCtx(Node):
                                 f"{type(t).__name__}")
         self._saved = tensors
         self._versions = tuple(version_of(t) if t is not None else None for t in tensors)
+        from .graph import pack_saved_for_backward
+        pack_saved_for_backward(self)
 
     def save_for_forward(self, *tensors):
         """Keep tensors for ``jvp`` (forward-mode AD); ``saved_tensors`` gives them back."""

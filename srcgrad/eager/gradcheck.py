@@ -34,17 +34,21 @@ def numerical_jacobian(fn, inputs, eps=1e-6):
     for x in inputs:
         if not (isinstance(x, Tensor) and x._rg):
             continue
-        flat = x._data.reshape(-1)     # a view: perturbing it perturbs x
+        data = x._data
         per_out = None
-        for k in range(flat.size):
-            orig = flat[k]
-            flat[k] = orig + eps
-            plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
-            flat[k] = orig - eps
-            minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
-            flat[k] = orig
+        for k in range(data.size):
+            # x's own memory, whatever its layout (a reshape of a non-contiguous array would copy)
+            at = np.unravel_index(k, data.shape)
+            orig = data[at]
+            try:
+                data[at] = orig + eps
+                plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
+                data[at] = orig - eps
+                minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
+            finally:
+                data[at] = orig     # the input comes back unchanged even when fn raises
             if per_out is None:
-                per_out = [np.zeros((flat.size, p.size)) for p in plus]
+                per_out = [np.zeros((data.size, p.size)) for p in plus]
             for j, (p, m) in enumerate(zip(plus, minus)):
                 per_out[j][k] = (p - m) / (2 * eps)
         result.append(per_out or [])

@@ -3,7 +3,9 @@
 Each differentiable op makes one ``Node`` whose ``next_functions`` point at the nodes of its
 inputs (``AccumulateGrad`` for leaves). ``backward()`` counts dependencies, then runs nodes
 in reverse creation order once all their gradients have arrived — micrograd's topological
-walk, with PyTorch's ordering, hooks and freeing rules.
+walk, with PyTorch's ordering, hooks and freeing rules. What a node saved reads back under
+PyTorch's names (``_saved_self``, ``_raw_saved_self``...: ``define_saved``), and goes through
+the pack/unpack hooks of ``autograd.graph.saved_tensors_hooks``.
 
 Example:
     >>> import srcgrad as torch
@@ -11,9 +13,12 @@ Example:
     >>> y = (x * 3).sum()
     >>> y.grad_fn.next_functions[0][0].name()
     'MulBackward0'
+    >>> y.grad_fn.next_functions[0][0]._saved_other
+    tensor(3)
 """
 import heapq
 import itertools
+import threading
 import weakref
 
 import numpy as np
@@ -74,10 +79,10 @@ _hook_ids = itertools.count()
 class _NodeHooks:
     """The rarely used parts of a node, kept out of the way of the hot path."""
 
-    __slots__ = ("pre", "post", "tensor", "retains", "metadata")
+    __slots__ = ("pre", "post", "tensor", "retains", "metadata", "raw")
 
     def __init__(self):
-        self.pre = self.post = self.tensor = self.retains = self.metadata = None
+        self.pre = self.post = self.tensor = self.retains = self.metadata = self.raw = None
 
 
 NO_EDGE = (None, 0)
@@ -95,6 +100,7 @@ class Node:
     __slots__ = ("next_functions", "_saved", "_versions", "_seq", "_hooks", "__weakref__")
     n_outputs = 1
     takes_tensors = False   # True for nodes whose apply needs Tensors even on the fast path
+    _pack_order = None      # the order PyTorch packs (and unpacks) the saved values in; see define_saved
 
     def __init__(self, inputs, saved=(), out=None):
         edges = []
@@ -114,6 +120,8 @@ class Node:
             # None and constants (Python scalars) have no version
             self._versions = tuple([(0 if s._vc is None else s._vc[0]) if isinstance(s, _versioned) else None
                                     for s in saved])
+            if _default_hooks:      # inside saved_tensors_hooks: the hooks pack what was just saved
+                _pack_with_default_hooks(self, out)
         else:
             self._saved = self._versions = ()
 
@@ -148,6 +156,9 @@ class Node:
         if saved is None:
             raise RuntimeError(FREED_MSG)
         tensors = grad_mode.state.enabled if as_tensors is None else as_tensors
+        if type(saved) is _HookedSaved:
+            return _saved_values(self, tensors)
+        # (one entry at a time this is _saved_value below, inlined: backward's hot path)
         out = []
         for s, v in zip(saved, self._versions):
             if v is None:
@@ -249,6 +260,356 @@ def _modified_msg(data, now, expected, origin):
 
 
 # ---------------------------------------------------------------------------------------------
+# saved tensors: pack/unpack hooks, and PyTorch's ``_saved_<name>`` / ``_raw_saved_<name>``
+
+class _HookState(threading.local):
+    """Saved-tensor hooks are per thread, as in PyTorch."""
+
+    def __init__(self):
+        self.stack = []          # (pack, unpack) of each open saved_tensors_hooks, innermost last
+        self.disabled = None     # the error message while disable_saved_tensors_hooks is on
+
+
+hook_state = _HookState()
+_default_hooks = []   # the open (pack, unpack) pairs of all threads: Node.__init__'s one cheap check
+
+_HOOKS_FREED_MSG = ("Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values "
+                    "of the graph are freed when you call .backward() or autograd.grad(). Specify "
+                    "retain_graph=True if you need to backward through the graph a second time or if you need to "
+                    "access saved variables after calling backward.")
+
+
+class _HookedSaved(tuple):
+    """A node's saved values once some of them went through a pack hook (``saved`` then takes
+    the slow path that calls the unpack hooks)."""
+
+    __slots__ = ()
+
+
+class _Packed:
+    """One saved value after its pack hook: what the hook returned, and what is needed to give
+    the unpacked tensor back its place in the graph."""
+
+    __slots__ = ("packed", "unpack_hook", "kind", "grad_fn", "output_nr", "requires_grad", "accum")
+
+    def __init__(self, kind, unpack_hook):
+        self.kind = kind              # "input", "output" (the node's result), "number" or "array"
+        self.unpack_hook = unpack_hook
+        self.grad_fn = self.accum = None
+        self.output_nr = 0
+        self.requires_grad = False
+
+
+def push_saved_tensors_hooks(pack_hook, unpack_hook):
+    if hook_state.disabled is not None:
+        raise RuntimeError(hook_state.disabled)
+    pair = (pack_hook, unpack_hook)
+    hook_state.stack.append(pair)
+    _default_hooks.append(pair)
+
+
+def pop_saved_tensors_hooks():
+    _default_hooks.remove(hook_state.stack.pop())
+
+
+def _pack_with_default_hooks(node, out):
+    stack = hook_state.stack
+    if not stack:
+        return              # the hooks are another thread's
+    if hook_state.disabled is not None:
+        raise RuntimeError(hook_state.disabled)
+    pack, unpack = stack[-1]
+    saved = list(node._saved)
+    packed = False
+    for i in _pack_order(node):
+        s = saved[i]
+        # PyTorch packs tensors only: not Python numbers, nor the None of an unneeded input
+        if isinstance(s, _versioned):
+            if type(s) is _SavedOutput:
+                # the hook sees the result as the caller will: with this node as its grad_fn
+                out.grad_fn = node
+                out._rg = True
+            saved[i] = _pack(node, s, out if type(s) is _SavedOutput else s, pack, unpack)
+            packed = True
+    if packed:
+        node._saved = _HookedSaved(saved)
+
+
+def pack_saved_for_backward(node):
+    """Apply the innermost ``saved_tensors_hooks`` to what a custom Function's ctx just saved:
+    for ``FunctionCtx.save_for_backward`` to call (the ops' nodes pack in ``Node.__init__``)."""
+    if _default_hooks:
+        _pack_with_default_hooks(node, None)
+
+
+def _pack_order(node):
+    order = type(node)._pack_order
+    return order if order is not None else range(len(node._saved))
+
+
+def _pack(node, s, tensor, pack, unpack):
+    """``s`` (an entry of ``node._saved``) packed by ``pack(tensor)``."""
+    if type(s) is _SavedOutput:
+        p = _Packed("output", unpack)
+    elif isinstance(s, _versioned):
+        p = _Packed("input", unpack)
+        p.grad_fn, p.output_nr, p.requires_grad, p.accum = s.grad_fn, s._output_nr, s._rg, s._accum
+    else:
+        p = _Packed("array" if isinstance(s, np.ndarray) else "number", unpack)
+    # as in PyTorch the hook runs without grad mode: ops in it record nothing (and save nothing)
+    enabled = grad_mode.state.enabled
+    grad_mode.state.enabled = False
+    try:
+        p.packed = pack(tensor)
+    finally:
+        grad_mode.state.enabled = enabled
+    return p
+
+
+def _unpack(node, p):
+    """The tensor an unpack hook gives back, with the autograd identity of the saved one."""
+    from .tensor import Tensor, _wrap
+    r = p.unpack_hook(p.packed)
+    if not isinstance(r, Tensor):
+        raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                        f"{type(r).__name__}")
+    t = _wrap(r._data)
+    t._vc = _version_counter(r)
+    if p.kind == "output":
+        t.grad_fn, t._rg = node, True
+    elif p.grad_fn is not None:
+        t.grad_fn, t._rg, t._output_nr = p.grad_fn, True, p.output_nr
+    elif p.requires_grad:
+        # a leaf: gradients through the unpacked tensor reach the leaf's own AccumulateGrad
+        t._rg, t._accum = True, p.accum
+    return t
+
+
+def _saved_value(node, i, tensors):
+    """Entry ``i`` of the node's saved values, checked and unpacked: an array, or a Tensor when
+    ``tensors``; constants as they were saved."""
+    s = node._saved[i]
+    if type(s) is _Packed:
+        t = _unpack(node, s)
+        if s.kind == "number":
+            return t._data.item()
+        if s.kind == "array":
+            return t._data
+        return t if tensors else t._data
+    v = node._versions[i]
+    if v is None:
+        return s
+    if type(s) is _SavedOutput:
+        if s._vc[0] != v:
+            raise RuntimeError(_modified_msg(s.data, s._vc[0], v, f"output 0 of {node._short_name()}"))
+        return _tensor_from_saved_output(s, node) if tensors else s.data
+    if (0 if s._vc is None else s._vc[0]) != v:
+        origin = None
+        if s.grad_fn is not None:
+            origin = f"output {s._output_nr} of {s.grad_fn._short_name()}"
+        raise RuntimeError(_modified_msg(s._data, s._vc[0], v, origin))
+    return s if tensors else s._data
+
+
+def _saved_values(node, tensors):
+    """All saved values of a node some of whose values were packed: unpacked in PyTorch's order."""
+    out = [None] * len(node._saved)
+    for i in _pack_order(node):
+        out[i] = _saved_value(node, i, tensors)
+    return out
+
+
+def _saved_tensor(node, i):
+    """What ``node._saved_<name>`` shows for saved entry ``i``: a Tensor, or None."""
+    saved = node._saved
+    if saved is None:
+        if node._versions[i] is None:
+            return None          # nothing (or a number) was saved there: nothing was freed
+        raise RuntimeError(FREED_MSG)
+    s = saved[i]
+    if s is None:
+        return None
+    value = _saved_value(node, i, True)
+    if type(s) is _Packed:
+        return value if s.kind in ("input", "output") else _number_tensor(value)
+    return _number_tensor(value) if node._versions[i] is None else value
+
+
+def _number_tensor(value):
+    """A saved constant as PyTorch shows it: Python numbers are 0-d tensors of its 'wrapped
+    number' dtypes (float64, int64, bool)."""
+    from .tensor import Tensor, _wrap
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, bool):
+        return _wrap(np.asarray(value))
+    if isinstance(value, int):
+        return _wrap(np.asarray(value, dtype=np.int64))
+    if isinstance(value, float):
+        return _wrap(np.asarray(value, dtype=np.float64))
+    return _wrap(np.asarray(value))
+
+
+class SavedTensor:
+    """A tensor saved by a node, as ``grad_fn._raw_saved_<name>`` returns it (PyTorch's
+    ``torch._C._autograd.SavedTensor``).
+
+    >>> import srcgrad as torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> y = x.pow(2)
+    >>> y.grad_fn._raw_saved_self.register_hooks(lambda t: t * 1, lambda t: t)
+    """
+
+    __slots__ = ("_node", "_index")
+
+    def __init__(self, node, index):
+        self._node, self._index = node, index
+
+    def register_hooks(self, *hooks):
+        """Pack the saved tensor now with ``pack_hook``; ``unpack_hook`` gives it back when used."""
+        if len(hooks) != 2 or not all(callable(h) for h in hooks):
+            got = ", ".join(repr(h) for h in hooks)
+            raise TypeError("register_hooks(): incompatible function arguments. The following argument types are "
+                            "supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                            "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
+                            f"Invoked with: {self!r}" + (f", {got}" if got else ""))
+        node, i = self._node, self._index
+        saved = node._saved
+        if saved is None:
+            raise RuntimeError(_HOOKS_FREED_MSG)
+        s = saved[i]
+        if s is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        if type(s) is _Packed:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: "
+                               "only one pair of hooks is allowed at a time.")
+        tensor = _saved_tensor(node, i)
+        entries = list(saved)
+        entries[i] = _pack(node, s, tensor, *hooks)
+        node._saved = _HookedSaved(entries)
+
+    @property
+    def data(self):
+        """What is stored: the pack hook's result once hooks are set, else the tensor."""
+        saved = self._node._saved
+        if saved is None or saved[self._index] is None:
+            return None
+        s = saved[self._index]
+        if type(s) is _Packed:
+            return s.packed
+        if type(s) is _SavedOutput:
+            from .tensor import _wrap
+            return _wrap(s.data)
+        return _number_tensor(s)
+
+    def unpack(self):
+        """The saved tensor, through the unpack hook if one is set (as ``_saved_<name>``)."""
+        return _saved_tensor(self._node, self._index)
+
+    @property
+    def unpack_hook(self):
+        s = self._node._saved[self._index] if self._node._saved is not None else None
+        return s.unpack_hook if type(s) is _Packed else None
+
+    def __repr__(self):
+        return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
+
+
+def _saved_property(i):
+    def get(node):
+        return _saved_tensor(node, i)
+    return property(get)
+
+
+def _raw_saved(node, i):
+    """The node's ``SavedTensor`` for entry ``i``, the same object each time (as in PyTorch)."""
+    h = node._hook_state()
+    if h.raw is None:
+        h.raw = {}
+    st = h.raw.get(i)
+    if st is None:
+        st = h.raw[i] = SavedTensor(node, i)
+    return st
+
+
+def _raw_saved_property(i):
+    def get(node):
+        return _raw_saved(node, i)
+    return property(get)
+
+
+def _saved_all_property(raw):
+    def get(node):
+        return tuple((_raw_saved if raw else _saved_tensor)(node, i) for i in range(len(node._versions)))
+    return property(get)
+
+
+def define_saved(cls, pack_order=None, **fields):
+    """Give the node class ``cls`` PyTorch's ``_saved_<name>`` attributes.
+
+    Each field is either an int, the position of a tensor in the node's saved values (it also
+    gets ``_raw_saved_<name>``, a ``SavedTensor``), ``...`` for all the saved values as a tuple
+    (a list of tensors in PyTorch, such as ``indices``), or a function of the node returning the
+    value (``lambda n: n.shape`` for ``self_sym_sizes``). ``pack_order`` lists the positions in
+    the order PyTorch packs and unpacks them, when that is not the saved order.
+
+    >>> define_saved(MulBackward0, pack_order=(1, 0), self=0, other=1)  # doctest: +SKIP
+    """
+    for name, spec in fields.items():
+        if callable(spec):
+            setattr(cls, "_saved_" + name, property(spec))
+        elif spec is Ellipsis:
+            setattr(cls, "_saved_" + name, _saved_all_property(False))
+            setattr(cls, "_raw_saved_" + name, _saved_all_property(True))
+        else:
+            setattr(cls, "_saved_" + name, _saved_property(spec))
+            setattr(cls, "_raw_saved_" + name, _raw_saved_property(spec))
+    if pack_order is not None:
+        cls._pack_order = tuple(pack_order)
+
+
+def c_int(v):
+    """An int argument as PyTorch shows it in ``_saved_<name>``: negative ones read back as
+    unsigned 64-bit numbers (``dim=-1`` shows as 18446744073709551615)."""
+    if v is None:
+        return None
+    if isinstance(v, (tuple, list)):
+        return tuple(c_int(d) for d in v)
+    v = int(v)
+    return v + 2 ** 64 if v < 0 else v
+
+
+def c_dims(dim):
+    """A ``dim`` argument of a reduction as PyTorch saves it: always a tuple (None stays None)."""
+    if dim is None:
+        return None
+    return c_int(tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))
+
+
+# ---------------------------------------------------------------------------------------------
+# callbacks at the end of a backward pass (register_multi_grad_hook)
+
+_final_callbacks = []
+_passes_running = [0]
+
+
+def queue_final_callback(fn):
+    """Run ``fn(ok)`` when the backward pass now running ends (``ok``: it completed); at once
+    when none is running (``backward(inputs=...)`` accumulates into the leaves after its pass)."""
+    if _passes_running[0] == 0:
+        fn(True)
+    else:
+        _final_callbacks.append(fn)
+
+
+def _run_final_callbacks(start, ok):
+    todo = _final_callbacks[start:]
+    del _final_callbacks[start:]
+    for fn in todo:
+        fn(ok)
+
+
+# ---------------------------------------------------------------------------------------------
 # the engine
 
 
@@ -302,6 +663,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     results = [None] * (len(inputs) if inputs is not None else 0)
     prev_mode = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
+    n_callbacks = len(_final_callbacks)   # those queued from here on belong to this pass
+    ok = False
+    _passes_running[0] += 1
     try:
         while heap:
             node = heappop(heap)[1]
@@ -350,8 +714,12 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
 
         for acc in leaves:
             _finish_leaf(acc, buffers.pop(acc), fresh.pop(acc), capture, results, accumulate, create_graph)
+        ok = True
     finally:
         grad_mode.state.enabled = prev_mode
+        _passes_running[0] -= 1
+        if len(_final_callbacks) > n_callbacks:
+            _run_final_callbacks(n_callbacks, ok)
 
     if inputs is not None:
         for i, r in enumerate(results):

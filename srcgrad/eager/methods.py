@@ -5,6 +5,7 @@ check that every op has a method (tests/eager/test_ops_table.py).
 """
 import numpy as np
 
+from . import creation as cr
 from .ops import inplace as _ip
 from .ops import linalg, pointwise as pw, reduce as rd, shape as sh
 from .tensor import Tensor
@@ -81,6 +82,9 @@ METHODS = {
     "float": _dtype_method("float32"), "double": _dtype_method("float64"), "half": _dtype_method("float16"),
     "long": _dtype_method("int64"), "int": _dtype_method("int32"), "bool": _dtype_method("bool_"),
     "cpu": lambda self: self,
+    # new tensors in this one's dtype
+    "new": cr.tensor_new, "new_zeros": cr.new_zeros, "new_ones": cr.new_ones, "new_empty": cr.new_empty,
+    "new_full": cr.new_full, "new_tensor": cr.new_tensor,
     # in place
     "zero_": _ip.zero_, "fill_": _ip.fill_, "copy_": _ip.copy_,
     "add_": _ip.inplace(pw.add, np.add), "sub_": _ip.inplace(pw.sub, np.subtract),

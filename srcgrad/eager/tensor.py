@@ -73,16 +73,40 @@ class _BuiltinMethod:
 
 
 class _BoundBuiltin:
-    __slots__ = ("fn", "obj")
+    """A ``_BuiltinMethod`` bound to a tensor: behaves as a bound method (``__self__``,
+    ``__func__``, ``__name__``, equality and hash) and prints as PyTorch's."""
+
+    __slots__ = ("__func__", "__self__")
 
     def __init__(self, fn, obj):
-        self.fn, self.obj = fn, obj
+        self.__func__, self.__self__ = fn, obj
 
     def __call__(self, *args, **kwargs):
-        return self.fn(self.obj, *args, **kwargs)
+        return self.__func__(self.__self__, *args, **kwargs)
+
+    @property
+    def __doc__(self):
+        return self.__func__.__doc__
+
+    def __getattr__(self, name):
+        # a class cannot hold __name__ / __qualname__ for its instances (they describe the class)
+        if name == "__name__":
+            return self.__func__.__name__
+        if name == "__qualname__":
+            return "Tensor." + self.__func__.__name__
+        raise AttributeError(f"'builtin_function_or_method' object has no attribute '{name}'")
+
+    def __eq__(self, other):
+        if not isinstance(other, _BoundBuiltin):
+            return NotImplemented
+        return self.__self__ is other.__self__ and self.__func__ is other.__func__
+
+    def __hash__(self):
+        return hash((id(self.__self__), self.__func__))
 
     def __repr__(self):
-        return f"<built-in method {self.fn.__name__} of {type(self.obj).__name__} object at {hex(id(self.obj))}>"
+        return (f"<built-in method {self.__func__.__name__} of {type(self.__self__).__name__} object at "
+                f"{hex(id(self.__self__))}>")
 
 
 _new = object.__new__

@@ -8,7 +8,7 @@ Example:
 """
 import numpy as np
 
-from ..graph import Node
+from ..graph import Node, define_saved
 from ..tensor import Tensor
 from . import dual
 from ._core import needs_grad, record
@@ -26,7 +26,7 @@ def _saved_pair(a, b):
 
 
 class MmBackward0(Node):
-    __slots__ = ("rhs_transposed",)
+    __slots__ = ("rhs_transposed", "layouts")    # layouts: both operands' shape and strides, the itemsize
 
     def apply(self, g):
         a, b = self.saved()
@@ -47,6 +47,7 @@ def mm(a, b):
     t = record(dual.matmul2d(a._data, b._data), MmBackward0, (a, b), saved=_saved_pair(a, b))
     if t.grad_fn is not None:
         t.grad_fn.rhs_transposed = _is_transposed(b)
+        t.grad_fn.layouts = (a._data.shape, a._data.strides, b._data.shape, b._data.strides, a._data.itemsize)
     return t
 
 
@@ -116,7 +117,7 @@ def bmm(a, b):
 
 
 class AddmmBackward0(Node):
-    __slots__ = ("bias_shape", "rhs_transposed")
+    __slots__ = ("bias_shape", "rhs_transposed", "layouts")
 
     def apply(self, g):
         m1, m2 = self.saved()
@@ -137,6 +138,7 @@ def addmm(bias, m1, m2, beta=1, alpha=1):
     if t.grad_fn is not None:
         t.grad_fn.bias_shape = bias._data.shape
         t.grad_fn.rhs_transposed = _is_transposed(m2)
+        t.grad_fn.layouts = (m1._data.shape, m1._data.strides, m2._data.shape, m2._data.strides, m1._data.itemsize)
     return t
 
 
@@ -155,7 +157,10 @@ def matmul(a, b):
         if a._data.shape[0] != b._data.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{a._data.shape[0]} and "
                                f"{b._data.shape[0]}x{b._data.shape[1]})")
-        return mm(a.unsqueeze(0), b).squeeze([0])
+        out = mm(a.unsqueeze(0), b).squeeze([0])
+        if out.grad_fn is not None:
+            out.grad_fn.dim = 0       # PyTorch's matmul saves this squeeze's dim as an int
+        return out
     if na == 2 and nb == 2:
         return mm(a, b)
     if nb <= 2 and na >= 3:
@@ -199,3 +204,31 @@ def _batched(a, b):
 def outer(a, b):
     """Outer product of two vectors (recorded as a broadcast multiply, as in PyTorch)."""
     return a.reshape(-1, 1) * b
+
+
+# ------------------------------------------------------------------ saved values, PyTorch's names
+# (grad_fn._saved_mat2, ...: see graph.define_saved)
+
+
+def _layout(k, strides):
+    """Operand ``k``'s sizes, or its strides in elements; PyTorch saves an operand's strides only
+    when that operand needs a gradient (an empty tuple otherwise)."""
+    def get(n):
+        shape, byte_strides = n.layouts[2 * k], n.layouts[2 * k + 1]
+        if not strides:
+            return tuple(shape)
+        if n.next_functions[k + (1 if type(n) is AddmmBackward0 else 0)][0] is None:
+            return ()
+        return tuple(st // n.layouts[4] for st in byte_strides)
+    return get
+
+
+define_saved(MmBackward0, pack_order=(1, 0), self=0, mat2=1,
+             self_sym_sizes=_layout(0, False), self_sym_strides=_layout(0, True),
+             mat2_sym_sizes=_layout(1, False), mat2_sym_strides=_layout(1, True))
+define_saved(AddmmBackward0, mat1=0, mat2=1, alpha=lambda n: 1, beta=lambda n: 1,
+             mat1_sym_sizes=_layout(0, False), mat1_sym_strides=_layout(0, True),
+             mat2_sym_sizes=_layout(1, False), mat2_sym_strides=_layout(1, True))
+define_saved(MvBackward0, self=0, vec=1)
+define_saved(DotBackward0, self=0, tensor=1)
+define_saved(BmmBackward0, pack_order=(1, 0), self=0, mat2=1)

@@ -12,7 +12,7 @@ Example:
 import numpy as np
 
 from .. import dtypes
-from ..graph import Node
+from ..graph import Node, define_saved
 from ..tensor import Tensor, _wrap
 from . import dual
 from ._core import _state, OUT, broadcast_error, needs_grad, operands, record, sum_to, to_float, zero_derivative
@@ -21,7 +21,7 @@ from ._core import _state, OUT, broadcast_error, needs_grad, operands, record, s
 
 
 class AddBackward0(Node):
-    __slots__ = ("shapes",)
+    __slots__ = ("shapes", "alpha")     # alpha is set only when it is not 1
 
     def apply(self, g):
         (na, _), (nb, _) = self.next_functions
@@ -31,7 +31,7 @@ class AddBackward0(Node):
 
 
 class SubBackward0(Node):
-    __slots__ = ("shapes",)
+    __slots__ = ("shapes", "alpha")
 
     def apply(self, g):
         sa, sb = self.shapes
@@ -106,7 +106,10 @@ def add(a, b, alpha=1):
         b = b * alpha
     if not isinstance(a, Tensor):
         a, b = b, a
-    return _binary(a, b, np.add, AddBackward0, False)
+    t = _binary(a, b, np.add, AddBackward0, False)
+    if alpha != 1 and t is not NotImplemented and t.grad_fn is not None:
+        t.grad_fn.alpha = alpha
+    return t
 
 
 def sub(a, b, alpha=1):
@@ -115,7 +118,10 @@ def sub(a, b, alpha=1):
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
     if alpha != 1:
         b = b * alpha
-    return _binary(a, b, np.subtract, SubBackward0, False)
+    t = _binary(a, b, np.subtract, SubBackward0, False)
+    if alpha != 1 and t is not NotImplemented and t.grad_fn is not None:
+        t.grad_fn.alpha = alpha
+    return t
 
 
 def rsub(a, b):
@@ -231,7 +237,7 @@ class PowBackward2(Node):     # scalar ** tensor
     __slots__ = ("base",)
 
     def apply(self, g):
-        (out,) = self.saved()
+        _, out = self.saved()       # the exponent is saved (as in PyTorch) but not needed here
         return g * out * float(np.log(self.base))
 
 
@@ -271,7 +277,7 @@ def rpow(x, base):
     out = np.power(bd, xd)
     if not needs_grad(x) or out.dtype.kind != "f":
         return _wrap(out)
-    t = record(out, PowBackward2, (x,), saved=(OUT,))
+    t = record(out, PowBackward2, (x,), saved=(x, OUT))
     t.grad_fn.base = base
     return t
 
@@ -459,10 +465,10 @@ def equal(a, b):
 
 
 class WhereBackward0(Node):
-    __slots__ = ("cond", "shapes")
+    __slots__ = ("shapes",)
 
     def apply(self, g):
-        c = self.cond
+        c = dual.data(self.saved()[0])
         sa, sb = self.shapes
         return (sum_to(dual.where(c, g, 0.0), sa) if self.needs_input_grad(0) else None,
                 sum_to(dual.where(c, 0.0, g), sb) if self.needs_input_grad(1) else None)
@@ -480,8 +486,7 @@ def where(cond, a, b):
     out = np.where(c, ad, bd)
     if not needs_grad(at, bt):
         return _wrap(out)
-    t = record(out, WhereBackward0, (at, bt))
-    t.grad_fn.cond = c
+    t = record(out, WhereBackward0, (at, bt), saved=(cond if isinstance(cond, Tensor) else _wrap(c),))
     t.grad_fn.shapes = (ad.shape, bd.shape)
     return t
 
@@ -521,10 +526,21 @@ def minimum(a, b): return _extremum(a, b, np.minimum, MinimumBackward0, -1)
 
 
 class ClampBackward1(Node):
-    __slots__ = ("mask",)
+    __slots__ = ("min", "max")      # as given: numbers, arrays or None
 
     def apply(self, g):
-        return g * dual.constant(self.mask, g)
+        (x,) = self.saved()
+        d = dual.data(x)
+        mask = np.ones(d.shape, dtype=d.dtype)
+        if self.min is not None:
+            mask = mask * (d >= _clamp_bound(self.min))
+        if self.max is not None:
+            mask = mask * (d <= _clamp_bound(self.max))
+        return g * dual.constant(mask.astype(d.dtype, copy=False), g)
+
+
+def _clamp_bound(b):
+    return b._data if isinstance(b, Tensor) else b
 
 
 def clamp(x, min=None, max=None):
@@ -537,13 +553,8 @@ def clamp(x, min=None, max=None):
     out = np.clip(d, lo, hi).astype(d.dtype, copy=False)
     if not needs_grad(x):
         return _wrap(out)
-    mask = np.ones(d.shape, dtype=d.dtype)
-    if lo is not None:
-        mask = mask * (d >= lo)
-    if hi is not None:
-        mask = mask * (d <= hi)
-    t = record(out, ClampBackward1, (x,))
-    t.grad_fn.mask = mask.astype(d.dtype, copy=False)
+    t = record(out, ClampBackward1, (x,), saved=(x,))
+    t.grad_fn.min, t.grad_fn.max = min, max
     return t
 
 
@@ -561,3 +572,31 @@ def lerp(a, b, w):
 
 def xlogy(x, y):
     return where(x == 0, 0.0, x * log(y))
+
+
+# ------------------------------------------------------------------ saved values, PyTorch's names
+# (grad_fn._saved_self, ...: see graph.define_saved; pack_order is the order PyTorch packs them in)
+
+
+def _alpha(n):
+    return getattr(n, "alpha", 1)
+
+
+define_saved(AddBackward0, alpha=_alpha)
+define_saved(SubBackward0, alpha=_alpha)
+define_saved(RsubBackward1, alpha=lambda n: 1)
+define_saved(MulBackward0, pack_order=(1, 0), self=0, other=1)
+define_saved(DivBackward0, pack_order=(1, 0), self=0, other=1)
+define_saved(RemainderBackward0, pack_order=(1, 0), self=0, other=1)
+define_saved(PowBackward0, self=0, exponent=lambda n: n.exponent)
+define_saved(PowBackward1, pack_order=(1, 0, 2), self=0, exponent=1, result=2)
+define_saved(PowBackward2, self=lambda n: n.base, exponent=0, result=1)
+define_saved(MaximumBackward0, pack_order=(1, 0), self=0, other=1)
+define_saved(WhereBackward0, condition=0)
+define_saved(ClampBackward1, self=0, min=lambda n: n.min, max=lambda n: n.max)
+for _cls in (LogBackward0, Log2Backward0, Log10Backward0, Log1PBackward0, SinBackward0, CosBackward0, AsinBackward0,
+             AcosBackward0, AtanBackward0, SinhBackward0, CoshBackward0, AbsBackward0, ErfBackward0):
+    define_saved(_cls, self=0)
+for _cls in (ExpBackward0, Expm1Backward0, TanBackward0, TanhBackward0, SigmoidBackward0, SqrtBackward0,
+             RsqrtBackward0, ReciprocalBackward0, ReluBackward0):
+    define_saved(_cls, result=0)

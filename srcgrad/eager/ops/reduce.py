@@ -11,7 +11,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes
-from ..graph import Node
+from ..graph import Node, c_dims, c_int, define_saved
 from ..tensor import Tensor, _dim, _wrap
 from . import dual
 from ._core import OUT, needs_grad, record
@@ -47,7 +47,7 @@ class SumBackward0(Node):
 
 
 class SumBackward1(Node):
-    __slots__ = ("shape", "dims", "keepdim")
+    __slots__ = ("shape", "dims", "keepdim", "dim")     # dim: the argument as given
 
     def apply(self, g):
         return dual.expand(_unsqueeze_to(g, self.shape, self.dims, self.keepdim), self.shape)
@@ -71,7 +71,7 @@ def sum(x, dim=None, keepdim=False, dtype=None):
         t.grad_fn.shape = d.shape
         return t
     t = record(out, SumBackward1, (x,))
-    t.grad_fn.shape, t.grad_fn.dims, t.grad_fn.keepdim = d.shape, dims, keepdim
+    t.grad_fn.shape, t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.dim = d.shape, dims, keepdim, dim
     return t
 
 
@@ -89,7 +89,7 @@ class MeanBackward0(Node):
 
 
 class MeanBackward1(Node):
-    __slots__ = ("shape", "dims", "keepdim", "n")
+    __slots__ = ("shape", "dims", "keepdim", "n", "dim")
 
     def apply(self, g):
         return dual.expand(_unsqueeze_to(g, self.shape, self.dims, self.keepdim), self.shape) / self.n
@@ -113,7 +113,7 @@ def mean(x, dim=None, keepdim=False, dtype=None):
         t.grad_fn.shape, t.grad_fn.n = d.shape, n
         return t
     t = record(out, MeanBackward1, (x,))
-    t.grad_fn.shape, t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.n = d.shape, dims, keepdim, n
+    t.grad_fn.shape, t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.n, t.grad_fn.dim = d.shape, dims, keepdim, n, dim
     return t
 
 
@@ -132,11 +132,13 @@ class MinBackward1(MaxBackward1):
 
 
 class MaxBackward0(Node):     # max(dim): the gradient goes to the index that won
-    __slots__ = ("shape", "dim", "keepdim", "indices")
+    __slots__ = ("shape", "dim", "keepdim", "dim_arg")
 
     def apply(self, g):
+        (indices,) = self.saved()
+        indices = dual.data(indices)
         gk = g if self.keepdim else dual.unsqueeze(g, self.dim)
-        idx = self.indices if self.keepdim else np.expand_dims(self.indices, self.dim)
+        idx = indices if self.keepdim else np.expand_dims(indices, self.dim)
         if not dual.is_tensor(gk):
             out = np.zeros(self.shape, dtype=np.result_type(gk))
             np.put_along_axis(out, idx, gk, axis=self.dim)
@@ -169,12 +171,14 @@ def scatter_into_zeros(src, shape, dim, index):
 
 
 class GatherBackward0(Node):
-    __slots__ = ("shape", "dim", "index")
+    __slots__ = ("shape", "dim", "dim_arg")
 
     def apply(self, g):
+        _, index = self.saved()
+        index = dual.data(index)
         # several gathers may read one element: their gradients add up
-        grid = list(np.indices(self.index.shape, sparse=True))
-        grid[self.dim] = self.index
+        grid = list(np.indices(index.shape, sparse=True))
+        grid[self.dim] = index
         return dual.embed(self.shape, tuple(grid), g, accumulate=True)
 
 
@@ -184,8 +188,8 @@ def gather(x, dim, index):
     out = np.take_along_axis(x._data, idx, axis=d)
     if not needs_grad(x):
         return _wrap(out)
-    t = record(out, GatherBackward0, (x,))
-    t.grad_fn.shape, t.grad_fn.dim, t.grad_fn.index = x._data.shape, d, idx
+    t = record(out, GatherBackward0, (x,), saved=(x, index if isinstance(index, Tensor) else _wrap(idx)))
+    t.grad_fn.shape, t.grad_fn.dim, t.grad_fn.dim_arg = x._data.shape, d, dim
     return t
 
 
@@ -210,8 +214,8 @@ def _extreme(x, dim, keepdim, np_fn, arg_fn, full_cls, dim_cls, result):
     indices = _wrap(idx.astype(np.int64))
     if not needs_grad(x):
         return result(_wrap(values), indices)
-    t = record(values, dim_cls, (x,))
-    t.grad_fn.shape, t.grad_fn.dim, t.grad_fn.keepdim, t.grad_fn.indices = d.shape, dm, keepdim, idx
+    t = record(values, dim_cls, (x,), saved=(indices,))
+    t.grad_fn.shape, t.grad_fn.dim, t.grad_fn.keepdim, t.grad_fn.dim_arg = d.shape, dm, keepdim, dim
     return result(t, indices)
 
 
@@ -251,7 +255,7 @@ def argmin(x, dim=None, keepdim=False):
 
 
 class LinalgVectorNormBackward0(Node):
-    __slots__ = ("dims", "keepdim", "p")
+    __slots__ = ("dims", "keepdim", "p", "dim")
 
     def apply(self, g):
         x, y = self.saved()
@@ -293,7 +297,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
         raise NotImplementedError("srcgrad: the gradient of the infinity norm is not supported; use "
                                   "x.abs().max() instead")
     t = record(out, LinalgVectorNormBackward0, (x,), saved=(x, OUT))
-    t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.p = dims, keepdim, p
+    t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.p, t.grad_fn.dim = dims, keepdim, p, dim
     return t
 
 
@@ -301,7 +305,7 @@ class ProdBackward0(Node):
     __slots__ = ()
 
     def apply(self, g):
-        (x,) = self.saved()
+        x, _ = self.saved()          # the result is saved (as in PyTorch) but not needed here
         d = dual.data(x)
         if dual.is_tensor(g):
             # create_graph: the product of the others, built from differentiable ops
@@ -329,11 +333,11 @@ def prod(x, dim=None, keepdim=False, dtype=None):
     out = np.prod(d, dtype=_acc_dtype(x, dtype))
     if not needs_grad(x):
         return _wrap(out)
-    return record(out, ProdBackward0, (x,), saved=(x,))
+    return record(out, ProdBackward0, (x,), saved=(x, OUT))
 
 
 class VarBackward0(Node):
-    __slots__ = ("dims", "keepdim", "n", "correction")
+    __slots__ = ("dims", "keepdim", "n", "correction", "dim", "correction_arg")
 
     def apply(self, g):
         (x,) = self.saved()
@@ -344,7 +348,7 @@ class VarBackward0(Node):
 
 
 class StdBackward0(Node):
-    __slots__ = ("dims", "keepdim", "n", "correction")
+    __slots__ = ("dims", "keepdim", "n", "correction", "dim", "correction_arg")
 
     def apply(self, g):
         x, y = self.saved()
@@ -355,9 +359,19 @@ class StdBackward0(Node):
         return gk * (x - mu) / (yk * (self.n - self.correction))
 
 
+def _correction_arg(dim, unbiased, correction):
+    """The correction PyTorch's ``_saved_correction`` shows: None unless a correction, an
+    ``unbiased`` flag or a ``dim`` was given (then it picked the overload that takes them)."""
+    if correction is not None:
+        return correction
+    if unbiased is None and dim is None:
+        return None
+    return 1 if unbiased is None or unbiased else 0
+
+
 def _variance(x, dim, unbiased, keepdim, correction):
     if correction is None:
-        correction = 1 if unbiased else 0
+        correction = 1 if unbiased is None or unbiased else 0
     d = x._data
     dims = _dims(dim, d.ndim)
     n = d.size if dims is None else int(np.prod([d.shape[i] for i in dims]))
@@ -365,20 +379,22 @@ def _variance(x, dim, unbiased, keepdim, correction):
     return np.asarray(v, dtype=d.dtype), dims, n, correction
 
 
-def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
+def var(x, dim=None, unbiased=None, keepdim=False, correction=None):
     """Variance (Bessel-corrected by default), of all elements or along ``dim``."""
-    v, dims, n, correction = _variance(x, dim, unbiased, keepdim, correction)
-    t = record(v, VarBackward0, (x,), saved=(x,))
+    c, dims, n, correction_used = _variance(x, dim, unbiased, keepdim, correction)
+    t = record(c, VarBackward0, (x,), saved=(x,))
     if t.grad_fn is not None:
-        t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.n, t.grad_fn.correction = dims, keepdim, n, correction
+        t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.n, t.grad_fn.correction = dims, keepdim, n, correction_used
+        t.grad_fn.dim, t.grad_fn.correction_arg = dim, _correction_arg(dim, unbiased, correction)
     return t
 
 
-def std(x, dim=None, unbiased=True, keepdim=False, correction=None):
-    v, dims, n, correction = _variance(x, dim, unbiased, keepdim, correction)
-    t = record(np.sqrt(v), StdBackward0, (x,), saved=(x, OUT))
+def std(x, dim=None, unbiased=None, keepdim=False, correction=None):
+    c, dims, n, correction_used = _variance(x, dim, unbiased, keepdim, correction)
+    t = record(np.sqrt(c), StdBackward0, (x,), saved=(x, OUT))
     if t.grad_fn is not None:
-        t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.n, t.grad_fn.correction = dims, keepdim, n, correction
+        t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.n, t.grad_fn.correction = dims, keepdim, n, correction_used
+        t.grad_fn.dim, t.grad_fn.correction_arg = dim, _correction_arg(dim, unbiased, correction)
     return t
 
 
@@ -402,19 +418,19 @@ def cumsum(x, dim):
     if not needs_grad(x):
         return _wrap(out)
     t = record(out, CumsumBackward0, (x,))
-    t.grad_fn.dim = dm
+    t.grad_fn.dim, t.grad_fn.dim_arg = dm, dim
     return t
 
 
 class CumsumBackward0(Node):
-    __slots__ = ("dim",)
+    __slots__ = ("dim", "dim_arg")
 
     def apply(self, g):
         return dual.flip(dual.cumsum(dual.flip(g, self.dim), self.dim), self.dim)
 
 
 class LogsumexpBackward0(Node):
-    __slots__ = ("dims", "keepdim")
+    __slots__ = ("dims", "keepdim", "dim")
 
     def apply(self, g):
         x, y = self.saved()
@@ -434,5 +450,34 @@ def logsumexp(x, dim, keepdim=False):
         out = np.squeeze(out, axis=dims)
     t = record(out.astype(d.dtype, copy=False), LogsumexpBackward0, (x,), saved=(x, OUT))
     if t.grad_fn is not None:
-        t.grad_fn.dims, t.grad_fn.keepdim = dims, keepdim
+        t.grad_fn.dims, t.grad_fn.keepdim, t.grad_fn.dim = dims, keepdim, dim
     return t
+
+
+# ------------------------------------------------------------------ saved values, PyTorch's names
+# (grad_fn._saved_dim, ...: see graph.define_saved; dims show as given, negative ones as PyTorch does)
+
+
+def _sizes(n):
+    return tuple(n.shape)
+
+
+define_saved(SumBackward0, self_sym_sizes=_sizes)
+define_saved(SumBackward1, dim=lambda n: c_dims(n.dim), keepdim=lambda n: n.keepdim, self_sym_sizes=_sizes)
+define_saved(MeanBackward0, self_sym_numel=lambda n: n.n, self_sym_sizes=_sizes)
+define_saved(MeanBackward1, dim=lambda n: c_dims(n.dim), keepdim=lambda n: n.keepdim,
+             self_sym_numel=lambda n: int(np.prod(n.shape)), self_sym_sizes=_sizes)
+define_saved(MaxBackward1, self=0, result=1)
+define_saved(MaxBackward0, dim=lambda n: c_int(n.dim_arg), indices=0, keepdim=lambda n: n.keepdim,
+             self_sym_sizes=_sizes)
+define_saved(GatherBackward0, pack_order=(1, 0), dim=lambda n: c_int(n.dim_arg), index=1, self=0,
+             sparse_grad=lambda n: False)
+define_saved(LinalgVectorNormBackward0, self=0, result=1, dim=lambda n: c_dims(n.dim), keepdim=lambda n: n.keepdim,
+             ord=lambda n: n.p)
+define_saved(ProdBackward0, self=0, result=1)
+define_saved(VarBackward0, self=0, correction=lambda n: n.correction_arg, dim=lambda n: c_dims(n.dim),
+             keepdim=lambda n: n.keepdim)
+define_saved(StdBackward0, self=0, result=1, correction=lambda n: n.correction_arg, dim=lambda n: c_dims(n.dim),
+             keepdim=lambda n: n.keepdim)
+define_saved(CumsumBackward0, dim=lambda n: c_int(n.dim_arg))
+define_saved(LogsumexpBackward0, self=0, result=1, dim=lambda n: c_dims(n.dim), keepdim=lambda n: n.keepdim)

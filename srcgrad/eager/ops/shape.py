@@ -9,7 +9,7 @@ Example:
 import numpy as np
 
 from .. import dtypes
-from ..graph import Node
+from ..graph import Node, c_int, define_saved
 from ..tensor import Tensor, _dim, _wrap, bump_version, version_counter
 from . import dual
 from ._core import needs_grad, record, sum_to
@@ -113,19 +113,20 @@ def t(x):
 
 
 class PermuteBackward0(Node):
-    __slots__ = ("dims",)
+    __slots__ = ("dims", "dims_arg")
 
     def apply(self, g):
         return dual.permute(g, tuple(int(i) for i in np.argsort(self.dims)))
 
 
 def permute(x, *dims):
-    dims = tuple(_dim(d, x._data.ndim) for d in _shape_arg(dims))
+    dims_arg = _shape_arg(dims)
+    dims = tuple(_dim(d, x._data.ndim) for d in dims_arg)
     if sorted(dims) != list(range(x._data.ndim)):
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "
                            "length of the desired ordering of dimensions i.e. input.dim() = "
                            f"{x._data.ndim} is not equal to len(dims) = {len(dims)}")
-    return _view_of(x, np.transpose(x._data, dims), PermuteBackward0, dims=dims)
+    return _view_of(x, np.transpose(x._data, dims), PermuteBackward0, dims=dims, dims_arg=dims_arg)
 
 
 def T(x):
@@ -137,7 +138,7 @@ def T(x):
 
 
 class TransposeBackward0(Node):
-    __slots__ = ("d0", "d1")
+    __slots__ = ("d0", "d1", "dim0", "dim1")    # dim0, dim1: as given
 
     def apply(self, g):
         return dual.transpose(g, self.d0, self.d1)
@@ -146,7 +147,7 @@ class TransposeBackward0(Node):
 def transpose(x, dim0, dim1):
     n = x._data.ndim
     d0, d1 = _dim(dim0, n), _dim(dim1, n)
-    return _view_of(x, np.swapaxes(x._data, d0, d1), TransposeBackward0, d0=d0, d1=d1)
+    return _view_of(x, np.swapaxes(x._data, d0, d1), TransposeBackward0, d0=d0, d1=d1, dim0=dim0, dim1=dim1)
 
 
 class SqueezeBackward0(Node):
@@ -157,11 +158,11 @@ class SqueezeBackward0(Node):
 
 
 class SqueezeBackward1(SqueezeBackward0):
-    __slots__ = ()
+    __slots__ = ("dim",)     # as given
 
 
 class SqueezeBackward4(SqueezeBackward0):
-    __slots__ = ()
+    __slots__ = ("dim",)
 
 
 def squeeze(x, dim=None):
@@ -170,14 +171,14 @@ def squeeze(x, dim=None):
         return _view_of(x, np.squeeze(d), SqueezeBackward0, shape=d.shape)
     if isinstance(dim, (tuple, list)):
         dims = tuple(_dim(i, d.ndim) for i in dim if d.ndim and d.shape[_dim(i, d.ndim)] == 1)
-        return _view_of(x, np.squeeze(d, axis=dims), SqueezeBackward4, shape=d.shape)
+        return _view_of(x, np.squeeze(d, axis=dims), SqueezeBackward4, shape=d.shape, dim=tuple(dim))
     dm = _dim(dim, d.ndim)
     data = np.squeeze(d, axis=dm) if d.ndim and d.shape[dm] == 1 else d.view()
-    return _view_of(x, data, SqueezeBackward1, shape=d.shape)
+    return _view_of(x, data, SqueezeBackward1, shape=d.shape, dim=dim)
 
 
 class UnsqueezeBackward0(Node):
-    __slots__ = ("dim",)
+    __slots__ = ("dim", "dim_arg")
 
     def apply(self, g):
         return dual.squeeze(g, self.dim)
@@ -185,7 +186,7 @@ class UnsqueezeBackward0(Node):
 
 def unsqueeze(x, dim):
     dm = _dim(dim, x._data.ndim + 1)
-    return _view_of(x, np.expand_dims(x._data, dm), UnsqueezeBackward0, dim=dm)
+    return _view_of(x, np.expand_dims(x._data, dm), UnsqueezeBackward0, dim=dm, dim_arg=dim)
 
 
 class ExpandBackward0(Node):
@@ -277,21 +278,30 @@ def to(x, *args, **kwargs):
 # ------------------------------------------------------------------------------ indexing
 
 
-class SelectBackward0(Node):
-    __slots__ = ("shape", "dim", "index")
+class _EmbedBackward(Node):
+    """The gradient of taking ``index`` (an int or a slice) along ``dim``: zeros elsewhere."""
+
+    __slots__ = ("shape", "dim", "index", "dim_arg")
 
     def apply(self, g):
         return dual.embed(self.shape, (slice(None),) * self.dim + (self.index,), g)
 
 
-class SliceBackward0(SelectBackward0):
+class SelectBackward0(_EmbedBackward):
+    __slots__ = ("index_arg",)
+
+
+class SliceBackward0(_EmbedBackward):
     __slots__ = ()
 
 
 class IndexBackward0(Node):
+    """Saves the index tensors (as PyTorch does; the numpy ``key`` is what the rule uses)."""
+
     __slots__ = ("shape", "key")
 
     def apply(self, g):
+        self.saved()      # unpacked as in PyTorch (saved-tensor hooks, in-place checks), not needed here
         # a gather may read one element several times: the gradients add up
         return dual.embed(self.shape, self.key, g, accumulate=True)
 
@@ -302,20 +312,25 @@ def select(x, dim, index):
     size = d.shape[dm]
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {dm} with size {size}")
+    index_arg = index
     index = index + size if index < 0 else index
     idx = (slice(None),) * dm + (index,)
-    return _view_of(x, d[idx], SelectBackward0, shape=d.shape, dim=dm, index=index)
+    return _view_of(x, d[idx], SelectBackward0, shape=d.shape, dim=dm, index=index, dim_arg=dim,
+                    index_arg=index_arg)
 
 
 def narrow(x, dim, start, length):
     dm = _dim(dim, x._data.ndim)
-    return _slice(x, dm, slice(start, start + length))
+    if start < 0:
+        start += x._data.shape[dm]
+    return _slice(x, dm, slice(start, start + length), dim)
 
 
-def _slice(x, dm, s):
+def _slice(x, dm, s, dim_arg=None):
     d = x._data
     idx = (slice(None),) * dm + (s,)
-    return _view_of(x, d[idx], SliceBackward0, shape=d.shape, dim=dm, index=s)
+    return _view_of(x, d[idx], SliceBackward0, shape=d.shape, dim=dm, index=s,
+                    dim_arg=dm if dim_arg is None else dim_arg)
 
 
 def _is_advanced(k):
@@ -344,6 +359,13 @@ def _normalise_key(key):
     return tuple(out)
 
 
+def _index_tensors(npkey):
+    """What IndexBackward0 saves: each index array as a tensor (int64, or a bool mask), None for
+    the other parts of the key."""
+    return tuple(_wrap(k.astype(np.int64, copy=False) if k.dtype.kind in "iu" else k)
+                 if isinstance(k, np.ndarray) else None for k in npkey)
+
+
 def getitem(x, key):
     """``x[key]``: ints select, slices slice (both views), lists/tensors gather (a copy)."""
     key = _normalise_key(key)
@@ -353,7 +375,7 @@ def getitem(x, key):
             out = x._data[npkey]
         except IndexError as e:
             raise IndexError(str(e).replace("axis", "dimension")) from None
-        t = record(np.array(out, copy=True), IndexBackward0, (x,))
+        t = record(np.array(out, copy=True), IndexBackward0, (x,), saved=_index_tensors(npkey))
         if t.grad_fn is not None:
             t.grad_fn.shape, t.grad_fn.key = x._data.shape, npkey
         return t
@@ -464,7 +486,7 @@ def setitem(x, key, value):
 
 
 class CatBackward0(Node):
-    __slots__ = ("dim", "sizes")
+    __slots__ = ("dim", "sizes", "dim_arg")
 
     def apply(self, g):
         out, start = [], 0
@@ -488,12 +510,12 @@ def cat(tensors, dim=0):
         raise RuntimeError(f"Sizes of tensors must match except in dimension {dm}. Got shapes {shapes}") from None
     r = record(out, CatBackward0, tensors)
     if r.grad_fn is not None:
-        r.grad_fn.dim, r.grad_fn.sizes = dm, [t._data.shape[dm] for t in tensors]
+        r.grad_fn.dim, r.grad_fn.sizes, r.grad_fn.dim_arg = dm, [t._data.shape[dm] for t in tensors], dim
     return r
 
 
 class StackBackward0(Node):
-    __slots__ = ("dim", "n")
+    __slots__ = ("dim", "n", "dim_arg")
 
     def apply(self, g):
         return tuple(g[(slice(None),) * self.dim + (i,)] for i in range(self.n))
@@ -513,14 +535,14 @@ def stack(tensors, dim=0):
     out = np.stack([t._data.astype(d.np, copy=False) for t in tensors], axis=dm)
     r = record(out, StackBackward0, tensors)
     if r.grad_fn is not None:
-        r.grad_fn.dim, r.grad_fn.n = dm, len(tensors)
+        r.grad_fn.dim, r.grad_fn.n, r.grad_fn.dim_arg = dm, len(tensors), dim
     return r
 
 
-class SplitBackward0(Node):
+class _SplitBackward(Node):
     """One node for all pieces of a split; pieces with no gradient count as zeros."""
 
-    __slots__ = ("shape", "dim", "bounds", "n_outputs")
+    __slots__ = ("shape", "dim", "bounds", "n_outputs", "dim_arg", "split")
 
     def apply(self, *grads):
         like = next(g for g in grads if g is not None)
@@ -533,12 +555,16 @@ class SplitBackward0(Node):
         return shape
 
 
-class SplitWithSizesBackward0(SplitBackward0):
+class SplitBackward0(_SplitBackward):
+    __slots__ = ()
+
+
+class SplitWithSizesBackward0(_SplitBackward):
     __slots__ = ()
 
 
 class UnbindBackward0(Node):
-    __slots__ = ("shape", "dim", "n_outputs")
+    __slots__ = ("shape", "dim", "n_outputs", "dim_arg")
 
     def apply(self, *grads):
         like = next(g for g in grads if g is not None)
@@ -579,7 +605,8 @@ def split(x, split_size, dim=0):
         bounds = [0] + [int(b) for b in np.cumsum(split_size)]
         cls = SplitWithSizesBackward0
     pieces = [d[(slice(None),) * dm + (slice(a, b),)] for a, b in zip(bounds[:-1], bounds[1:])]
-    return _multi_view(x, pieces, cls, shape=d.shape, dim=dm, bounds=bounds)
+    return _multi_view(x, pieces, cls, shape=d.shape, dim=dm, bounds=bounds, dim_arg=dim,
+                       split=split_size if isinstance(split_size, int) else tuple(split_size))
 
 
 def chunk(x, chunks, dim=0):
@@ -591,20 +618,53 @@ def unbind(x, dim=0):
     d = x._data
     dm = _dim(dim, d.ndim)
     pieces = [d[(slice(None),) * dm + (i,)] for i in range(d.shape[dm])]
-    return _multi_view(x, pieces, UnbindBackward0, shape=d.shape, dim=dm)
+    return _multi_view(x, pieces, UnbindBackward0, shape=d.shape, dim=dm, dim_arg=dim)
 
 
 class FlipBackward0(Node):
-    __slots__ = ("dims",)
+    __slots__ = ("dims", "dims_arg")
 
     def apply(self, g):
         return dual.flip(g, self.dims)
 
 
 def flip(x, dims):
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    dims = tuple(_dim(d, x._data.ndim) for d in dims)
+    dims_arg = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = tuple(_dim(d, x._data.ndim) for d in dims_arg)
     t = record(np.flip(x._data, dims).copy(), FlipBackward0, (x,))
     if t.grad_fn is not None:
-        t.grad_fn.dims = dims
+        t.grad_fn.dims, t.grad_fn.dims_arg = dims, dims_arg
     return t
+
+
+# ------------------------------------------------------------------ saved values, PyTorch's names
+# (grad_fn._saved_dim, ...: see graph.define_saved; dims show as given, negative ones as PyTorch does)
+
+_INT64_MAX = 2 ** 63 - 1
+
+
+def _sizes(n):
+    return tuple(n.shape)
+
+
+for _cls in (ViewBackward0, SqueezeBackward0, ExpandBackward0):
+    define_saved(_cls, self_sym_sizes=_sizes)
+define_saved(SqueezeBackward1, dim=lambda n: c_int(n.dim), self_sym_sizes=_sizes)
+define_saved(SqueezeBackward4, dim=lambda n: c_int(n.dim), self_sym_sizes=_sizes)
+define_saved(PermuteBackward0, dims=lambda n: c_int(n.dims_arg))
+define_saved(TransposeBackward0, dim0=lambda n: c_int(n.dim0), dim1=lambda n: c_int(n.dim1))
+define_saved(UnsqueezeBackward0, dim=lambda n: c_int(n.dim_arg))
+define_saved(SelectBackward0, dim=lambda n: c_int(n.dim_arg), index=lambda n: c_int(n.index_arg),
+             self_sym_sizes=_sizes)
+define_saved(SliceBackward0, dim=lambda n: c_int(n.dim_arg),
+             start=lambda n: c_int(0 if n.index.start is None else n.index.start),
+             end=lambda n: c_int(_INT64_MAX if n.index.stop is None else n.index.stop),
+             step=lambda n: 1 if n.index.step is None else n.index.step, self_sym_sizes=_sizes)
+define_saved(IndexBackward0, indices=..., self_sym_sizes=_sizes)
+define_saved(CatBackward0, dim=lambda n: c_int(n.dim_arg))
+define_saved(StackBackward0, dim=lambda n: c_int(n.dim_arg))
+define_saved(SplitBackward0, dim=lambda n: c_int(n.dim_arg), self_sym_sizes=_sizes, split_size=lambda n: n.split)
+define_saved(SplitWithSizesBackward0, dim=lambda n: c_int(n.dim_arg), self_sym_sizes=_sizes,
+             split_sizes=lambda n: n.split)
+define_saved(UnbindBackward0, dim=lambda n: c_int(n.dim_arg))
+define_saved(FlipBackward0, dims=lambda n: c_int(n.dims_arg))
