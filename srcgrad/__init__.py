@@ -20,6 +20,7 @@ from .api import grad, hessian, hvp, jacfwd, jacobian, jacrev, jit, jvp, show, v
 from .custom import custom_vjp  # noqa: F401  the compiler (python backend for now)
 from .errors import SrcGradError, TypingError, UnsupportedSyntaxError  # noqa: F401
 from .devices import accelerator, compile, cuda, distributed  # noqa: F401  (CPU only: PyTorch's device queries)
+from .serialization import load, save  # noqa: F401
 from . import backends as _backends, devices as _devices
 _backends.mps = _devices.mps          # torch.backends.mps.is_available() in device selection
 Tensor.cuda = _devices.tensor_cuda

@@ -324,3 +324,25 @@ def test_device_queries_say_cpu_and_gpu_work_is_a_clear_error():
                           (lambda: st.nn.Linear(2, 2).cuda(), "cuda")):
         with pytest.raises(RuntimeError, match=words):
             action()
+
+
+def test_save_and_load_a_model_and_its_optimizer(tmp_path):
+    model = st.nn.Sequential(st.nn.Linear(3, 4), st.nn.BatchNorm1d(4), st.nn.ReLU())
+    opt = st.optim.Adam(model.parameters())
+    model(st.randn(5, 3)).sum().backward()
+    opt.step()
+    st.save({"model": model.state_dict(), "opt": opt.state_dict()}, tmp_path / "ckpt.pt")
+    again = st.nn.Sequential(st.nn.Linear(3, 4), st.nn.BatchNorm1d(4), st.nn.ReLU())
+    ckpt = st.load(tmp_path / "ckpt.pt", weights_only=True)
+    assert repr(again.load_state_dict(ckpt["model"])) == "<All keys matched successfully>"
+    for a, b in zip(model.state_dict().values(), again.state_dict().values()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    opt2 = st.optim.Adam(again.parameters())
+    opt2.load_state_dict(ckpt["opt"])
+    st.save(model, tmp_path / "whole.pt")            # a module pickles whole, as in PyTorch
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        st.load(tmp_path / "whole.pt")
+    whole = st.load(tmp_path / "whole.pt", weights_only=False)
+    assert repr(whole) == repr(model)
+    with pytest.raises(RuntimeError, match="CPU only"):
+        st.load(tmp_path / "ckpt.pt", map_location="cuda:0")
