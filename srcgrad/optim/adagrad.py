@@ -70,14 +70,6 @@ class Adagrad(Optimizer):
             state["sum"] = _wrap(np.full_like(p._data, group["initial_accumulator_value"]))
         return state
 
-    def step(self, closure=None):
-        """One update of every parameter that has a ``.grad``; returns ``closure()``'s loss if given."""
-        loss = self._closure_loss(closure)
-        with np.errstate(all="ignore"):      # like PyTorch, inf and nan results pass silently
-            for group in self.param_groups:
-                self._update_group(group)
-        return loss
-
     def _update_group(self, group):
         lr = _scalar(group["lr"])
         lr_decay = _scalar(group["lr_decay"])

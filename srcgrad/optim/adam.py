@@ -80,14 +80,6 @@ class Adam(Optimizer):
                 state["max_exp_avg_sq"] = _wrap(np.zeros_like(p._data))
         return state
 
-    def step(self, closure=None):
-        """One update of every parameter that has a ``.grad``; returns ``closure()``'s loss if given."""
-        loss = self._closure_loss(closure)
-        with np.errstate(all="ignore"):      # like PyTorch, inf and nan results pass silently
-            for group in self.param_groups:
-                self._update_group(group)
-        return loss
-
     def _update_group(self, group):
         lr = _scalar(group["lr"])
         beta1, beta2 = (_scalar(b) for b in group["betas"])

@@ -234,7 +234,15 @@ class Optimizer:
                     bump_version(g)
 
     def step(self, closure=None):
-        """Update the parameters once from their ``.grad``; subclasses implement it."""
+        """One update of every parameter that has a ``.grad`` (each group by the subclass's
+        ``_update_group``); returns ``closure()``'s loss if given."""
+        loss = self._closure_loss(closure)
+        with np.errstate(all="ignore"):      # like PyTorch, inf and nan results pass silently
+            for group in self.param_groups:
+                self._update_group(group)
+        return loss
+
+    def _update_group(self, group):
         raise NotImplementedError
 
     @staticmethod

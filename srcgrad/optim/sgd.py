@@ -59,14 +59,6 @@ class SGD(Optimizer):
             group.setdefault("differentiable", False)
             group.setdefault("fused", None)
 
-    def step(self, closure=None):
-        """One update of every parameter that has a ``.grad``; returns ``closure()``'s loss if given."""
-        loss = self._closure_loss(closure)
-        with np.errstate(all="ignore"):      # like PyTorch, inf and nan results pass silently
-            for group in self.param_groups:
-                self._update_group(group)
-        return loss
-
     def _update_group(self, group):
         lr = _scalar(group["lr"])
         momentum = _scalar(group["momentum"])
