@@ -67,7 +67,7 @@ class _ConvNd(Module):
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0,) * self._n:
-            s += f", padding={self.padding!r}" if isinstance(self.padding, str) else f", padding={self.padding}"
+            s += f", padding={self.padding}"
         if self.dilation != (1,) * self._n:
             s += f", dilation={self.dilation}"
         if self.groups != 1:
@@ -81,10 +81,22 @@ class _ConvNd(Module):
     def _conv_forward(self, input, weight, bias):
         conv = F.conv1d if self._n == 1 else F.conv2d
         if self.padding_mode != "zeros":
-            pads = [p for pad in reversed(self.padding) for p in (pad, pad)]
-            return conv(F.pad(input, pads, mode=self.padding_mode), weight, bias, self.stride, 0, self.dilation,
-                        self.groups)
+            return conv(F.pad(input, self._pads(), mode=self.padding_mode), weight, bias, self.stride, 0,
+                        self.dilation, self.groups)
         return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def _pads(self):
+        """F.pad's list (last dimension first) for a padding_mode other than zeros: 'same' puts
+        the odd element of the total dilation·(k-1) on the right, as PyTorch does."""
+        return [p for pair in reversed(self._padding_tuple()) for p in pair]
+
+    def _padding_tuple(self):
+        if self.padding == "valid":
+            return [(0, 0)] * self._n
+        if self.padding == "same":
+            totals = [d * (k - 1) for k, d in zip(self.kernel_size, self.dilation)]
+            return [(t // 2, t - t // 2) for t in totals]
+        return [(p, p) for p in self.padding]
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)

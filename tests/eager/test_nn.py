@@ -346,3 +346,44 @@ def test_save_and_load_a_model_and_its_optimizer(tmp_path):
     assert repr(whole) == repr(model)
     with pytest.raises(RuntimeError, match="CPU only"):
         st.load(tmp_path / "ckpt.pt", map_location="cuda:0")
+
+
+@pytest.mark.parametrize("build,shape", [
+    (lambda lib: lib.nn.Conv2d(2, 4, 3), (2, 2, 6, 7)),
+    (lambda lib: lib.nn.Conv2d(4, 4, (3, 2), stride=2, padding=1, dilation=(1, 2), groups=2, bias=False), (1, 4, 7, 8)),
+    (lambda lib: lib.nn.Conv2d(2, 2, 3, padding="same", padding_mode="reflect"), (1, 2, 5, 5)),
+    (lambda lib: lib.nn.Conv1d(3, 2, 2, padding=1, padding_mode="replicate"), (2, 3, 6)),
+    (lambda lib: lib.nn.MaxPool2d(2), (1, 2, 5, 6)),
+    (lambda lib: lib.nn.MaxPool2d(3, stride=1, padding=1, ceil_mode=True), (1, 2, 5, 6)),
+    (lambda lib: lib.nn.AvgPool2d(2, padding=1, count_include_pad=False), (1, 2, 5, 6)),
+    (lambda lib: lib.nn.MaxPool1d(2), (2, 3, 6)),
+    (lambda lib: lib.nn.AvgPool1d(3, stride=2), (2, 3, 7)),
+])
+def test_conv_and_pool_layers_against_torch(build, shape):
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    ours, theirs, [(sx, tx)] = both(build, x)
+    assert repr(ours) == repr(theirs)
+    sx.requires_grad_(), tx.requires_grad_()
+    out, tout = ours(sx), theirs(tx)
+    check_close(out, tout, rtol=1e-5, atol=1e-5)
+    (out * out).sum().backward()
+    (tout * tout).sum().backward()
+    check_close(sx.grad, tx.grad, rtol=1e-4, atol=1e-5)
+    for p, q in zip(ours.parameters(), theirs.parameters()):
+        check_close(p.grad, q.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_default_initialisation_bounds_match_torch():
+    """Each layer's parameters lie within PyTorch's default bound 1/sqrt(fan_in) and spread
+    uniformly over it (the largest of torch's own draws is never above it either)."""
+    st.manual_seed(1)
+    for build, fan_in in ((lambda lib: lib.nn.Conv2d(6, 8, 5), 150), (lambda lib: lib.nn.Conv1d(4, 6, 3, groups=2), 6),
+                          (lambda lib: lib.nn.Bilinear(5, 6, 7), 5), (lambda lib: lib.nn.Linear(30, 20), 30)):
+        bound = 1 / np.sqrt(fan_in)
+        for p, q in zip(build(st).parameters(), build(torch).parameters()):
+            ours, theirs = np.abs(p.detach().numpy()), np.abs(q.detach().numpy())
+            assert ours.max() <= bound and theirs.max() <= bound
+            if ours.size >= 100:
+                assert ours.max() >= 0.95 * bound and ours.mean() == pytest.approx(bound / 2, rel=0.1)
+    emb = st.nn.Embedding(2000, 8).weight.detach().numpy()
+    assert emb.std() == pytest.approx(1.0, rel=0.05)
