@@ -60,6 +60,14 @@ class FunctionCtx(Node):
     def saved_tensors(self):
         return tuple(self.saved(as_tensors=True))
 
+    @property
+    def _raw_saved_tensors(self):
+        """The saved tensors as ``SavedTensor`` objects (for ``register_hooks``), as in PyTorch."""
+        from .graph import FREED_MSG, _raw_saved
+        if self._saved is None:
+            raise RuntimeError(FREED_MSG)
+        return tuple(_raw_saved(self, i) for i in range(len(self._saved)))
+
     def mark_non_differentiable(self, *tensors):
         self._non_diff |= {id(t) for t in tensors}
 

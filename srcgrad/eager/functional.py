@@ -12,7 +12,7 @@ Example:
 import numpy as np
 
 from . import dtypes
-from .graph import Node
+from .graph import Node, c_int, define_saved
 from .ops import dual, linalg, pointwise
 from .ops._core import record, zero_derivative
 from .tensor import _dim, _wrap
@@ -195,7 +195,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 
 class LogSoftmaxBackward0(Node):
-    __slots__ = ("dim",)
+    __slots__ = ("dim", "dim_arg")
 
     def apply(self, g):
         (y,) = self.saved()
@@ -203,7 +203,7 @@ class LogSoftmaxBackward0(Node):
 
 
 class SoftmaxBackward0(Node):
-    __slots__ = ("dim",)
+    __slots__ = ("dim", "dim_arg")
 
     def apply(self, g):
         (y,) = self.saved()
@@ -211,44 +211,45 @@ class SoftmaxBackward0(Node):
 
 
 def _softmax_dim(x, dim):
+    """The dim as given (PyTorch shows it so in ``_saved_dim``; None picks one), and normalised."""
     if dim is None:
         import warnings
         warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include "
                       "dim=X as an argument.", UserWarning, stacklevel=3)
         dim = 0 if x._data.ndim in (0, 1, 3) else 1
-    return _dim(dim, x._data.ndim)
+    return dim, _dim(dim, x._data.ndim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(x)) computed stably along ``dim``."""
     x = input.to(dtype) if dtype is not None else input
-    dm = _softmax_dim(x, dim)
+    dim, dm = _softmax_dim(x, dim)
     d = x._data if x._data.dtype.kind == "f" else x._data.astype(dtypes.get_default_dtype().np)
     s = d - d.max(axis=dm, keepdims=True) if d.ndim else d - d
     out = s - np.log(np.exp(s).sum(axis=dm, keepdims=True))
     from .ops._core import OUT
     r = record(out.astype(d.dtype, copy=False), LogSoftmaxBackward0, (x,), saved=(OUT,))
     if r.grad_fn is not None:
-        r.grad_fn.dim = dm
+        r.grad_fn.dim, r.grad_fn.dim_arg = dm, dim
     return r
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim``."""
     x = input.to(dtype) if dtype is not None else input
-    dm = _softmax_dim(x, dim)
+    dim, dm = _softmax_dim(x, dim)
     d = x._data if x._data.dtype.kind == "f" else x._data.astype(dtypes.get_default_dtype().np)
     e = np.exp(d - (d.max(axis=dm, keepdims=True) if d.ndim else d))
     out = e / e.sum(axis=dm, keepdims=True)
     from .ops._core import OUT
     r = record(out.astype(d.dtype, copy=False), SoftmaxBackward0, (x,), saved=(OUT,))
     if r.grad_fn is not None:
-        r.grad_fn.dim = dm
+        r.grad_fn.dim, r.grad_fn.dim_arg = dm, dim
     return r
 
 
 class NllLossBackward0(Node):
-    __slots__ = ("x_meta", "idx", "coef", "reduction")
+    __slots__ = ("x_meta", "idx", "coef", "reduction", "ignore_index")
 
     def apply(self, g):
         # d loss / d x is -weight (over the total weight for "mean") at each picked entry, 0 elsewhere
@@ -257,7 +258,7 @@ class NllLossBackward0(Node):
         coef[self.idx] = self.coef
         if self.reduction == "none" and len(shape) > 1:
             g = dual.unsqueeze(g, 1)
-        (x,) = self.saved()
+        x = self.saved()[0]
         return zero_derivative(g * dual.constant(coef, g), x)
 
 
@@ -300,11 +301,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         out = np.asarray(losses.sum(), dtype=x.dtype)
     else:
         out = losses.astype(x.dtype, copy=False)
-    r = record(out, NllLossBackward0, (input,), saved=(input,))
+    # target, weight and total weight (0 unreduced: PyTorch does not sum it then) are saved as in
+    # PyTorch, for _saved_target... and the hooks; the backward itself uses idx and coef below
+    total_weight = np.asarray(total if reduction != "none" else 0.0, dtype=x.dtype)
+    r = record(out, NllLossBackward0, (input,), saved=(input, target, weight, total_weight))
     if r.grad_fn is not None:
         node = r.grad_fn
         scale = (1.0 / total if total else 0.0) if reduction == "mean" else 1.0
-        node.x_meta, node.idx, node.reduction = (x.shape, x.dtype), idx, reduction
+        node.x_meta, node.idx, node.reduction, node.ignore_index = (x.shape, x.dtype), idx, reduction, ignore_index
         node.coef = -scale if wt is None else -scale * wt
     return r
 
@@ -356,3 +360,23 @@ def dropout(input, p=0.5, training=True, inplace=False):
     from .creation import _rng
     mask = (_rng[0].random(input.shape) >= p).astype(input._data.dtype) / (1 - p)
     return input * _wrap(mask)
+
+
+# ------------------------------------------------------------------ saved values, PyTorch's names
+# (grad_fn._saved_self, ...: see graph.define_saved; pack_order: the inputs by name, then the outputs)
+
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}     # at::Reduction, as _saved_reduction shows it
+
+
+def _reduction(n):
+    return _REDUCTION_ENUM[n.reduction]
+
+
+define_saved(SoftmaxBackward0, dim=lambda n: c_int(n.dim_arg), result=0)
+define_saved(LogSoftmaxBackward0, dim=lambda n: c_int(n.dim_arg), result=0)
+define_saved(MseLossBackward0, self=0, target=1, reduction=_reduction)
+define_saved(BinaryCrossEntropyBackward0, self=0, target=1, weight=2, reduction=_reduction)
+define_saved(BinaryCrossEntropyWithLogitsBackward0, pack_order=(3, 0, 1, 2), self=0, target=1, weight=2,
+             pos_weight=3, reduction=_reduction)
+define_saved(NllLossBackward0, arrays=(3,), self=0, target=1, weight=2, total_weight=3, reduction=_reduction,
+             ignore_index=lambda n: c_int(n.ignore_index))

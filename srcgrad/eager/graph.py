@@ -101,6 +101,7 @@ class Node:
     n_outputs = 1
     takes_tensors = False   # True for nodes whose apply needs Tensors even on the fast path
     _pack_order = None      # the order PyTorch packs (and unpacks) the saved values in; see define_saved
+    _array_slots = ()       # positions of numpy arrays that PyTorch saves as tensors; see define_saved
 
     def __init__(self, inputs, saved=(), out=None):
         edges = []
@@ -331,6 +332,11 @@ def _pack_with_default_hooks(node, out):
                 out._rg = True
             saved[i] = _pack(node, s, out if type(s) is _SavedOutput else s, pack, unpack)
             packed = True
+        elif type(s) is np.ndarray and i in type(node)._array_slots:
+            # a statistic kept as an array (batch_norm's mean...) that PyTorch saves as a tensor
+            from .tensor import _wrap
+            saved[i] = _pack(node, s, _wrap(s), pack, unpack)
+            packed = True
     if packed:
         node._saved = _HookedSaved(saved)
 
@@ -423,7 +429,7 @@ def _saved_tensor(node, i):
     """What ``node._saved_<name>`` shows for saved entry ``i``: a Tensor, or None."""
     saved = node._saved
     if saved is None:
-        if node._versions[i] is None:
+        if node._versions[i] is None and i not in type(node)._array_slots:
             return None          # nothing (or a number) was saved there: nothing was freed
         raise RuntimeError(FREED_MSG)
     s = saved[i]
@@ -483,7 +489,9 @@ class SavedTensor:
         if type(s) is _Packed:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: "
                                "only one pair of hooks is allowed at a time.")
-        tensor = _saved_tensor(node, i)
+        # as PyTorch, the pack hook sees the saved tensor without its autograd identity (detached);
+        # unpacking gives that identity back
+        tensor = _saved_tensor(node, i).detach()
         entries = list(saved)
         entries[i] = _pack(node, s, tensor, *hooks)
         node._saved = _HookedSaved(entries)
@@ -544,14 +552,18 @@ def _saved_all_property(raw):
     return property(get)
 
 
-def define_saved(cls, pack_order=None, **fields):
+def define_saved(cls, pack_order=None, arrays=(), **fields):
     """Give the node class ``cls`` PyTorch's ``_saved_<name>`` attributes.
 
     Each field is either an int, the position of a tensor in the node's saved values (it also
     gets ``_raw_saved_<name>``, a ``SavedTensor``), ``...`` for all the saved values as a tuple
     (a list of tensors in PyTorch, such as ``indices``), or a function of the node returning the
     value (``lambda n: n.shape`` for ``self_sym_sizes``). ``pack_order`` lists the positions in
-    the order PyTorch packs and unpacks them, when that is not the saved order.
+    the order PyTorch packs and unpacks them, when that is not the saved order (PyTorch's order:
+    the saved inputs by name, then the saved outputs). ``arrays`` lists the positions holding
+    numpy arrays (statistics computed by the forward pass) that PyTorch saves as tensors:
+    saved_tensors_hooks pack them, and they read as freed after backward, as in PyTorch (other
+    arrays a node keeps for itself stay out of the hooks' sight).
 
     >>> define_saved(MulBackward0, pack_order=(1, 0), self=0, other=1)  # doctest: +SKIP
     """
@@ -566,6 +578,7 @@ def define_saved(cls, pack_order=None, **fields):
             setattr(cls, "_raw_saved_" + name, _raw_saved_property(spec))
     if pack_order is not None:
         cls._pack_order = tuple(pack_order)
+    cls._array_slots = tuple(arrays)
 
 
 def c_int(v):
@@ -675,7 +688,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
             if hooks is not None:
                 grads, fr = _run_node_pre_hooks(node, hooks, grads, fr, arrays)
             if capture:
-                _capture(capture, node, grads, results, arrays)
+                _capture(capture, node, grads, results, inputs, arrays)
                 if needed is not None and node not in needed:
                     continue
             # the node's backward, inline rather than a call per node: the engine's hot path
@@ -713,7 +726,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                     send(nxt, nr, g, is_fresh)
 
         for acc in leaves:
-            _finish_leaf(acc, buffers.pop(acc), fresh.pop(acc), capture, results, accumulate, create_graph)
+            _finish_leaf(acc, buffers.pop(acc), fresh.pop(acc), capture, results, inputs, accumulate, create_graph)
         ok = True
     finally:
         grad_mode.state.enabled = prev_mode
@@ -742,22 +755,32 @@ def _captured(roots, inputs, accumulate):
     return capture, needed
 
 
-def _finish_leaf(acc, grads, fr, capture, results, accumulate, create_graph):
+def _finish_leaf(acc, grads, fr, capture, results, inputs, accumulate, create_graph):
     """A leaf's hooks, then its gradient captured (autograd.grad) or accumulated into .grad."""
     arrays = not create_graph
     if acc._hooks is not None:
         grads, fr = _run_node_pre_hooks(acc, acc._hooks, grads, fr, arrays)
     if capture:
-        _capture(capture, acc, grads, results, arrays)
+        _capture(capture, acc, grads, results, inputs, arrays)
     if accumulate and grads[0] is not None:
         _accumulate(acc.variable, grads[0], fr[0], create_graph)
 
 
-def _capture(capture, node, grads, results, arrays):
+def _capture(capture, node, grads, results, inputs, arrays):
+    """Keep the gradients arriving for ``inputs[i]`` in ``results[i]``, in the input's dtype: a
+    float32 input used with float64 tensors gets a float32 gradient, as from PyTorch's engine
+    (and as ``backward()`` accumulates it)."""
     from .tensor import _wrap
     for nr, g in enumerate(grads):
         for i in capture.get((node, nr), ()):
-            results[i] = _wrap(g) if arrays and g is not None else g
+            if g is None:
+                results[i] = None
+                continue
+            dtype = inputs[i]._data.dtype
+            if arrays:
+                results[i] = _wrap(g if g.dtype == dtype else g.astype(dtype))
+            else:
+                results[i] = g if g._data.dtype == dtype else g.to(inputs[i].dtype)
 
 
 def _apply_with_tensors(node, grads):

@@ -6,6 +6,7 @@ check that every op has a method (tests/eager/test_ops_table.py).
 import numpy as np
 
 from . import creation as cr
+from . import functional as fn
 from .ops import inplace as _ip
 from .ops import linalg, pointwise as pw, reduce as rd, shape as sh
 from .tensor import Tensor
@@ -57,6 +58,7 @@ METHODS = {
     # elementwise functions
     "exp": pw.exp, "log": pw.log, "log2": pw.log2, "log10": pw.log10, "log1p": pw.log1p, "expm1": pw.expm1,
     "sin": pw.sin, "cos": pw.cos, "tan": pw.tan, "asin": pw.asin, "acos": pw.acos, "atan": pw.atan,
+    "softmax": fn.softmax, "log_softmax": fn.log_softmax,
     "sinh": pw.sinh, "cosh": pw.cosh, "tanh": pw.tanh, "sigmoid": pw.sigmoid, "relu": pw.relu,
     "abs": pw.abs, "sqrt": pw.sqrt, "rsqrt": pw.rsqrt, "erf": pw.erf, "sign": pw.sign,
     "floor": pw.floor, "ceil": pw.ceil, "round": pw.round, "trunc": pw.trunc,

@@ -1,8 +1,9 @@
-"""Programs in the style of PyTorch's nn tutorials ("Learning PyTorch with examples": the
-polynomial with nn, optim and a custom Module, the dynamic net; the blitz "Neural Networks"
-tutorial), replayed against PyTorch by test_tutorial_replay.py. Where a tutorial relies on a
-layer's random initialisation, the cell sets the weights from ``torch.randn`` (which the
-replay feeds the same numbers in both libraries)."""
+"""Programs in the style of PyTorch's tutorials beyond the autograd basics — "Learning PyTorch
+with examples" (the polynomial with nn, optim and a custom Module, the dynamic net), the
+blitz "Neural Networks" tutorial, Jacobians and Hessians with torch.func, forward-mode AD and
+saved-tensor hooks — replayed against PyTorch by test_tutorial_replay.py. Where a tutorial
+relies on a layer's random initialisation, the cell sets the weights from ``torch.randn``
+(which the replay feeds the same numbers in both libraries)."""
 
 SET_WEIGHTS = """
 def set_weights(model, scale=0.1):
@@ -390,3 +391,101 @@ print(torch.allclose(jvp, tangent * primal.exp()))
 ]
 
 NN_TUTORIALS.update({"jacobians_hessians": JACOBIANS_HESSIANS, "forward_ad": FORWARD_AD})
+
+SAVED_TENSOR_HOOKS = [  # "Hooks for autograd saved tensors", shortened (the disk example with torch.save)
+    """
+import torch
+
+x = torch.randn(5, requires_grad=True)
+y = x.pow(2)
+print(x.equal(y.grad_fn._saved_self))
+print(x is y.grad_fn._saved_self)
+
+x = torch.randn(5, requires_grad=True)
+y = x.exp()
+print(y.equal(y.grad_fn._saved_result))
+print(y is y.grad_fn._saved_result)
+""",
+    """
+def pack_hook(x):
+    print("Packing", x)
+    return x
+
+
+def unpack_hook(x):
+    print("Unpacking", x)
+    return x
+
+
+a = torch.ones(5, requires_grad=True)
+b = torch.ones(5, requires_grad=True) * 2
+with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    y = a * b
+
+y.sum().backward()
+""",
+    """
+x = torch.randn(5, requires_grad=True)
+y = x.pow(2)
+y.grad_fn._raw_saved_self.register_hooks(pack_hook, unpack_hook)
+y.sum().backward()
+""",
+    """
+def pack(x):
+    print("pack")
+    return x.clone()
+
+
+def unpack(x):
+    print("unpack")
+    return x
+
+
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    x = torch.randn(5, requires_grad=True)
+    y = (x * x).sin()
+y.sum().backward()
+print(torch.allclose(x.grad, 2 * x * (x * x).cos()))
+""",
+    """
+import os
+import uuid
+import tempfile
+
+tmp_dir_obj = tempfile.TemporaryDirectory()
+tmp_dir = tmp_dir_obj.name
+
+
+def pack_hook(tensor):
+    name = os.path.join(tmp_dir, str(uuid.uuid4()))
+    torch.save(tensor, name)
+    return name
+
+
+def unpack_hook(name):
+    return torch.load(name, weights_only=True)
+
+
+x = torch.randn(5, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    y = x.pow(2)
+print(y.grad_fn._saved_self.equal(x))
+y.sum().backward()
+print(torch.allclose(x.grad, 2 * x))
+tmp_dir_obj.cleanup()
+""",
+    """
+with torch.autograd.graph.save_on_cpu(pin_memory=False):
+    y = (x * x).exp()
+y.sum().backward()
+print(x.grad.shape)
+with torch.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+    try:
+        with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+            pass
+    except RuntimeError as e:
+        print(e)
+""",
+]
+
+NN_TUTORIALS["saved_tensor_hooks"] = SAVED_TENSOR_HOOKS

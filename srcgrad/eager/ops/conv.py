@@ -28,7 +28,7 @@ from collections import namedtuple
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..graph import Node
+from ..graph import Node, c_int, define_saved
 from ..tensor import Tensor, _wrap, legacy_type_name
 from . import dual
 from ._core import needs_grad, record
@@ -163,7 +163,7 @@ def _conv_input_grad_np(gy, w, x_shape, geom):
 
 
 class ConvolutionBackward0(Node):
-    __slots__ = ("geom", "x_shape", "w_shape")
+    __slots__ = ("geom", "x_shape", "w_shape", "b_shape")
 
     def apply(self, g):
         x, w = self.saved()
@@ -247,10 +247,9 @@ def _conv_recorded(x, w, b, geom):
     out = _conv_np(x._data, w._data, geom)
     if b is not None:
         out += b._data.reshape((-1,) + (1,) * geom.nd)
-    # x is kept whenever it needs a gradient too: the gradient's graph links it (see above)
-    saved = (x if needs_grad(w) or needs_grad(x) else None, w if needs_grad(x) else None)
-    return _record(out, ConvolutionBackward0, (x, w, b), saved, geom=geom, x_shape=x._data.shape,
-                   w_shape=w._data.shape)
+    # both are kept, whichever needs a gradient, as in PyTorch (the gradient's graph links x too: see above)
+    return _record(out, ConvolutionBackward0, (x, w, b), (x, w), geom=geom, x_shape=x._data.shape,
+                   w_shape=w._data.shape, b_shape=b._data.shape if b is not None else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,7 +376,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 #
 # The kernels work on (B, H, W): the batch and channel dims folded into one.
 
-_Pool = namedtuple("_Pool", "kernel stride padding dilation ceil_mode out_hw")
+# args: the arguments as given (kernel_size, stride, padding, dilation[, count_include_pad, divisor_override]),
+# for grad_fn._saved_kernel_size...
+_Pool = namedtuple("_Pool", "kernel stride padding dilation ceil_mode out_hw args")
 
 
 def _pool_pair(v, what, fn, default=None):
@@ -401,7 +402,7 @@ def _pool_out_size(n, k, s, p, d, ceil_mode):
     return out
 
 
-def _pool_args(fn, x, kernel_size, stride, padding, dilation, ceil_mode):
+def _pool_args(fn, x, kernel_size, stride, padding, dilation, ceil_mode, extra=()):
     k = _pool_pair(kernel_size, "kernel_size must either be a single int, or a tuple of two ints", fn)
     s = _pool_pair(stride, "stride must either be omitted, a single int, or a tuple of two ints", fn, default=k)
     p = _pool_pair(padding, "padding must either be a single int, or a tuple of two ints", fn)
@@ -433,7 +434,7 @@ def _pool_args(fn, x, kernel_size, stride, padding, dilation, ceil_mode):
         c, h, w = shape[-3:]
         raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{out_hw[0]}x{out_hw[1]}). "
                            "Output size is too small")
-    return _Pool(k, s, p, d, bool(ceil_mode), out_hw)
+    return _Pool(k, s, p, d, bool(ceil_mode), out_hw, (kernel_size, stride, padding, dilation) + extra)
 
 
 def _pool_padded(x3, pool, fill):
@@ -724,7 +725,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                divisor_override=None):
     """The mean over each window of ``input`` (N, C, H, W) or (C, H, W); zero padding counts in
     the mean unless ``count_include_pad=False``; ``divisor_override`` replaces the divisor."""
-    pool = _pool_args("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
+    pool = _pool_args("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode,
+                      (count_include_pad, divisor_override))
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     dtype = input._data.dtype if input._data.dtype.kind == "f" else np.int64
@@ -817,21 +819,21 @@ class _IndexPadBackward(Node):
     """Reflection and replication padding copy input positions given by ``idx``: the gradient
     adds each output gradient back onto its source."""
 
-    __slots__ = ("idx", "adjoint_cls")
+    __slots__ = ("idx", "adjoint_cls", "pads")
 
     def apply(self, g):
         (x,) = self.saved()
-        return _index_pad_adjoint(g, self.idx, _shape(x), self.adjoint_cls, type(self), x)
+        return _index_pad_adjoint(g, self.idx, _shape(x), self.adjoint_cls, type(self), self.pads, x)
 
 
 class _IndexPadBackwardBackward(Node):
     """The gradient of a reflection/replication pad recorded under create_graph, inputs (g, x):
     linear in g (its adjoint is the pad again) and independent of x."""
 
-    __slots__ = ("idx", "pad_cls", "x_shape")
+    __slots__ = ("idx", "pad_cls", "x_shape", "pads")
 
     def apply(self, h):
-        return (_index_pad(h, self.idx, self.pad_cls, type(self)) if self.needs_input_grad(0) else None,
+        return (_index_pad(h, self.idx, self.pad_cls, type(self), self.pads) if self.needs_input_grad(0) else None,
                 dual.zeros(self.x_shape, h) if self.needs_input_grad(1) else None)
 
 
@@ -867,16 +869,16 @@ class ReplicationPad2DBackwardBackward0(_IndexPadBackwardBackward):
     __slots__ = ()
 
 
-def _index_pad(x, idx, pad_cls, adjoint_cls):
+def _index_pad(x, idx, pad_cls, adjoint_cls, pads):
     if not isinstance(x, Tensor):
         return _index_pad_np(x, idx)
-    return _record(_index_pad_np(x._data, idx), pad_cls, (x,), (x,), idx=idx, adjoint_cls=adjoint_cls)
+    return _record(_index_pad_np(x._data, idx), pad_cls, (x,), (x,), idx=idx, adjoint_cls=adjoint_cls, pads=pads)
 
 
-def _index_pad_adjoint(g, idx, x_shape, adjoint_cls, pad_cls, x=None):
+def _index_pad_adjoint(g, idx, x_shape, adjoint_cls, pad_cls, pads, x=None):
     if isinstance(g, Tensor):
         return _record(_index_pad_adjoint_np(g._data, idx, x_shape), adjoint_cls, (g, x), idx=idx, pad_cls=pad_cls,
-                       x_shape=x_shape)
+                       x_shape=x_shape, pads=pads)
     return _index_pad_adjoint_np(g, idx, x_shape)
 
 
@@ -941,4 +943,58 @@ def pad(input, pad, mode="constant", value=None):
                                f"{shape[-2] + pads[2] + pads[3]} W: {shape[-1] + pads[0] + pads[1]}")
         idx.append((dim, _pad_index(n, lo, hi, mode)))
     pad_cls, adjoint_cls = _INDEX_PAD_NODES[(mode, k)]
-    return _index_pad(input, tuple(idx), pad_cls, adjoint_cls)
+    return _index_pad(input, tuple(idx), pad_cls, adjoint_cls, pads)
+
+
+# ------------------------------------------------------------------ saved values, PyTorch's names
+# (grad_fn._saved_input, ...: see graph.define_saved)
+
+
+def _spatial(n, pairs):
+    """A (H, W) pair of the geometry for the op's own dims (a 1-D op runs with H = 1)."""
+    return pairs[2 - n.geom.nd:]
+
+
+define_saved(ConvolutionBackward0, input=0, weight=1,
+             stride=lambda n: _spatial(n, n.geom.stride),
+             padding=lambda n: _spatial(n, n.geom.pad_lo),
+             dilation=lambda n: _spatial(n, n.geom.dilation),
+             groups=lambda n: n.geom.groups,
+             transposed=lambda n: False,
+             output_padding=lambda n: (0,) * n.geom.nd,
+             # (PyTorch shows (0,) without a bias)
+             bias_sym_sizes_opt=lambda n: n.b_shape if n.b_shape is not None else (0,))
+
+
+def _given(v):
+    """A pooling size as PyTorch's argument parser keeps it: an int twice, a sequence as it is,
+    None (the default stride) as ()."""
+    if v is None:
+        return ()
+    if isinstance(v, (int, np.integer)):
+        return (int(v), int(v))
+    return tuple(int(i) for i in v)
+
+
+def _max_pool_indices(n):
+    x = n._saved_self       # raises once backward freed it, as PyTorch's _saved_result1 does
+    return _wrap(_flat_index(n.arg, n.pool, x._data.shape))
+
+
+define_saved(MaxPool2DWithIndicesBackward0, self=0,
+             result1=_max_pool_indices,         # computed from the window offsets kept for the backward
+             kernel_size=lambda n: _given(n.pool.args[0]),
+             stride=lambda n: _given(n.pool.args[1]),
+             padding=lambda n: _given(n.pool.args[2]),
+             dilation=lambda n: _given(n.pool.args[3]),
+             ceil_mode=lambda n: n.pool.ceil_mode)
+define_saved(AvgPool2DBackward0, self=0,
+             kernel_size=lambda n: _given(n.pool.args[0]),
+             stride=lambda n: _given(n.pool.args[1]),
+             padding=lambda n: _given(n.pool.args[2]),
+             ceil_mode=lambda n: n.pool.ceil_mode,
+             count_include_pad=lambda n: bool(n.pool.args[4]),
+             divisor_override=lambda n: n.pool.args[5])
+define_saved(ConstantPadNdBackward0, pad=lambda n: c_int(n.pads))
+for _cls in (ReflectionPad1DBackward0, ReflectionPad2DBackward0, ReplicationPad1DBackward0, ReplicationPad2DBackward0):
+    define_saved(_cls, self=0, padding=lambda n: c_int(n.pads))

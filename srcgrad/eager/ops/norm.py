@@ -22,10 +22,11 @@ import math
 import numpy as np
 
 from .. import grad_mode
-from ..graph import Node
+from ..graph import Node, c_int, define_saved
 from ..tensor import _wrap, bump_version, legacy_type_name
 from . import dual
 from ._core import record
+from ._erf import erf as _erf
 from .inplace import _type_word
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "embedding", "gelu"]
@@ -96,12 +97,14 @@ class NativeBatchNormBackward0(Node):
     __slots__ = ("training", "axes", "shape", "count", "eps")
 
     def apply(self, g):
-        x, w, rm, rv, xhat, invstd = self.saved()
+        x, w, rm, rv, _, invstd, xhat = self.saved()
         axes, shape, n = self.axes, self.shape, self.count
         need_x, need_w, need_b = self.needs_input_grad(0), self.needs_input_grad(1), self.needs_input_grad(2)
         if self.training:
             if dual.is_tensor(x):
                 xhat, invstd = _standardize(x, axes, n, self.eps)[:2]
+            else:
+                invstd = invstd.reshape(shape)
         else:
             invstd = 1 / dual.sqrt(dual.reshape(rv, shape) + self.eps)
             xhat = (x - dual.reshape(rm, shape)) * invstd if need_w else None
@@ -119,6 +122,19 @@ class NativeBatchNormBackward0(Node):
         return (gx,
                 dual.reshape(sum_gx, channels) if need_w else None,
                 dual.reshape(sum_g, channels) if need_b else None)
+
+
+_NO_STATS = {}
+
+
+def _no_stats(dtype):
+    """The empty array batch_norm saves in evaluation mode where the batch statistics would be
+    (PyTorch's _saved_result1 is then an empty tensor); one per dtype, read-only."""
+    a = _NO_STATS.get(dtype)
+    if a is None:
+        a = _NO_STATS[dtype] = np.empty(0, dtype=dtype)
+        a.flags.writeable = False
+    return a
 
 
 def _verify_batch_size(shape, shown):
@@ -179,7 +195,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             rm += momentum * mean.reshape(rm.shape)
             rv *= 1 - momentum
             rv += (momentum * count / max(count - 1, 1)) * var.reshape(rv.shape)
-        saved = (input, weight, None, None, xhat, invstd)
+        # as PyTorch: the batch mean and invstd per channel (result1, result2), and the running statistics
+        # even though the backward does not use them; xhat is ours, to spare recomputing it
+        saved = (input, weight, running_mean, running_var, mean.reshape(channels), invstd.reshape(channels), xhat)
     else:
         invstd = 1 / np.sqrt(running_var._data.reshape(shape) + eps)
         scale = invstd if weight is None else invstd * weight._data.reshape(shape)
@@ -187,7 +205,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         out -= running_mean._data.reshape(shape) * scale
         if bias is not None:
             out += bias._data.reshape(shape)
-        saved = (input, weight, running_mean, running_var, None, None)
+        empty = _no_stats(x.dtype)
+        saved = (input, weight, running_mean, running_var, empty, empty, None)
     t = record(out, NativeBatchNormBackward0, (input, weight, bias), saved=saved)
     if t.grad_fn is not None:
         node = t.grad_fn
@@ -234,10 +253,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 class NativeLayerNormBackward0(Node):
     """Gradients of layer_norm for (input, weight, bias)."""
 
-    __slots__ = ("axes", "lead", "count", "eps")
+    __slots__ = ("axes", "lead", "count", "eps", "normalized_shape")
 
     def apply(self, g):
-        x, w, xhat, invstd = self.saved()
+        x, w, _, _, invstd, xhat = self.saved()
         axes, lead, n = self.axes, self.lead, self.count
         if dual.is_tensor(x):
             xhat, invstd = _standardize(x, axes, n, self.eps)[:2]
@@ -287,12 +306,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     _check_float(input, "LayerNormKernelImpl")
     axes = tuple(range(x.ndim - k, x.ndim))
     count = max(_numel(ns), 1)
-    xhat, invstd, _, _ = _standardize(x, axes, count, eps)
+    xhat, invstd, mean, _ = _standardize(x, axes, count, eps)
+    # bias, mean and invstd are saved as PyTorch saves them (result1, result2); xhat is ours
     t = record(_affine(xhat, weight, bias, ns), NativeLayerNormBackward0, (input, weight, bias),
-               saved=(input, weight, xhat, invstd))
+               saved=(input, weight, bias, mean, invstd, xhat))
     if t.grad_fn is not None:
         node = t.grad_fn
         node.axes, node.lead, node.count, node.eps = axes, tuple(range(x.ndim - k)), count, eps
+        node.normalized_shape = ns
     return t
 
 
@@ -305,11 +326,13 @@ class NativeGroupNormBackward0(Node):
     __slots__ = ("groups", "caxes", "cshape", "count", "eps")
 
     def apply(self, g):
-        x, w, xhat, invstd = self.saved()
+        x, w, _, invstd, xhat = self.saved()
         groups, caxes, cshape, n = self.groups, self.caxes, self.cshape, self.count
         xshape = dual.shape(x)
         if dual.is_tensor(x):
             xhat, invstd = _standardize(dual.reshape(x, groups), (2,), n, self.eps)[:2]
+        else:
+            invstd = invstd[:, :, None]
         gx = gw = gb = None
         if self.needs_input_grad(0):
             gh = dual.reshape(g if w is None else g * dual.reshape(w, cshape), groups)
@@ -343,10 +366,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     per_group = _numel(x.shape[1:]) // num_groups
     groups = (n, num_groups, per_group)
     count = max(per_group, 1)
-    xhat, invstd, _, _ = _standardize(x.reshape(groups), (2,), count, eps)
+    xhat, invstd, mean, _ = _standardize(x.reshape(groups), (2,), count, eps)
     cshape = (1, c) + (1,) * (x.ndim - 2)
+    # mean and invstd per (sample, group) are saved as PyTorch saves them (result1, result2); xhat is ours
     t = record(_affine(xhat.reshape(x.shape), weight, bias, cshape), NativeGroupNormBackward0,
-               (input, weight, bias), saved=(input, weight, xhat, invstd))
+               (input, weight, bias), saved=(input, weight, mean[:, :, 0], invstd[:, :, 0], xhat))
     if t.grad_fn is not None:
         node = t.grad_fn
         node.groups, node.caxes, node.cshape = groups, (0,) + tuple(range(2, x.ndim)), cshape
@@ -360,10 +384,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 class EmbeddingBackward0(Node):
     """The gradient of the weight: each looked-up row receives the sum of its rows of ``g``."""
 
-    __slots__ = ("indices", "num_weights", "scale")
+    __slots__ = ("num_weights", "scale", "padding_idx", "scale_grad_by_freq")
 
     def apply(self, g):
-        idx = self.indices
+        idx = self.saved(False)[0].reshape(-1)      # the indices, saved as PyTorch saves them
         rows = dual.reshape(g, (idx.size, dual.shape(g)[-1]))
         if self.scale is not None:       # padding rows (0) and scale_grad_by_freq (1 / count)
             rows = rows * dual.constant(self.scale, rows)
@@ -443,11 +467,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             raise IndexError("index out of range in self")
     if max_norm is not None and idx.size and _renorm_rows(w, idx, max_norm, norm_type):
         bump_version(weight)
-    t = record(np.take(w, idx, axis=0), EmbeddingBackward0, (weight,))
+    t = record(np.take(w, idx, axis=0), EmbeddingBackward0, (weight,), saved=(input,))
     if t.grad_fn is not None:
         node = t.grad_fn
-        node.indices, node.num_weights, node.scale = idx.reshape(-1), w.shape[0], None
-        flat = node.indices
+        node.num_weights, node.scale = w.shape[0], None
+        node.padding_idx, node.scale_grad_by_freq = padding_idx, scale_grad_by_freq
+        flat = idx.reshape(-1)
         scale = None
         if scale_grad_by_freq:
             scale = 1.0 / np.bincount(flat, minlength=w.shape[0])[flat]
@@ -459,60 +484,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 
 # --------------------------------------------------------------------------------------- gelu
-#
-# numpy has no erf, and math.erf element by element is slow; a polynomial does it in a few
-# dozen array operations. For |x| <= 2.5, erf(x) = x * P(x²); beyond, erf(x) = 1 - exp(-x²) Q(|x|)
-# with Q(x) = erfc(x) exp(x²) slowly varying (and erf = ±1 to double precision past 6). P and Q
-# interpolate math.erf at Chebyshev points, computed here at import, of a degree per dtype
-# enough for its precision (about 1e-14 relative error for float64).
-
-_ERF_SPLIT, _ERF_TOP = 2.5, 6.0
-
-
-def _fit(f, degree, lo, hi):
-    """Power-series coefficients (highest first) in u = (t - centre) / half of f's interpolant."""
-    from numpy.polynomial import Chebyshev, chebyshev
-    c = Chebyshev.interpolate(np.vectorize(f, otypes=[np.float64]), degree, domain=[lo, hi])
-    return tuple(float(a) for a in chebyshev.cheb2poly(c.coef)[::-1]), (lo + hi) / 2, (hi - lo) / 2
-
-
-def _erf_over_x(y):
-    s = math.sqrt(y)
-    return math.erf(s) / s if s else 2 / math.sqrt(math.pi)
-
-
-def _erfc_scaled(x):
-    return math.erfc(x) * math.exp(x * x)
-
-
-def _erf_fits(small_degree, large_degree):
-    return (_fit(_erf_over_x, small_degree, 0.0, _ERF_SPLIT ** 2),
-            _fit(_erfc_scaled, large_degree, _ERF_SPLIT, _ERF_TOP))
-
-
-_ERF_FITS = {np.dtype(np.float64): _erf_fits(18, 14), np.dtype(np.float32): _erf_fits(10, 8)}
-
-
-def _poly(fit, t):
-    coefs, centre, half = fit
-    u = (t - centre) * (1 / half)
-    out = np.full_like(u, coefs[0])
-    for c in coefs[1:]:
-        out *= u
-        out += c
-    return out
-
-
-def _erf(x):
-    """erf of a float32 or float64 array, in its dtype."""
-    small, large = _ERF_FITS[x.dtype]
-    out = np.asarray(x * _poly(small, np.minimum(x * x, _ERF_SPLIT ** 2)))   # an array even when 0-d
-    far = np.abs(x) > _ERF_SPLIT
-    if far.any():
-        a = np.minimum(np.abs(x[far]), _ERF_TOP)
-        out[far] = np.copysign(1 - np.exp(-a * a) * _poly(large, a), x[far])
-    return out
-
 
 _SQRT1_2 = 1 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
@@ -571,3 +542,24 @@ def gelu(input, approximate="none"):
     if t.grad_fn is not None:
         t.grad_fn.approximate = approximate
     return t
+
+
+# ------------------------------------------------------------------ saved values, PyTorch's names
+# (grad_fn._saved_input, ...: see graph.define_saved; pack_order: the inputs by name, then the outputs;
+# arrays: the statistics kept as arrays, which PyTorch saves as tensors)
+
+define_saved(NativeBatchNormBackward0, pack_order=(0, 2, 3, 1, 4, 5, 6), arrays=(4, 5),
+             input=0, weight=1, running_mean=2, running_var=3, result1=4, result2=5,
+             training=lambda n: bool(n.training), eps=lambda n: n.eps)
+define_saved(NativeLayerNormBackward0, pack_order=(2, 0, 1, 3, 4, 5), arrays=(3, 4),
+             input=0, weight=1, bias=2, result1=3, result2=4,
+             normalized_shape=lambda n: n.normalized_shape)
+define_saved(NativeGroupNormBackward0, arrays=(2, 3), input=0, weight=1, result1=2, result2=3,
+             N=lambda n: n.groups[0], C=lambda n: n.cshape[1], group=lambda n: n.groups[1],
+             HxW=lambda n: n.groups[1] * n.groups[2] // n.cshape[1] if n.cshape[1] else 0,
+             eps=lambda n: n.eps)
+define_saved(EmbeddingBackward0, indices=0,
+             padding_idx=lambda n: c_int(-1 if n.padding_idx is None else n.padding_idx),
+             scale_grad_by_freq=lambda n: bool(n.scale_grad_by_freq), sparse=lambda n: False,
+             weight_sym_argsize_0=lambda n: n.num_weights)
+define_saved(GeluBackward0, self=0, approximate=lambda n: n.approximate)

@@ -15,6 +15,7 @@ from .. import dtypes
 from ..graph import Node, define_saved
 from ..tensor import Tensor, _wrap
 from . import dual
+from ._erf import erf as _erf
 from ._core import _state, OUT, broadcast_error, needs_grad, operands, record, sum_to, to_float, zero_derivative
 
 # ------------------------------------------------------------------------------- binary ops
@@ -339,11 +340,6 @@ def _sigmoid(d):
     # exp(-|x|) never overflows; the two branches meet at 0
     e = np.exp(-np.abs(d))
     return np.where(d >= 0, 1 / (1 + e), e / (1 + e)).astype(d.dtype, copy=False)
-
-
-def _erf(d):
-    import math
-    return np.vectorize(math.erf, otypes=[d.dtype])(d) if d.size else d.copy()
 
 
 def neg(x):
