@@ -14,7 +14,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BENCHMARKS = [("eager_overhead.py", "--repeats", 21, 3), ("compiled_loops.py", "--repeats", 15, 3),
               ("compile_time.py", "--samples", 7, 2), ("memory.py", "--calls", 100_000, 5_000),
               ("array_writes.py", "--repeats", 9, 2), ("second_order.py", "--repeats", 9, 2),
-              ("vectorize.py", "--repeats", 9, 2), ("cuda_vectorize.py", "--repeats", 20, 3)]     # GPU: skips without one
+              ("vectorize.py", "--repeats", 9, 2), ("nn_training.py", "--repeats", 15, 2),
+              ("cuda_vectorize.py", "--repeats", 20, 3)]     # GPU: skips without one
 
 
 def main():
