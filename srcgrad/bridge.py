@@ -12,7 +12,7 @@ Example:
     >>> f = srcgrad.jit(energy)
     >>> y = f(torch.tensor([0.1, 0.2], requires_grad=True))
     >>> y.grad_fn
-    <CompiledFunctionBackward object at 0x...>
+    <torch.autograd.function.CompiledFunctionBackward object at 0x...>
 """
 import numpy as np
 

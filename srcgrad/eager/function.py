@@ -50,6 +50,10 @@ class FunctionCtx(Node):
         from .graph import pack_saved_for_backward
         pack_saved_for_backward(self)
 
+    def __repr__(self):
+        # PyTorch's custom-Function nodes are Python classes of torch.autograd.function
+        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
     def save_for_forward(self, *tensors):
         """Keep tensors for ``jvp`` (forward-mode AD); ``saved_tensors`` gives them back."""
         self.save_for_backward(*tensors)

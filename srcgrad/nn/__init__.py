@@ -7,10 +7,10 @@ Example:
     >>> loss = torch.nn.CrossEntropyLoss()(model(torch.randn(32, 784)), torch.randint(0, 10, (32,)))
     >>> loss.backward()
 """
-from . import functional, init, utils  # noqa: F401
+from . import functional, grad, init, utils  # noqa: F401
 from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softplus, Tanh
 from .container import ModuleDict, ModuleList, ParameterList, Sequential
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout, Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
@@ -21,6 +21,7 @@ from .pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 
 __all__ = ["Module", "Parameter", "Buffer", "Linear", "Bilinear", "Identity", "Sequential", "ModuleList", "ModuleDict",
            "ParameterList", "Flatten", "Unflatten", "Dropout", "ReLU", "ReLU6", "Tanh", "Sigmoid", "SiLU", "Softplus",
-           "GELU", "LeakyReLU", "Softmax", "LogSoftmax", "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
+           "GELU", "LeakyReLU", "Softmax", "LogSoftmax", "Conv1d", "Conv2d", "ConvTranspose1d",
+           "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
            "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding", "MSELoss", "L1Loss", "SmoothL1Loss",
            "HuberLoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]

@@ -1,5 +1,7 @@
-"""``Conv1d`` and ``Conv2d``, initialised as PyTorch does (kaiming_uniform_ with a = sqrt(5):
-U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in_channels / groups × kernel size).
+"""``Conv1d``, ``Conv2d``, ``ConvTranspose1d`` and ``ConvTranspose2d``, initialised as PyTorch
+does (kaiming_uniform_ with a = sqrt(5): U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in computed from
+the weight: in_channels / groups × kernel size for a convolution, out_channels / groups × kernel
+size for a transposed one, whose weight is (in_channels, out_channels / groups, kernel...)).
 
 Example:
     >>> torch.nn.Conv2d(1, 32, 3)
@@ -25,6 +27,11 @@ class _ConvNd(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                    padding_mode, device, dtype)
+
+    def _setup(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed, output_padding,
+               groups, bias, padding_mode, device, dtype):
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
         if in_channels % groups != 0:
@@ -47,9 +54,11 @@ class _ConvNd(Module):
         self.kernel_size, self.stride = _tuple(kernel_size, n), _tuple(stride, n)
         self.padding = padding if isinstance(padding, str) else _tuple(padding, n)
         self.dilation, self.groups, self.padding_mode = _tuple(dilation, n), groups, padding_mode
-        self.transposed, self.output_padding = False, (0,) * n
+        self.transposed, self.output_padding = transposed, _tuple(output_padding, n)
         kw = _factory(dtype, device)
-        self.weight = Parameter(creation.empty(out_channels, in_channels // groups, *self.kernel_size, **kw))
+        # a transposed convolution's weight is that of the convolution it is the gradient of
+        channels = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(creation.empty(*channels, *self.kernel_size, **kw))
         if bias:
             self.bias = Parameter(creation.empty(out_channels, **kw))
         else:
@@ -70,6 +79,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * self._n:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self._n:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -112,4 +123,67 @@ class Conv2d(_ConvNd):
     _n = 2
 
 
-__all__ = ["Conv1d", "Conv2d"]
+class _ConvTransposeNd(_ConvNd):
+    """A transposed convolution: the gradient of a convolution with respect to its input, as a
+    layer; the weight is (in_channels, out_channels / groups, kernel...)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        Module.__init__(self)
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding, groups,
+                    bias, padding_mode, device, dtype)
+
+    def _output_padding(self, input, output_size):
+        """The output_padding that makes the output ``output_size`` (spatial dims, or all dims)."""
+        if output_size is None:
+            return self.output_padding
+        n = self._n
+        lead = 2 if input.dim() == n + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == lead + n:
+            output_size = output_size[lead:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
+                             f"{lead + n} elements (got {len(output_size)})")
+        spatial = input.shape[input.dim() - n:]
+        smallest = [(spatial[i] - 1) * self.stride[i] - 2 * self.padding[i]
+                    + self.dilation[i] * (self.kernel_size[i] - 1) + 1 for i in range(n)]
+        largest = [m + s - 1 for m, s in zip(smallest, self.stride)]
+        if any(not lo <= o <= hi for o, lo, hi in zip(output_size, smallest, largest)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {smallest} "
+                             f"to {largest} (for an input of {spatial})")
+        return tuple(o - m for o, m in zip(output_size, smallest))
+
+    def forward(self, input, output_size=None):
+        conv = F.conv_transpose1d if self._n == 1 else F.conv_transpose2d
+        return conv(input, self.weight, self.bias, self.stride, self.padding,
+                    self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution over (N, C_in, L) inputs (or (C_in, L)).
+
+    >>> import srcgrad as torch
+    >>> torch.nn.ConvTranspose1d(4, 2, 3, stride=2)(torch.ones(1, 4, 5)).shape
+    torch.Size([1, 2, 11])
+    """
+    _n = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution over (N, C_in, H, W) inputs (or (C_in, H, W)); ``forward``'s
+    ``output_size`` picks the output size among those a stride allows.
+
+    >>> import srcgrad as torch
+    >>> up = torch.nn.ConvTranspose2d(16, 33, 3, stride=2, padding=1)
+    >>> up
+    ConvTranspose2d(16, 33, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1))
+    >>> up(torch.ones(1, 16, 6, 6), output_size=[12, 12]).shape
+    torch.Size([1, 33, 12, 12])
+    """
+    _n = 2
+
+
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]

@@ -14,7 +14,8 @@ from ..eager.functional import (binary_cross_entropy, binary_cross_entropy_with_
 from ..eager.ops import pointwise as _pw
 
 # conv.py and norm.py: loaded on first use (PEP 562), so that `import srcgrad` stays quick
-_CONV = ("conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "pad")
+_CONV = ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
+         "avg_pool2d", "pad")
 _NORM = ("batch_norm", "layer_norm", "embedding", "gelu", "group_norm", "instance_norm")
 
 
@@ -25,6 +26,9 @@ def __getattr__(name):
     if name in _NORM:
         from ..eager.ops import norm
         return getattr(norm, name)
+    if name == "grad":          # F.grad is torch.nn.grad, as in PyTorch
+        from . import grad
+        return grad
     raise AttributeError(f"module 'srcgrad.nn.functional' has no attribute '{name}'")
 
 

@@ -1,7 +1,8 @@
 """Programs in the style of PyTorch's tutorials beyond the autograd basics — "Learning PyTorch
 with examples" (the polynomial with nn, optim and a custom Module, the dynamic net), the
 blitz "Neural Networks" tutorial, Jacobians and Hessians with torch.func, forward-mode AD and
-saved-tensor hooks — replayed against PyTorch by test_tutorial_replay.py. Where a tutorial
+saved-tensor hooks, double backward through custom Functions and the fused convolution + batch
+norm Function — replayed against PyTorch by test_tutorial_replay.py. Where a tutorial
 relies on a layer's random initialisation, the cell sets the weights from ``torch.randn``
 (which the replay feeds the same numbers in both libraries)."""
 
@@ -489,3 +490,405 @@ with torch.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
 ]
 
 NN_TUTORIALS["saved_tensor_hooks"] = SAVED_TENSOR_HOOKS
+
+DOUBLE_BACKWARD = [  # "Double Backward with Custom Functions" (torchviz's graphs replaced by prints)
+    """
+import torch
+
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        # Because we are saving one of the inputs use `save_for_backward`
+        # Save non-tensors and non-inputs/non-outputs directly on ctx
+        ctx.save_for_backward(x)
+        return x**2
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        # A function support double backward automatically if autograd
+        # is able to record the computations performed in backward
+        x, = ctx.saved_tensors
+        return grad_out * 2 * x
+
+# Use double precision because finite differencing method magnifies errors
+x = torch.rand(3, 3, requires_grad=True, dtype=torch.double)
+torch.autograd.gradcheck(Square.apply, x)
+# Use gradcheck to verify second-order derivatives
+torch.autograd.gradgradcheck(Square.apply, x)
+""",
+    """
+x = torch.tensor(1., requires_grad=True).clone()
+out = Square.apply(x)
+grad_x, = torch.autograd.grad(out, x, create_graph=True)
+# instead of torchviz.make_dot((grad_x, x, out), ...): the gradient is itself a function of x (2x)
+print(out, grad_x)
+print(type(grad_x.grad_fn).__name__, [type(fn).__name__ for fn, _ in grad_x.grad_fn.next_functions])
+print(torch.autograd.grad(grad_x, x))
+""",
+    """
+class Exp(torch.autograd.Function):
+    # Simple case where everything goes well
+    @staticmethod
+    def forward(ctx, x):
+        # This time we save the output
+        result = torch.exp(x)
+        # Note that we should use `save_for_backward` here when
+        # the tensor saved is an ouptut (or an input).
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        result, = ctx.saved_tensors
+        return result * grad_out
+
+x = torch.tensor(1., requires_grad=True, dtype=torch.double).clone()
+# Validate our gradients using gradcheck
+torch.autograd.gradcheck(Exp.apply, x)
+torch.autograd.gradgradcheck(Exp.apply, x)
+""",
+    """
+out = Exp.apply(x)
+grad_x, = torch.autograd.grad(out, x, create_graph=True)
+print(out, grad_x)
+print(type(grad_x.grad_fn).__name__, [type(fn).__name__ for fn, _ in grad_x.grad_fn.next_functions])
+print(torch.autograd.grad(grad_x, x))
+""",
+    """
+class Sinh(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        expx = torch.exp(x)
+        expnegx = torch.exp(-x)
+        ctx.save_for_backward(expx, expnegx)
+        # In order to be able to save the intermediate results, a trick is to
+        # include them as our outputs, so that the backward graph is constructed
+        return (expx - expnegx) / 2, expx, expnegx
+
+    @staticmethod
+    def backward(ctx, grad_out, _grad_out_exp, _grad_out_negexp):
+        expx, expnegx = ctx.saved_tensors
+        grad_input = grad_out * (expx + expnegx) / 2
+        # We cannot skip accumulating these even though we won't use the outputs
+        # directly. They will be used later in the second backward.
+        grad_input += _grad_out_exp * expx
+        grad_input -= _grad_out_negexp * expnegx
+        return grad_input
+
+def sinh(x):
+    # Create a wrapper that only returns the first output
+    return Sinh.apply(x)[0]
+
+x = torch.rand(3, 3, requires_grad=True, dtype=torch.double)
+torch.autograd.gradcheck(sinh, x)
+torch.autograd.gradgradcheck(sinh, x)
+""",
+    """
+out = sinh(x)
+grad_x, = torch.autograd.grad(out.sum(), x, create_graph=True)
+print(grad_x.grad_fn)
+print(torch.allclose(grad_x, torch.cosh(x)))
+second, = torch.autograd.grad(grad_x.sum(), x)
+print(torch.allclose(second, torch.sinh(x)))
+""",
+    """
+class SinhBad(torch.autograd.Function):
+    # This is an example of what NOT to do!
+    @staticmethod
+    def forward(ctx, x):
+        expx = torch.exp(x)
+        expnegx = torch.exp(-x)
+        ctx.expx = expx
+        ctx.expnegx = expnegx
+        return (expx - expnegx) / 2
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        expx = ctx.expx
+        expnegx = ctx.expnegx
+        grad_input = grad_out * (expx + expnegx) / 2
+        return grad_input
+""",
+    """
+out = SinhBad.apply(x)
+grad_x, = torch.autograd.grad(out.sum(), x, create_graph=True)
+# grad_x is not part of the graph: it is a function of expx and expnegx only, which don't require grad
+print(grad_x.requires_grad, grad_x.grad_fn)
+print(torch.autograd.gradcheck(SinhBad.apply, x))
+# and the second derivative it gives is wrong
+torch.autograd.gradgradcheck(SinhBad.apply, x, raise_exception=False)
+""",
+    """
+def cube_forward(x):
+    return x**3
+
+def cube_backward(grad_out, x):
+    return grad_out * 3 * x**2
+
+def cube_backward_backward(grad_out, sav_grad_out, x):
+    return grad_out * sav_grad_out * 6 * x
+
+def cube_backward_backward_grad_out(grad_out, x):
+    return grad_out * 3 * x**2
+
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return cube_forward(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        return CubeBackward.apply(grad_out, x)
+
+class CubeBackward(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, grad_out, x):
+        ctx.save_for_backward(x, grad_out)
+        return cube_backward(grad_out, x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, sav_grad_out = ctx.saved_tensors
+        dx = cube_backward_backward(grad_out, sav_grad_out, x)
+        dgrad_out = cube_backward_backward_grad_out(grad_out, x)
+        return dgrad_out, dx
+
+x = torch.tensor(2., requires_grad=True, dtype=torch.double)
+
+torch.autograd.gradcheck(Cube.apply, x)
+torch.autograd.gradgradcheck(Cube.apply, x)
+""",
+    """
+out = Cube.apply(x)
+grad_x, = torch.autograd.grad(out, x, create_graph=True)
+print(out, grad_x)
+print(type(grad_x.grad_fn).__name__, [type(fn).__name__ for fn, _ in grad_x.grad_fn.next_functions])
+print(torch.autograd.grad(grad_x, x))
+""",
+]
+
+FUSED_CONV_BN = [  # "Fusing Convolution and Batch Norm using Custom Function" (random data instead of MNIST)
+    """
+import torch
+from torch.autograd.function import once_differentiable
+import torch.nn.functional as F
+
+def convolution_backward(grad_out, X, weight):
+    grad_input = F.conv2d(X.transpose(0, 1), grad_out.transpose(0, 1)).transpose(0, 1)
+    grad_X = F.conv_transpose2d(grad_out, weight)
+    return grad_X, grad_input
+
+class Conv2D(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, X, weight):
+        ctx.save_for_backward(X, weight)
+        return F.conv2d(X, weight)
+
+    # Use @once_differentiable by default unless we intend to double
+    # backward
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out):
+        X, weight = ctx.saved_tensors
+        return convolution_backward(grad_out, X, weight)
+""",
+    """
+# When testing with gradcheck, it is important to use double precision
+weight = torch.rand(5, 3, 3, 3, requires_grad=True, dtype=torch.double)
+X = torch.rand(2, 3, 7, 7, requires_grad=True, dtype=torch.double)  # (the tutorial's batch: 10)
+torch.autograd.gradcheck(Conv2D.apply, (X, weight))
+""",
+    """
+def unsqueeze_all(t):
+    # Helper function to unsqueeze all the dimensions that we reduce over
+    return t[None, :, None, None]
+
+def batch_norm_backward(grad_out, X, sum, sqrt_var, N, eps):
+    # We use the formula: out = (X - mean(X)) / (sqrt(var(X)) + eps)
+    # in batch norm 2d's forward. To simplify our derivation, we follow the
+    # chain rule and compute the gradients as follows before accumulating
+    # them all into a final grad_input.
+    #  1) 'grad of out wrt var(X)' * 'grad of var(X) wrt X'
+    #  2) 'grad of out wrt mean(X)' * 'grad of mean(X) wrt X'
+    #  3) 'grad of out wrt X in the numerator' * 'grad of X wrt X'
+    # We then rewrite the formulas to use as few extra buffers as possible
+    tmp = -((X - unsqueeze_all(sum) / N) * grad_out).sum(dim=(0, 2, 3))
+    d_denom = tmp / (sqrt_var + eps)**2  # d_denom = -num / denom**2
+    # It is useful to delete tensors when you no longer need them with `del`
+    # For example, we could've done `del tmp` here because we won't use it later
+    # In this case, it's not a big difference because tmp only has size of (C,)
+    # The important thing is avoid allocating NCHW-sized tensors unnecessarily
+    d_var = d_denom / (2 * sqrt_var)  # denom = torch.sqrt(var) + eps
+    # Compute d_mean_dx before allocating the final NCHW-sized grad_input buffer
+    d_mean_dx = grad_out / unsqueeze_all(sqrt_var + eps)
+    d_mean_dx = unsqueeze_all(-d_mean_dx.sum(dim=(0, 2, 3)) / N)
+    # d_mean_dx has already been reassigned to a C-sized buffer so no need to worry
+
+    # (1) unbiased_var(x) = ((X - unsqueeze_all(mean))**2).sum(dim=(0, 2, 3)) / (N - 1)
+    grad_input = X * unsqueeze_all(d_var * N)
+    grad_input += unsqueeze_all(-d_var * sum)
+    grad_input *= 2 / ((N - 1) * N)
+    # (2) mean (see above)
+    grad_input += d_mean_dx
+    # (3) Add 'grad_out / <factor>' without allocating an extra buffer
+    grad_input *= unsqueeze_all(sqrt_var + eps)
+    grad_input += grad_out
+    grad_input /= unsqueeze_all(sqrt_var + eps)  # sqrt_var + eps > 0!
+    return grad_input
+
+class BatchNorm(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, X, eps=1e-3):
+        # Don't save keepdim'd values for backward
+        sum = X.sum(dim=(0, 2, 3))
+        var = X.var(unbiased=True, dim=(0, 2, 3))
+        N = X.numel() / X.size(1)
+        sqrt_var = torch.sqrt(var)
+        ctx.save_for_backward(X)
+        ctx.eps = eps
+        ctx.sum = sum
+        ctx.N = N
+        ctx.sqrt_var = sqrt_var
+        mean = sum / N
+        denom = sqrt_var + eps
+        return (X - unsqueeze_all(mean)) / unsqueeze_all(denom)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out):
+        X, = ctx.saved_tensors
+        return batch_norm_backward(grad_out, X, ctx.sum, ctx.sqrt_var, ctx.N, ctx.eps)
+""",
+    """
+a = torch.rand(1, 2, 3, 4, requires_grad=True, dtype=torch.double)
+torch.autograd.gradcheck(BatchNorm.apply, (a,), fast_mode=False)
+""",
+    """
+class FusedConvBN2DFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, X, conv_weight, eps=1e-3):
+        assert X.ndim == 4  # N, C, H, W
+        # (1) Only need to save this single buffer for backward!
+        ctx.save_for_backward(X, conv_weight)
+
+        # (2) Exact same Conv2D forward from example above
+        X = F.conv2d(X, conv_weight)
+        # (3) Exact same BatchNorm2D forward from example above
+        sum = X.sum(dim=(0, 2, 3))
+        var = X.var(unbiased=True, dim=(0, 2, 3))
+        N = X.numel() / X.size(1)
+        sqrt_var = torch.sqrt(var)
+        ctx.eps = eps
+        ctx.sum = sum
+        ctx.N = N
+        ctx.sqrt_var = sqrt_var
+        mean = sum / N
+        denom = sqrt_var + eps
+        # Try to do as many things in-place as possible
+        # Instead of `out = (X - a) / b`, doing `out = X - a; out /= b`
+        # avoids allocating one extra NCHW-sized buffer here
+        out = X - unsqueeze_all(mean)
+        out /= unsqueeze_all(denom)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        X, conv_weight, = ctx.saved_tensors
+        # (4) Batch norm backward
+        # (5) We need to recompute conv
+        X_conv_out = F.conv2d(X, conv_weight)
+        grad_out = batch_norm_backward(grad_out, X_conv_out, ctx.sum, ctx.sqrt_var,
+                                       ctx.N, ctx.eps)
+        # (6) Conv2d backward
+        grad_X, grad_input = convolution_backward(grad_out, X, conv_weight)
+        return grad_X, grad_input, None, None, None, None, None
+""",
+    """
+import torch.nn as nn
+import math
+
+class FusedConvBN(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, exp_avg_factor=0.1,
+                 eps=1e-3, device=None, dtype=None):
+        super(FusedConvBN, self).__init__()
+        factory_kwargs = {'device': device, 'dtype': dtype}
+        # Conv parameters
+        weight_shape = (out_channels, in_channels, kernel_size, kernel_size)
+        self.conv_weight = nn.Parameter(torch.empty(*weight_shape, **factory_kwargs))
+        # Batch norm parameters
+        num_features = out_channels
+        self.num_features = num_features
+        self.eps = eps
+        # Initialize
+        self.reset_parameters()
+
+    def forward(self, X):
+        return FusedConvBN2DFunction.apply(X, self.conv_weight, self.eps)
+
+    def reset_parameters(self) -> None:
+        nn.init.kaiming_uniform_(self.conv_weight, a=math.sqrt(5))
+""",
+    """
+weight = torch.rand(5, 3, 3, 3, requires_grad=True, dtype=torch.double)
+X = torch.rand(2, 3, 4, 4, requires_grad=True, dtype=torch.double)
+torch.autograd.gradcheck(FusedConvBN2DFunction.apply, (X, weight))
+""",
+    # The tutorial trains the MNIST example's net (fused or not) with Adadelta and StepLR on
+    # MNIST; here: a small net of the same kind, on random data, for a few steps
+    """
+import torch.optim as optim
+from torch.optim.lr_scheduler import StepLR
+""" + SET_WEIGHTS + """
+
+def make_net(fused=True):
+    if fused:
+        convbn = [FusedConvBN(1, 4, 3), nn.ReLU(), FusedConvBN(4, 8, 3)]
+    else:
+        convbn = [nn.Conv2d(1, 4, 3, 1, bias=False), nn.BatchNorm2d(4, affine=False, track_running_stats=False),
+                  nn.ReLU(), nn.Conv2d(4, 8, 3, 1, bias=False),
+                  nn.BatchNorm2d(8, affine=False, track_running_stats=False)]
+    return nn.Sequential(*convbn, nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(8 * 4 * 4, 10),
+                         nn.LogSoftmax(dim=1))
+
+
+model = make_net(fused=True)
+print(model)
+""",
+    """
+data = torch.randn(32, 1, 12, 12)
+target = (torch.rand(32) * 10).long()
+
+def train(model, optimizer, epoch):
+    model.train()
+    for batch_idx in range(3):
+        optimizer.zero_grad()
+        output = model(data)
+        loss = F.nll_loss(output, target)
+        loss.backward()
+        optimizer.step()
+        print('Train Epoch: {} [{}]\\tLoss: {:.3f}'.format(epoch, batch_idx, loss.item()))
+
+def test(model):
+    model.eval()
+    with torch.inference_mode():
+        output = model(data)
+        test_loss = F.nll_loss(output, target, reduction='sum').item() / len(data)
+        pred = output.argmax(dim=1, keepdim=True)
+        correct = pred.eq(target.view_as(pred)).sum().item()
+    print('Test set: Average loss: {:.3f}, Accuracy: {}/{}'.format(test_loss, correct, len(data)))
+
+for fused in (True, False):
+    model = make_net(fused=fused)
+    set_weights(model, scale=0.3)
+    optimizer = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)  # (the tutorial's Adadelta: not in srcgrad)
+    scheduler = StepLR(optimizer, step_size=1, gamma=0.7)
+    for epoch in range(2):
+        train(model, optimizer, epoch)
+        test(model)
+        scheduler.step()
+""",
+]
+
+NN_TUTORIALS.update({"double_backward_custom_functions": DOUBLE_BACKWARD, "fused_conv_bn": FUSED_CONV_BN})

@@ -1,5 +1,6 @@
-"""Convolution, pooling and padding (srcgrad/eager/ops/conv.py) against PyTorch: values, gradients
-of every input, grad_fn names, dtypes, error messages, and second derivatives (gradgradcheck)."""
+"""Convolution, transposed convolution, pooling and padding (srcgrad/eager/ops/conv.py) and
+torch.nn.grad's functions against PyTorch: values, gradients of every input, grad_fn names, dtypes,
+error messages, and second derivatives (gradgradcheck)."""
 import warnings
 
 import numpy as np
@@ -91,6 +92,106 @@ def test_conv_no_grad_records_nothing():
     with srcgrad.no_grad():
         y = C.conv2d(x, srcgrad.ones(1, 1, 3, 3))
     assert y.grad_fn is None and not y.requires_grad
+
+
+CONV_TRANSPOSE2D = [
+    dict(),
+    dict(stride=2, padding=1, output_padding=1),
+    dict(stride=(2, 3), padding=(1, 0), output_padding=(1, 2), groups=2, dilation=(2, 1)),
+    dict(output_padding=(2, 0), dilation=(3, 1)),             # output_padding > padding: the last rows read nothing
+    dict(stride=2, padding=(0, 1), output_padding=(3, 1), dilation=(4, 1)),
+    dict(groups=4, stride=2),
+]
+
+
+@pytest.mark.parametrize("kw", CONV_TRANSPOSE2D, ids=str)
+def test_conv_transpose2d_matches_pytorch(kw):
+    g = kw.get("groups", 1)
+    c_out = 4 if g == 4 else 6
+    _compare(lambda x, w, b: C.conv_transpose2d(x, w, b, **kw), lambda x, w, b: F.conv_transpose2d(x, w, b, **kw),
+             [(2, 4, 5, 6), (4, c_out // g, 3, 2), (c_out,)])
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(stride=3, padding=2, output_padding=1, dilation=2), dict(groups=2)],
+                         ids=str)
+def test_conv_transpose1d_matches_pytorch(kw):
+    _compare(lambda x, w, b: C.conv_transpose1d(x, w, b, **kw), lambda x, w, b: F.conv_transpose1d(x, w, b, **kw),
+             [(2, 4, 7), (4, 3, 3), (3 * kw.get("groups", 1),)])
+
+
+def test_conv_transpose_unbatched_no_bias_float32_and_integers():
+    _compare(lambda x, w: C.conv_transpose2d(x, w, stride=2), lambda x, w: F.conv_transpose2d(x, w, stride=2),
+             [(4, 5, 6), (4, 3, 3, 3)])      # (C, H, W): SqueezeBackward1 over the convolution
+    _compare(lambda x, w: C.conv_transpose1d(x, w), lambda x, w: F.conv_transpose1d(x, w), [(4, 7), (4, 1, 3)])
+    _compare(lambda x, w, b: C.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1),
+             lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1),
+             [(2, 3, 5, 5), (3, 4, 3, 3), (4,)], dtype="float32", tol=1e-5)
+    x, w = np.arange(2 * 5 * 5).reshape(1, 2, 5, 5) % 7, np.arange(18).reshape(2, 1, 3, 3) - 9
+    ours = C.conv_transpose2d(srcgrad.tensor(x), srcgrad.tensor(w), stride=2)
+    theirs = F.conv_transpose2d(torch.tensor(x), torch.tensor(w), stride=2)
+    assert str(ours.dtype) == str(theirs.dtype) == "torch.int64"
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_conv_transpose_is_the_input_gradient_of_conv():
+    """conv_transpose2d(g, w) is the gradient of conv2d(x, w) with respect to x; output_padding
+    gives the sizes a strided convolution maps onto the same output size."""
+    rng = np.random.default_rng(2)
+    w = srcgrad.tensor(rng.standard_normal((3, 2, 3, 3)))
+    for size, output_padding in ((9, 0), (10, 1)):
+        x = srcgrad.tensor(rng.standard_normal((1, 2, size, size)), requires_grad=True)
+        y = C.conv2d(x, w, stride=2, padding=1)
+        g = srcgrad.tensor(rng.standard_normal(tuple(y.shape)))
+        (gx,) = srcgrad.autograd.grad(y, x, g)
+        np.testing.assert_allclose(C.conv_transpose2d(g, w, stride=2, padding=1, output_padding=output_padding).numpy(),
+                                   gx.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_conv_transpose_saved_values_match_pytorch():
+    results = []
+    for T, f in ((srcgrad, C), (torch, F)):
+        x, w, b = T.ones(1, 4, 3, 3, requires_grad=True), T.ones(4, 2, 2, 2, requires_grad=True), T.ones(4)
+        node = f.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1, groups=2, dilation=(1, 2)).grad_fn
+        plain = f.conv1d(T.ones(1, 2, 4, requires_grad=True), T.ones(3, 2, 2)).grad_fn
+        results.append([type(node).__name__, node._saved_transposed, node._saved_output_padding, node._saved_stride,
+                        node._saved_padding, node._saved_dilation, node._saved_groups, node._saved_bias_sym_sizes_opt,
+                        node._saved_input.shape, node._saved_weight.shape, plain._saved_transposed,
+                        plain._saved_output_padding])
+    assert results[0] == results[1]
+
+
+def _grad_input_or_weight(T, name, kw):
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((2, 4, 9, 8)), rng.standard_normal((6, 2, 3, 2))
+    g = rng.standard_normal(tuple(F.conv2d(torch.tensor(x), torch.tensor(w), **kw).shape))
+    if name == "conv2d_input":
+        return T.nn.grad.conv2d_input(x.shape, T.tensor(w, requires_grad=True), T.tensor(g, requires_grad=True), **kw)
+    if name == "conv2d_weight":
+        return T.nn.grad.conv2d_weight(T.tensor(x, requires_grad=True), w.shape, T.tensor(g), **kw)
+    if name == "conv1d_input":
+        return T.nn.grad.conv1d_input(x.shape[:3], T.tensor(w[..., 0]), T.tensor(g[:, :, :, 0]), **kw)
+    return T.nn.functional.grad.conv1d_weight(T.tensor(x[:, :, :, 0]), w.shape[:3], T.tensor(g[:, :, :, 0]), **kw)
+
+
+@pytest.mark.parametrize("name", ["conv2d_input", "conv2d_weight", "conv1d_input", "conv1d_weight"])
+@pytest.mark.parametrize("kw", [dict(groups=2), dict(stride=2, padding=1, dilation=2, groups=2)], ids=str)
+def test_nn_grad_functions_match_pytorch(name, kw):
+    ours, theirs = _grad_input_or_weight(srcgrad, name, kw), _grad_input_or_weight(torch, name, kw)
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+    assert tuple(ours.shape) == tuple(theirs.shape) and str(ours.dtype) == str(theirs.dtype)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_nn_grad_conv2d_input_picks_the_input_size_and_is_differentiable():
+    rng = np.random.default_rng(4)
+    w, g = _t64(rng, 3, 2, 3, 3), _t64(rng, 1, 3, 3, 3)
+    for size in (7, 8):
+        ours = srcgrad.nn.grad.conv2d_input((1, 2, size, size), w, g, stride=2)
+        theirs = torch.nn.grad.conv2d_input((1, 2, size, size), torch.tensor(w.detach().numpy()),
+                                            torch.tensor(g.detach().numpy()), stride=2)
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.numpy(), rtol=1e-12, atol=1e-12)
+    assert srcgrad.autograd.gradgradcheck(lambda w, g: srcgrad.nn.grad.conv2d_input((1, 2, 8, 8), w, g, stride=2),
+                                          (w, g))
 
 
 POOL2D = [
@@ -208,6 +309,39 @@ ERRORS = {
     "conv dtypes": lambda T, f: f.conv2d(_x(T, 2, 3, 5, 5).double(), _x(T, 4, 3, 3, 3)),
     "conv dtypes 2": lambda T, f: f.conv2d(_x(T, 2, 3, 5, 5), _x(T, 4, 3, 3, 3).double()),
     "conv bias dtype": lambda T, f: f.conv2d(_x(T, 2, 3, 5, 5), _x(T, 4, 3, 3, 3), _x(T, 4).double()),
+    "conv_transpose output padding": lambda T, f: f.conv_transpose2d(_x(T, 2, 4, 5, 5), _x(T, 4, 3, 3, 3), stride=2,
+                                                                    output_padding=2),
+    "conv_transpose1d output padding": lambda T, f: f.conv_transpose1d(_x(T, 2, 4, 5), _x(T, 4, 3, 3),
+                                                                       output_padding=1),
+    "conv_transpose channels": lambda T, f: f.conv_transpose2d(_x(T, 2, 2, 5, 5), _x(T, 4, 3, 3, 3)),
+    "conv_transpose channels unbatched": lambda T, f: f.conv_transpose2d(_x(T, 2, 5, 5), _x(T, 4, 3, 3, 3)),
+    "conv_transpose input dims": lambda T, f: f.conv_transpose2d(_x(T, 5, 5), _x(T, 4, 3, 3, 3)),
+    "conv_transpose1d input dims": lambda T, f: f.conv_transpose1d(_x(T, 1, 2, 4, 5), _x(T, 4, 3, 3)),
+    "conv_transpose bias": lambda T, f: f.conv_transpose2d(_x(T, 2, 4, 5, 5), _x(T, 4, 3, 3, 3), _x(T, 4)),
+    "conv_transpose groups": lambda T, f: f.conv_transpose2d(_x(T, 2, 4, 5, 5), _x(T, 4, 3, 3, 3), groups=3),
+    "conv_transpose negative output padding": lambda T, f: f.conv_transpose2d(_x(T, 2, 4, 5, 5), _x(T, 4, 3, 3, 3),
+                                                                             output_padding=-1),
+    "conv_transpose output padding len": lambda T, f: f.conv_transpose2d(_x(T, 2, 4, 5, 5), _x(T, 4, 3, 3, 3),
+                                                                        output_padding=(1, 1, 1)),
+    "conv_transpose dilation": lambda T, f: f.conv_transpose1d(_x(T, 2, 4, 5).double(), _x(T, 4, 3, 3).double(),
+                                                               dilation=0),
+    "conv_transpose output too small": lambda T, f: f.conv_transpose2d(_x(T, 2, 4, 1, 1).double(),
+                                                                       _x(T, 4, 3, 3, 3).double(), padding=(1, 2)),
+    "conv_transpose padding string": lambda T, f: f.conv_transpose2d(_x(T, 2, 4, 5, 5), _x(T, 4, 3, 3, 3),
+                                                                     padding="same"),
+    "conv_transpose float stride": lambda T, f: f.conv_transpose2d(_x(T, 2, 4, 5, 5), _x(T, 4, 3, 3, 3), stride=1.5),
+    "conv_transpose bias dtype": lambda T, f: f.conv_transpose2d(_x(T, 2, 4, 5, 5), _x(T, 4, 3, 3, 3),
+                                                                 _x(T, 3).double()),
+    "conv_transpose bool": lambda T, f: f.conv_transpose2d(_x(T, 2, 4, 5, 5).bool(), _x(T, 4, 3, 3, 3).bool()),
+    "conv_transpose empty input": lambda T, f: f.conv_transpose2d(_x(T, 2, 4, 0, 1), _x(T, 4, 3, 3, 3)),
+    "nn.grad grad_output size": lambda T, f: T.nn.grad.conv2d_input((2, 3, 6, 6), _x(T, 4, 3, 3, 3).double(),
+                                                                    _x(T, 2, 4, 3, 3).double(), stride=2),
+    "nn.grad grad_output channels": lambda T, f: T.nn.grad.conv2d_weight(_x(T, 2, 3, 5, 5).double(), (4, 3, 3, 3),
+                                                                         _x(T, 2, 5, 3, 3).double()),
+    "nn.grad dilated grad_output": lambda T, f: T.nn.grad.conv1d_input((2, 3, 9), _x(T, 4, 3, 3).double(),
+                                                                       _x(T, 2, 4, 4).double(), dilation=2),
+    "nn.grad grad_output dims": lambda T, f: T.nn.grad.conv2d_weight(_x(T, 2, 3, 9, 9).double(), (4, 3, 3, 3),
+                                                                     _x(T, 2, 4, 5).double()),
     "max_pool output too small": lambda T, f: f.max_pool2d(_x(T, 2, 3, 5, 5), 6),
     "avg_pool output too small": lambda T, f: f.avg_pool2d(_x(T, 2, 3, 5, 5), (6, 1)),
     "max_pool pad": lambda T, f: f.max_pool2d(_x(T, 2, 3, 5, 5), 3, padding=2),
@@ -257,6 +391,11 @@ GRADGRAD = {
     "conv2d": (lambda x, w, b: C.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2),
                [(2, 4, 5, 5), (4, 2, 2, 2), (4,)]),
     "conv1d same": (lambda x, w: C.conv1d(x, w, padding="same"), [(1, 2, 5), (2, 2, 3)]),
+    "conv_transpose2d": (lambda x, w, b: C.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=(1, 0),
+                                                            groups=2, dilation=(1, 2)),
+                         [(1, 4, 3, 3), (4, 1, 2, 3), (2,)]),
+    "conv_transpose1d output_padding > padding": (lambda x, w: C.conv_transpose1d(x, w, output_padding=2, dilation=3),
+                                                  [(1, 2, 3), (2, 2, 2)]),
     "max_pool2d overlapping": (lambda x: C.max_pool2d(x, 3, 2, 1, ceil_mode=True), [(1, 2, 5, 5)]),
     "max_pool2d": (lambda x: C.max_pool2d(x, 2), [(1, 2, 4, 4)]),
     "avg_pool2d": (lambda x: C.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), [(1, 2, 5, 5)]),
@@ -273,11 +412,14 @@ def test_gradgradcheck(name):
     assert srcgrad.autograd.gradgradcheck(fn, tuple(_t64(rng, *s) for s in shapes))
 
 
-@pytest.mark.parametrize("name", ["conv2d", "max_pool2d overlapping", "avg_pool2d", "pad reflect"])
+@pytest.mark.parametrize("name", ["conv2d", "conv_transpose2d", "max_pool2d overlapping", "avg_pool2d",
+                                  "pad reflect"])
 def test_second_order_matches_pytorch(name):
     """The gradient's grad_fn and the derivative of |grad|^2 (create_graph=True) equal PyTorch's."""
     fn, shapes = GRADGRAD[name]
     tfn = {"conv2d": lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2),
+           "conv_transpose2d": lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=(1, 0),
+                                                                  groups=2, dilation=(1, 2)),
            "max_pool2d overlapping": lambda x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True),
            "avg_pool2d": lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
            "pad reflect": lambda x: F.pad(x, (1, 2, 2, 0), mode="reflect")}[name]

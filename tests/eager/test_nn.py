@@ -353,6 +353,11 @@ def test_save_and_load_a_model_and_its_optimizer(tmp_path):
     (lambda lib: lib.nn.Conv2d(4, 4, (3, 2), stride=2, padding=1, dilation=(1, 2), groups=2, bias=False), (1, 4, 7, 8)),
     (lambda lib: lib.nn.Conv2d(2, 2, 3, padding="same", padding_mode="reflect"), (1, 2, 5, 5)),
     (lambda lib: lib.nn.Conv1d(3, 2, 2, padding=1, padding_mode="replicate"), (2, 3, 6)),
+    (lambda lib: lib.nn.ConvTranspose2d(2, 4, 3, stride=2), (2, 2, 4, 5)),
+    (lambda lib: lib.nn.ConvTranspose2d(4, 6, (3, 2), stride=(2, 3), padding=1, output_padding=(1, 2), groups=2,
+                                        dilation=(1, 2), bias=False), (1, 4, 4, 5)),
+    (lambda lib: lib.nn.ConvTranspose1d(3, 2, 3, stride=2, padding=1, output_padding=1), (2, 3, 6)),
+    (lambda lib: lib.nn.ConvTranspose1d(3, 2, 2), (3, 6)),
     (lambda lib: lib.nn.MaxPool2d(2), (1, 2, 5, 6)),
     (lambda lib: lib.nn.MaxPool2d(3, stride=1, padding=1, ceil_mode=True), (1, 2, 5, 6)),
     (lambda lib: lib.nn.AvgPool2d(2, padding=1, count_include_pad=False), (1, 2, 5, 6)),
@@ -373,12 +378,33 @@ def test_conv_and_pool_layers_against_torch(build, shape):
         check_close(p.grad, q.grad, rtol=1e-4, atol=1e-4)
 
 
+def test_conv_transpose_output_size_and_errors_match_torch():
+    x = np.random.default_rng(6).standard_normal((1, 4, 5, 5)).astype(np.float32)
+    ours, theirs, [(sx, tx)] = both(lambda lib: lib.nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1), x)
+    for size in ([9, 10], [1, 3, 10, 9]):
+        check_close(ours(sx, output_size=size), theirs(tx, output_size=size), rtol=1e-5, atol=1e-5)
+    assert tuple(ours(sx[0], output_size=st.Size([3, 10, 10])).shape) == (3, 10, 10)
+    assert (ours.transposed, ours.output_padding, tuple(ours.weight.shape)) == (True, (0, 0), (4, 3, 3, 3))
+    for action in (lambda lib, m, t: m(t, output_size=[11, 10]), lambda lib, m, t: m(t, output_size=[10]),
+                   lambda lib, m, t: lib.nn.ConvTranspose2d(4, 3, 3, padding_mode="reflect"),
+                   lambda lib, m, t: lib.nn.ConvTranspose1d(3, 4, 3, groups=2)):
+        messages = []
+        for lib, m, t in ((st, ours, sx), (torch, theirs, tx)):
+            with pytest.raises(ValueError) as e:
+                action(lib, m, t)
+            messages.append(str(e.value))
+        assert messages[0] == messages[1]
+
+
 def test_default_initialisation_bounds_match_torch():
     """Each layer's parameters lie within PyTorch's default bound 1/sqrt(fan_in) and spread
     uniformly over it (the largest of torch's own draws is never above it either)."""
     st.manual_seed(1)
     for build, fan_in in ((lambda lib: lib.nn.Conv2d(6, 8, 5), 150), (lambda lib: lib.nn.Conv1d(4, 6, 3, groups=2), 6),
-                          (lambda lib: lib.nn.Bilinear(5, 6, 7), 5), (lambda lib: lib.nn.Linear(30, 20), 30)):
+                          (lambda lib: lib.nn.Bilinear(5, 6, 7), 5), (lambda lib: lib.nn.Linear(30, 20), 30),
+                          # a transposed convolution's fan_in comes from its weight (C_in, C_out/groups, K...)
+                          (lambda lib: lib.nn.ConvTranspose2d(6, 8, 5), 200),
+                          (lambda lib: lib.nn.ConvTranspose1d(4, 6, 3, groups=2), 9)):
         bound = 1 / np.sqrt(fan_in)
         for p, q in zip(build(st).parameters(), build(torch).parameters()):
             ours, theirs = np.abs(p.detach().numpy()), np.abs(q.detach().numpy())

@@ -10,7 +10,8 @@ or over pixels, and float32 stays float32.
 Each backward is itself an op that gets recorded when it is given Tensors (under
 ``create_graph=True``), and its own backward is again one of the ops here — the gradient of a
 convolution is a transposed convolution, whose gradient is a convolution — so derivatives of
-any order work.
+any order work. A transposed convolution is the input gradient of a convolution, run forwards:
+it reuses the same kernels (its gradients are a convolution and a weight gradient).
 
 Example:
     >>> import srcgrad as torch
@@ -33,7 +34,8 @@ from ..tensor import Tensor, _wrap, legacy_type_name
 from . import dual
 from ._core import needs_grad, record
 
-__all__ = ["conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "pad"]
+__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
+           "avg_pool2d", "pad"]
 
 
 def _record(data, node_cls, inputs, saved=(), **attrs):
@@ -72,8 +74,14 @@ def _from4(a, nd):
 
 
 def _pad_hw(x, lo, hi, fill=0):
+    """``x`` padded by ``lo``/``hi`` pixels over its last two dims; a negative amount crops (the
+    geometry of a transposed convolution whose output_padding exceeds its padding has one)."""
     if not (lo[0] or lo[1] or hi[0] or hi[1]):
         return x
+    if min(lo + hi) < 0:
+        h, w = x.shape[-2:]
+        x = x[..., max(0, -lo[0]):h - max(0, -hi[0]), max(0, -lo[1]):w - max(0, -hi[1])]
+        lo, hi = tuple(max(0, v) for v in lo), tuple(max(0, v) for v in hi)
     return np.pad(x, ((0, 0),) * (x.ndim - 2) + ((lo[0], hi[0]), (lo[1], hi[1])), constant_values=fill)
 
 
@@ -148,7 +156,8 @@ def _conv_input_grad_np(gy, w, x_shape, geom):
     w_offsets = np.ascontiguousarray(w4.reshape(g, o // g, cg, kh, kw).transpose(3, 4, 0, 2, 1))  # (kh, kw, g, cg, o/g)
     h, wd = (x_shape[2:] if geom.nd == 2 else (1, x_shape[2]))
     (lh, lw), (hh, hw) = geom.pad_lo, geom.pad_hi
-    gxp = np.zeros((n, c, h + lh + hh, wd + lw + hw), dtype=np.result_type(g4, w4))
+    # (a negative pad_hi, see _pad_hw, leaves pixels no window reads: they stay zero)
+    gxp = np.zeros((n, c, h + lh + max(hh, 0), wd + lw + max(hw, 0)), dtype=np.result_type(g4, w4))
     for a in range(kh):
         for b in range(kw):
             part = np.matmul(w_offsets[a, b], gy_groups).reshape(n, c, oh, ow)
@@ -160,18 +169,30 @@ def _conv_input_grad_np(gy, w, x_shape, geom):
 
 # ---------------------------------------------------------------------------------------------
 # convolution: the recorded ops and their nodes
+#
+# A transposed convolution with input x is conv_input_grad(x, w) for the convolution whose output
+# has x's shape (``geom`` below is that convolution's geometry, see _conv_transpose). Its gradients
+# are then the two other maps of the triple: d/dx is conv(g, w), d/dw is conv_weight_grad(g, x).
 
 
 class ConvolutionBackward0(Node):
-    __slots__ = ("geom", "x_shape", "w_shape", "b_shape")
+    """The gradient of a convolution, or of a transposed one (``transposed``), as in PyTorch."""
+
+    __slots__ = ("geom", "x_shape", "w_shape", "b_shape", "transposed", "output_padding")
 
     def apply(self, g):
         x, w = self.saved()
         gx = gw = gb = None
-        if self.needs_input_grad(0):
-            gx = _conv_input_grad(g, w, self.x_shape, self.geom, x)
-        if self.needs_input_grad(1):
-            gw = _conv_weight_grad(x, g, self.w_shape, self.geom, w)
+        if self.transposed:
+            if self.needs_input_grad(0):
+                gx = _tconv_input_grad(g, w, self.x_shape, self.geom, x)
+            if self.needs_input_grad(1):
+                gw = _tconv_weight_grad(x, g, self.w_shape, self.geom, w)
+        else:
+            if self.needs_input_grad(0):
+                gx = _conv_input_grad(g, w, self.x_shape, self.geom, x)
+            if self.needs_input_grad(1):
+                gw = _conv_weight_grad(x, g, self.w_shape, self.geom, w)
         if self.needs_input_grad(2):
             gb = _conv_bias_grad(g, self.geom, x, w, self.x_shape, self.w_shape)
         return gx, gw, gb
@@ -184,6 +205,9 @@ class ConvolutionBackwardBackward0(Node):
     ``kind == "weight"``: the op was gw = conv_weight_grad(x, gy), which does not depend on w.
     Both are bilinear and adjoint to conv, so their gradients are conv and the other adjoint.
     ``kind == "bias"``: the op was gb = gy summed over all dims but the channels.
+    For a transposed convolution (x in the convolution's output space, gy in its input space):
+    ``kind == "t_input"``:  gx = conv(gy, w);
+    ``kind == "t_weight"``: gw = conv_weight_grad(gy, x), the convolution's input being gy.
     """
 
     __slots__ = ("geom", "kind", "shapes")
@@ -200,9 +224,17 @@ class ConvolutionBackwardBackward0(Node):
             return (_conv(h, w, geom) if need(0) else None,
                     dual.zeros(self.shapes[1], h) if need(1) else None,
                     _conv_weight_grad(h, gy, self.shapes[2], geom) if need(2) else None)
-        # <h, conv_weight_grad(x, gy)> = <conv(x, h), gy>
-        return (_conv(x, h, geom) if need(0) else None,
-                _conv_input_grad(gy, h, self.shapes[1], geom) if need(1) else None,
+        if self.kind == "weight":    # <h, conv_weight_grad(x, gy)> = <conv(x, h), gy>
+            return (_conv(x, h, geom) if need(0) else None,
+                    _conv_input_grad(gy, h, self.shapes[1], geom) if need(1) else None,
+                    dual.zeros(self.shapes[2], h) if need(2) else None)
+        if self.kind == "t_input":   # <h, conv(gy, w)> = <conv_input_grad(h, w), gy>
+            return (_conv_input_grad(h, w, self.shapes[0], geom) if need(0) else None,
+                    dual.zeros(self.shapes[1], h) if need(1) else None,
+                    _conv_weight_grad(gy, h, self.shapes[2], geom) if need(2) else None)
+        # "t_weight": <h, conv_weight_grad(gy, x)> = <conv(gy, h), x> = <conv_input_grad(x, h), gy>
+        return (_conv_input_grad(x, h, self.shapes[0], geom) if need(0) else None,
+                _conv(gy, h, geom) if need(1) else None,
                 dual.zeros(self.shapes[2], h) if need(2) else None)
 
 
@@ -235,6 +267,28 @@ def _conv_weight_grad(x, gy, w_shape, geom, w=None):
                    geom=geom, kind="weight", shapes=(gy._data.shape, x._data.shape, w_shape))
 
 
+def _tconv_input_grad(gy, w, x_shape, geom, x=None):
+    """A transposed convolution's input gradient: ``gy`` convolved with the same weight; recorded
+    on Tensors with the transposed convolution's input ``x`` in the graph (derivative zero)."""
+    if not _tensor_path(gy, w):
+        return _conv_np(gy, w, geom)
+    gy, w = _t(gy), _t(w)
+    return _record(_conv_np(gy._data, w._data, geom), ConvolutionBackwardBackward0,
+                   (gy, x, w), (gy if needs_grad(w) else None, None, w if needs_grad(gy) else None),
+                   geom=geom, kind="t_input", shapes=(gy._data.shape, x_shape, w._data.shape))
+
+
+def _tconv_weight_grad(x, gy, w_shape, geom, w=None):
+    """A transposed convolution's weight gradient: the weight gradient of the convolution whose
+    input is ``gy`` and whose output gradient is ``x``; recorded on Tensors."""
+    if not _tensor_path(x, gy):
+        return _conv_weight_grad_np(gy, x, w_shape, geom)
+    x, gy = _t(x), _t(gy)
+    return _record(_conv_weight_grad_np(gy._data, x._data, w_shape, geom), ConvolutionBackwardBackward0,
+                   (gy, x, w), (gy if needs_grad(x) else None, x if needs_grad(gy) else None, None),
+                   geom=geom, kind="t_weight", shapes=(gy._data.shape, x._data.shape, w_shape))
+
+
 def _conv_bias_grad(gy, geom, x, w, x_shape, w_shape):
     dims = (0,) + tuple(range(2, 2 + geom.nd))
     if not isinstance(gy, Tensor):
@@ -249,7 +303,19 @@ def _conv_recorded(x, w, b, geom):
         out += b._data.reshape((-1,) + (1,) * geom.nd)
     # both are kept, whichever needs a gradient, as in PyTorch (the gradient's graph links x too: see above)
     return _record(out, ConvolutionBackward0, (x, w, b), (x, w), geom=geom, x_shape=x._data.shape,
-                   w_shape=w._data.shape, b_shape=b._data.shape if b is not None else None)
+                   w_shape=w._data.shape, b_shape=b._data.shape if b is not None else None,
+                   transposed=False, output_padding=(0,) * geom.nd)
+
+
+def _conv_transpose_recorded(x, w, b, geom, out_shape, output_padding):
+    """The transposed convolution of ``x``: the input gradient of the convolution ``geom`` whose
+    input has ``out_shape``, plus the bias."""
+    out = _conv_input_grad_np(x._data, w._data, out_shape, geom)
+    if b is not None:
+        out += b._data.reshape((-1,) + (1,) * geom.nd)
+    return _record(out, ConvolutionBackward0, (x, w, b), (x, w), geom=geom, x_shape=x._data.shape,
+                   w_shape=w._data.shape, b_shape=b._data.shape if b is not None else None,
+                   transposed=True, output_padding=output_padding)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -284,12 +350,32 @@ def _convnd(nd, input, weight, bias, stride, padding, dilation, groups):
     return _convolution(input, weight, bias, stride, padding, dilation, groups)
 
 
-def _convolution(x, w, b, stride, padding, dilation, groups):
-    xs, ws = x._data.shape, w._data.shape
+def _check_groups(xs, ws, groups):
+    if len(xs) != len(ws):
+        raise RuntimeError(f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight {list(ws)}, but "
+                           f"got {len(xs)}-dimensional input of size {list(xs)} instead")
+    if ws[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(ws)} instead")
+    if ws[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{list(ws)}] instead")
+
+
+def _geom(k, stride, lo, hi, dilation, groups):
+    """The geometry over (H, W) of a ``k``-D convolution (a 1-D one runs with H = 1)."""
+    if k == 1:
+        return _Geom(1, (1,) + tuple(stride), (0,) + tuple(lo), (0,) + tuple(hi), (1,) + tuple(dilation), groups)
+    return _Geom(2, tuple(stride), tuple(lo), tuple(hi), tuple(dilation), groups)
+
+
+def _conv_geom(xs, ws, b, stride, padding, dilation, groups):
+    """Check a convolution of an input of shape ``xs`` with a weight of shape ``ws`` (and bias
+    ``b``) as PyTorch does, and return its geometry."""
     if len(ws) < 3:
         raise RuntimeError("weight should have at least three dimensions")
     k = len(ws) - 2
-    nd = x.dim() - 2
+    nd = len(xs) - 2
     stride = _conv_param(stride, nd, k, "stride")
     same = isinstance(padding, str) and padding == "same"
     if isinstance(padding, str):
@@ -309,15 +395,7 @@ def _convolution(x, w, b, stride, padding, dilation, groups):
         raise RuntimeError("non-positive dilation is not supported")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    if len(xs) != len(ws):
-        raise RuntimeError(f"Expected {len(ws)}-dimensional input for {len(ws)}-dimensional weight {list(ws)}, but "
-                           f"got {len(xs)}-dimensional input of size {list(xs)} instead")
-    if ws[0] < groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
-                           f"weight of size {list(ws)} instead")
-    if ws[0] % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
-                           f"got weight of size [{list(ws)}] instead")
+    _check_groups(xs, ws, groups)
     if xs[1] != ws[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(ws)}, expected input{list(xs)} to have "
                            f"{ws[1] * groups} channels, but got {xs[1]} channels instead")
@@ -327,8 +405,9 @@ def _convolution(x, w, b, stride, padding, dilation, groups):
     if same:
         total = [d * (kk - 1) for d, kk in zip(dilation, ws[2:])]
         if any(t % 2 for t in total):
+            # (stacklevel: the caller of conv2d/conv1d)
             warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
-                          "zero-padded copy of the input be created", UserWarning, stacklevel=4)
+                          "zero-padded copy of the input be created", UserWarning, stacklevel=5)
         lo = tuple(t // 2 for t in total)
         hi = tuple(t - t // 2 for t in total)     # the odd pixel goes after, as in PyTorch
     else:
@@ -338,6 +417,11 @@ def _convolution(x, w, b, stride, padding, dilation, groups):
     if any(e > p for e, p in zip(eff, padded)):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(map(str, eff))}). Kernel size can't be greater than actual input size")
+    return _geom(k, stride, lo, hi, dilation, groups)
+
+
+def _check_dtypes(x, w):
+    """The input and weight dtypes as PyTorch accepts them (the same, and not both bool)."""
     if x._data.dtype == np.bool_ and w._data.dtype == np.bool_:
         raise NotImplementedError('"slow_conv2d_cpu" not implemented for \'Bool\'')
     if x.dtype is not w.dtype:
@@ -345,18 +429,24 @@ def _convolution(x, w, b, stride, padding, dilation, groups):
             raise RuntimeError(f"expected scalar type {_c_name(x).capitalize()} but found {_c_name(w).capitalize()}")
         raise RuntimeError(f"Input type ({legacy_type_name(x._data)}) and weight type ({legacy_type_name(w._data)}) "
                            "should be the same or input should be a MKLDNN tensor and weight is a dense tensor")
+
+
+def _convolution(x, w, b, stride, padding, dilation, groups):
+    geom = _conv_geom(x._data.shape, w._data.shape, b, stride, padding, dilation, groups)
+    _check_dtypes(x, w)
     if b is not None and b.dtype is not x.dtype:
         raise RuntimeError(f"Input type ({_c_name(x)}) and bias type ({_c_name(b)}) should be the same")
-    if k == 1:
-        geom = _Geom(1, (1,) + stride, (0,) + lo, (0,) + hi, (1,) + dilation, groups)
-    else:
-        geom = _Geom(2, stride, lo, hi, dilation, groups)
     return _conv_recorded(x, w, b, geom)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution (cross-correlation) of ``input`` (N, C, L) or (C, L) with ``weight``
-    (O, C/groups, K); ``padding`` is an int, a 1-tuple, 'valid' or 'same'."""
+    (O, C/groups, K); ``padding`` is an int, a 1-tuple, 'valid' or 'same'.
+
+    >>> import srcgrad as torch
+    >>> conv1d(torch.ones(1, 2, 5), torch.ones(3, 2, 2)).shape
+    torch.Size([1, 3, 4])
+    """
     return _convnd(1, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -369,6 +459,181 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     torch.Size([1, 1, 2, 2])
     """
     return _convnd(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+# ---------------------------------------------------------------------------------------------
+# transposed convolution: arguments and PyTorch's checks
+#
+# conv_transpose(x, w) with stride s, padding p, output_padding op, dilation d is the input
+# gradient of the convolution conv(·, w) (weight (C_in, C_out/groups, K...): the convolution maps
+# C_out channels to C_in) whose input has the transposed output's size
+#     n_out = (n - 1)·s - 2p + d·(k - 1) + op + 1.
+# That convolution is given padding p before and p - op after, so that it maps n_out pixels back
+# to exactly n and its own gradients have the shapes of x and w (p - op < 0 crops the last pixels,
+# which no window of the stride-s grid reaches: see _pad_hw).
+
+
+def _int_args(fn, **args):
+    """PyTorch's argument parser: the size arguments are ints or sequences of ints, groups an int."""
+    for name, v in args.items():
+        if name == "groups":
+            if not isinstance(v, (int, np.integer)):
+                raise TypeError(f"{fn}(): argument 'groups' must be int, not {type(v).__name__}")
+        elif not isinstance(v, (int, np.integer)) and not (
+                isinstance(v, (tuple, list)) and all(isinstance(i, (int, np.integer)) for i in v)):
+            raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
+
+
+def _conv_transposend(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    fn = f"conv_transpose{nd}d"
+    _int_args(fn, stride=stride, padding=padding, output_padding=output_padding, groups=groups, dilation=dilation)
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fn}, but got "
+                           f"input of size: {list(input.shape)}")
+    args = (weight, bias, stride, padding, output_padding, groups, dilation)
+    if input.dim() == nd + 1:
+        return _conv_transpose(input.unsqueeze(0), *args).squeeze(0)
+    return _conv_transpose(input, *args)
+
+
+def _conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation):
+    xs, ws = x._data.shape, w._data.shape
+    if len(ws) < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    k = len(ws) - 2
+    nd = len(xs) - 2
+    stride = _conv_param(stride, nd, k, "stride")
+    padding = _conv_param(padding, nd, k, "padding")
+    dilation = _conv_param(dilation, nd, k, "dilation")
+    output_padding = _conv_param(output_padding, nd, k, "output_padding")
+    groups = int(groups)
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    _check_groups(xs, ws, groups)
+    if xs[1] != ws[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(ws)}, expected input{list(xs)} to have "
+                           f"{ws[0]} channels, but got {xs[1]} channels instead")
+    c_out = ws[1] * groups
+    if b is not None and (b.dim() != 1 or b._data.shape[0] != c_out):
+        raise RuntimeError(f"Given transposed=1, weight of size {list(ws)}, expected bias to be 1-dimensional with "
+                           f"{c_out} elements, but got bias of size {list(b._data.shape)} instead")
+    if 0 in xs[2:]:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {list(xs)}")
+    # PyTorch runs a 1-D transposed convolution as a 2-D one with H = 1, and says so in its messages
+    geom = _geom(k, stride, padding, [p - o for p, o in zip(padding, output_padding)], dilation, groups)
+    (sh, sw), (dh, dw) = geom.stride, geom.dilation
+    (oph, opw) = (0,) * (2 - k) + tuple(output_padding)
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dh}, "
+                           f"dilation_width: {dw}")
+    if (oph >= sh and oph >= dh) or (opw >= sw and opw >= dw):
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
+                           f"output_padding_height: {oph} output_padding_width: {opw} stride_height: {sh} "
+                           f"stride_width: {sw} dilation_height: {dh} dilation_width: {dw}")
+    in_hw = (1,) * (2 - k) + tuple(xs[2:])
+    k_hw = (1,) * (2 - k) + tuple(ws[2:])
+    out_hw = tuple((n - 1) * s - 2 * p + d * (kk - 1) + o + 1
+                   for n, s, p, d, kk, o in zip(in_hw, geom.stride, geom.pad_lo, geom.dilation, k_hw, (oph, opw)))
+    if min(out_hw) < 1:
+        raise RuntimeError(f"Given input size per channel: ({in_hw[0]} x {in_hw[1]}). Calculated output size per "
+                           f"channel: ({out_hw[0]} x {out_hw[1]}). Output size is too small")
+    if x._data.dtype == np.bool_ and w._data.dtype == np.bool_:
+        raise NotImplementedError('"slow_conv_transpose2d_out_cpu" not implemented for \'Bool\'')
+    _check_dtypes(x, w)
+    if b is not None and b.dtype is not x.dtype:
+        # PyTorch's float32 kernel refuses a bias of another dtype; its other kernels add the bias
+        # into the output, whose dtype must hold it
+        if x.dtype.name == "float32":
+            raise RuntimeError(f"Input type ({legacy_type_name(x._data)}) and bias type ({legacy_type_name(b._data)}) "
+                               "should be the same or input should be a MKLDNN tensor and bias is a dense tensor")
+        if b.dtype.is_floating_point and not x.dtype.is_floating_point:
+            raise RuntimeError(f"result type {_c_name(b).capitalize()} can't be cast to the desired output type "
+                               f"{_c_name(x).capitalize()}")
+    out_shape = (xs[0], c_out) + out_hw[2 - k:]
+    return _conv_transpose_recorded(x, w, b, geom, out_shape, tuple(output_padding))
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """1-D transposed convolution of ``input`` (N, C_in, L) or (C_in, L) with ``weight``
+    (C_in, C_out/groups, K): the gradient of conv1d with respect to its input. The output has
+    length (L - 1)·stride - 2·padding + dilation·(K - 1) + output_padding + 1.
+
+    >>> import srcgrad as torch
+    >>> conv_transpose1d(torch.ones(1, 2, 4), torch.ones(2, 3, 3), stride=2).shape
+    torch.Size([1, 3, 9])
+    """
+    return _conv_transposend(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """2-D transposed convolution of ``input`` (N, C_in, H, W) or (C_in, H, W) with ``weight``
+    (C_in, C_out/groups, KH, KW): the gradient of conv2d with respect to its input, so that
+    conv_transpose2d(y, w) has the shape of x where y = conv2d(x, w) (``output_padding`` picks
+    among the sizes a strided convolution maps to the same output size).
+
+    >>> import srcgrad as torch
+    >>> conv_transpose2d(torch.ones(1, 4, 5, 5), torch.ones(4, 2, 3, 3), stride=2, padding=1,
+    ...                  output_padding=1).shape
+    torch.Size([1, 2, 10, 10])
+    """
+    return _conv_transposend(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+# ---------------------------------------------------------------------------------------------
+# the gradients of a convolution as functions (torch.nn.grad)
+
+
+def _check_grad_output(gy, expected, geom):
+    """``gy`` of the shape the convolution's output has, with PyTorch's messages (its dilated
+    kernel words them differently; both count a 1-D convolution's dims as 2-D ones, H = 1)."""
+    if gy.dim() != len(expected):
+        raise RuntimeError(f"Expected input and grad_output to have the same number of dimensions, but got: "
+                           f"{len(expected)} and {gy.dim()}")
+    got = tuple(gy._data.shape)
+    if len(expected) == 3:
+        expected, got = expected[:2] + (1,) + expected[2:], got[:2] + (1,) + got[2:]
+    if got[0] != expected[0]:       # (PyTorch's undilated kernel does not check this one)
+        raise RuntimeError(f"grad_output.size(0)={got[0]} must be input.size(0)={expected[0]}")
+    if any(d > 1 for d in geom.dilation):
+        if got[1] != expected[1]:
+            raise RuntimeError(f"grad_output.size(1)={got[1]} must be weight.size(0)={expected[1]}")
+        if got[2:] != expected[2:]:
+            raise RuntimeError(f"grad_output[2:] shape{list(got[2:])} must be equal to output size "
+                               f"{expected[2]} {expected[3]}")
+    for i in (1, 2, 3):
+        if got[i] != expected[i]:
+            raise RuntimeError(f"Expected a tensor of dimension 4 and tensor.size[{i}] == {expected[i]} but got: "
+                               f"dimension 4 and tensor.size[{i}] = {got[i]}")
+
+
+def conv_input_grad(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
+    """The gradient of conv1d/conv2d with respect to an input of size ``input_size``, given the
+    output gradient ``grad_output``: torch.nn.grad.conv{1,2}d_input."""
+    xs, ws = tuple(int(i) for i in input_size), weight._data.shape
+    geom = _conv_geom(xs, ws, None, stride, padding, dilation, groups)
+    out_hw = _out_hw((1,) * (4 - len(xs)) + xs[2:], (1,) * (4 - len(ws)) + ws[2:], geom)
+    _check_grad_output(grad_output, (xs[0], ws[0]) + out_hw[2 - geom.nd:], geom)
+    _check_dtypes(grad_output, weight)
+    return _conv_input_grad(grad_output, weight, xs, geom)
+
+
+def conv_weight_grad(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
+    """The gradient of conv1d/conv2d with respect to a weight of size ``weight_size``, given the
+    input and the output gradient: torch.nn.grad.conv{1,2}d_weight."""
+    ws = tuple(int(i) for i in weight_size)
+    xs = input._data.shape
+    geom = _conv_geom(xs, ws, None, stride, padding, dilation, groups)
+    k_hw = (1,) * (4 - len(ws)) + ws[2:]
+    out_hw = _out_hw((1,) * (4 - len(xs)) + xs[2:], k_hw, geom)
+    _check_grad_output(grad_output, (xs[0], ws[0]) + out_hw[2 - geom.nd:], geom)
+    _check_dtypes(input, grad_output)
+    return _conv_weight_grad(input, grad_output, ws, geom)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -960,8 +1225,8 @@ define_saved(ConvolutionBackward0, input=0, weight=1,
              padding=lambda n: _spatial(n, n.geom.pad_lo),
              dilation=lambda n: _spatial(n, n.geom.dilation),
              groups=lambda n: n.geom.groups,
-             transposed=lambda n: False,
-             output_padding=lambda n: (0,) * n.geom.nd,
+             transposed=lambda n: n.transposed,
+             output_padding=lambda n: n.output_padding,
              # (PyTorch shows (0,) without a bias)
              bias_sym_sizes_opt=lambda n: n.b_shape if n.b_shape is not None else (0,))
 
