@@ -1,6 +1,7 @@
 """Translation validation: the IR interpreter (srcgrad/ir/interpret.py) run on the IR before
 and after each pass of ``optimize``, on the primal, the reverse-mode and the forward-mode IR,
-and on forward mode over the gradient (jvp(grad(f)), a second derivative).
+on forward mode over the gradient (jvp(grad(f)), a second derivative) and over the vjp (the
+eager bridge's second derivative).
 
 A pass must not change what the IR computes: the results, the exception raised, and what is
 left in the argument arrays must stay the same to the bit (the passes keep Python's order of
@@ -201,7 +202,22 @@ def validate(fn, args, wrt=None, plain_python=True, python_grad=None, derivative
         check_passes(tangents_ir, args + tangents, "forward-mode")
         if wrt is not None:
             _validate_second_order(primal, args, wrt, tangents)
+            _validate_forward_over_vjp(primal, args, floats, ref.value, tangents)
     return ref
+
+
+def _validate_forward_over_vjp(primal, args, floats, outputs, tangents):
+    """The eager bridge's second derivative (api.py's "vjp_jvp": forward mode over the
+    optimised vjp, with tangents for the float arguments; bridge.py) through the passes."""
+    vjp = verify(optimize(verify(reverse(clone(primal), floats, cotangents=True)), keep_errors=False))
+    try:
+        second = verify(forward(vjp, floats))
+    except (TypingError, UnsupportedSyntaxError) as e:
+        if "made by a first derivative" in str(e) or "cannot differentiate the derivative" in str(e):
+            return
+        raise
+    cotangents = tuple(_tangent(o) for o in outputs)
+    check_passes(second, args + cotangents + tangents, "forward-over-vjp")
 
 
 def _validate_second_order(primal, args, wrt, tangents):
