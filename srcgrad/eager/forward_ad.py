@@ -304,7 +304,7 @@ def _wrap_ops():
     """Put the wrappers around the Tensor methods and the module functions."""
     from ..nn import functional as F
     from . import methods
-    from .ops import conv, norm  # noqa: F401  (nn.functional's lazily loaded names, now loaded)
+    from .ops import conv, norm, padding, pooling  # noqa: F401  (nn.functional's lazily loaded names, now loaded)
     import srcgrad
     table = {**methods.OPERATORS, **methods.METHODS}
     for name, fn in table.items():
@@ -324,9 +324,9 @@ def _wrap_ops():
     for name, fn in methods.PROPERTIES.items():
         _saved[(Tensor, name)] = Tensor.__dict__[name]
         setattr(Tensor, name, property(_forward(fn)))
+    lazy = [name for group in ("_CONV", "_POOLING", "_PADDING", "_NORM") for name in getattr(F, group, ())]
     for owner in (srcgrad, srcgrad.eager, F):
-        for name in list(getattr(owner, "__all__", None) or dir(owner)) + list(getattr(F, "_CONV", ())) + \
-                list(getattr(F, "_NORM", ())):
+        for name in list(getattr(owner, "__all__", None) or dir(owner)) + lazy:
             fn = getattr(owner, name, None)
             if callable(fn) and not isinstance(fn, type) and _is_op(fn) and (owner, name) not in _saved:
                 _saved[(owner, name)] = owner.__dict__.get(name, _MISSING)

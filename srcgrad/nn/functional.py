@@ -1,6 +1,6 @@
 """``srcgrad.nn.functional``: the functions behind the layers, for eager tensors — losses,
-activations, linear maps, and (from eager/ops/conv.py and eager/ops/norm.py) convolutions,
-pooling, padding, normalisations and embeddings.
+activations, linear maps, and (from eager/ops/conv.py, pooling.py, padding.py and norm.py)
+convolutions, pooling, padding, normalisations and embeddings.
 
 Example:
     >>> import srcgrad as torch
@@ -13,9 +13,11 @@ from ..eager.functional import (binary_cross_entropy, binary_cross_entropy_with_
                                 l1_loss, linear, mse_loss, nll_loss, one_hot, sigmoid, softmax, softplus, tanh)
 from ..eager.ops import pointwise as _pw
 
-# conv.py and norm.py: loaded on first use (PEP 562), so that `import srcgrad` stays quick
-_CONV = ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
-         "avg_pool2d", "pad")
+# conv.py, pooling.py, padding.py and norm.py: loaded on first use (PEP 562), so that `import srcgrad`
+# stays quick
+_CONV = ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d")
+_POOLING = ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d")
+_PADDING = ("pad",)
 _NORM = ("batch_norm", "layer_norm", "embedding", "gelu", "group_norm", "instance_norm")
 
 
@@ -23,6 +25,12 @@ def __getattr__(name):
     if name in _CONV:
         from ..eager.ops import conv
         return getattr(conv, name)
+    if name in _POOLING:
+        from ..eager.ops import pooling
+        return getattr(pooling, name)
+    if name in _PADDING:
+        from ..eager.ops import padding
+        return getattr(padding, name)
     if name in _NORM:
         from ..eager.ops import norm
         return getattr(norm, name)

@@ -1,6 +1,7 @@
-"""Convolution, transposed convolution, pooling and padding (srcgrad/eager/ops/conv.py) and
-torch.nn.grad's functions against PyTorch: values, gradients of every input, grad_fn names, dtypes,
-error messages, and second derivatives (gradgradcheck)."""
+"""Convolution, transposed convolution, pooling and padding (srcgrad/eager/ops/conv.py, pooling.py,
+padding.py) and torch.nn.grad's functions against PyTorch: values, gradients of every input, grad_fn
+names, dtypes, error messages, and second derivatives (gradgradcheck)."""
+import types
 import warnings
 
 import numpy as np
@@ -8,9 +9,13 @@ import pytest
 
 import srcgrad
 from srcgrad.eager.ops import conv as C
+from srcgrad.eager.ops import padding as Pad
+from srcgrad.eager.ops import pooling as P
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
+# srcgrad's convolution, pooling and padding ops under one name, as torch.nn.functional has them
+OPS = types.SimpleNamespace(**{name: getattr(m, name) for m in (C, P, Pad) for name in m.__all__})
 
 
 def _compare(ours_fn, torch_fn, shapes, dtype="float64", tol=1e-10, seed=0):
@@ -205,37 +210,37 @@ POOL2D = [
 
 @pytest.mark.parametrize("kw", POOL2D + [dict(kernel_size=2, stride=1, padding=1, dilation=(2, 1))], ids=str)
 def test_max_pool2d_matches_pytorch(kw):
-    _compare(lambda x: C.max_pool2d(x, **kw), lambda x: F.max_pool2d(x, **kw), [(2, 3, 7, 6)])
+    _compare(lambda x: P.max_pool2d(x, **kw), lambda x: F.max_pool2d(x, **kw), [(2, 3, 7, 6)])
 
 
 @pytest.mark.parametrize("kw", POOL2D + [dict(kernel_size=3, stride=2, padding=1, divisor_override=5)], ids=str)
 @pytest.mark.parametrize("count_include_pad", [True, False])
 def test_avg_pool2d_matches_pytorch(kw, count_include_pad):
-    _compare(lambda x: C.avg_pool2d(x, count_include_pad=count_include_pad, **kw),
+    _compare(lambda x: P.avg_pool2d(x, count_include_pad=count_include_pad, **kw),
              lambda x: F.avg_pool2d(x, count_include_pad=count_include_pad, **kw), [(2, 3, 7, 6)])
 
 
 def test_pool_unbatched_1d_and_float32():
-    _compare(lambda x: C.max_pool2d(x, 2), lambda x: F.max_pool2d(x, 2), [(3, 5, 4)])
-    _compare(lambda x: C.avg_pool2d(x, 2), lambda x: F.avg_pool2d(x, 2), [(3, 5, 4)])
-    _compare(lambda x: C.max_pool1d(x, 3, 2, 1, ceil_mode=True), lambda x: F.max_pool1d(x, 3, 2, 1, ceil_mode=True),
+    _compare(lambda x: P.max_pool2d(x, 2), lambda x: F.max_pool2d(x, 2), [(3, 5, 4)])
+    _compare(lambda x: P.avg_pool2d(x, 2), lambda x: F.avg_pool2d(x, 2), [(3, 5, 4)])
+    _compare(lambda x: P.max_pool1d(x, 3, 2, 1, ceil_mode=True), lambda x: F.max_pool1d(x, 3, 2, 1, ceil_mode=True),
              [(2, 3, 8)])
-    _compare(lambda x: C.avg_pool1d(x, 3, 2, 1, count_include_pad=False),
+    _compare(lambda x: P.avg_pool1d(x, 3, 2, 1, count_include_pad=False),
              lambda x: F.avg_pool1d(x, 3, 2, 1, count_include_pad=False), [(3, 8)])
-    _compare(lambda x: C.max_pool2d(x, 2), lambda x: F.max_pool2d(x, 2), [(2, 3, 6, 6)], dtype="float32", tol=1e-6)
-    _compare(lambda x: C.avg_pool2d(x, 3, 1, 1), lambda x: F.avg_pool2d(x, 3, 1, 1), [(2, 3, 6, 6)],
+    _compare(lambda x: P.max_pool2d(x, 2), lambda x: F.max_pool2d(x, 2), [(2, 3, 6, 6)], dtype="float32", tol=1e-6)
+    _compare(lambda x: P.avg_pool2d(x, 3, 1, 1), lambda x: F.avg_pool2d(x, 3, 1, 1), [(2, 3, 6, 6)],
              dtype="float32", tol=1e-6)
 
 
 def test_max_pool_return_indices():
     x = np.random.default_rng(1).standard_normal((2, 3, 7, 6))
     for kw in (dict(kernel_size=3, stride=2, padding=1, ceil_mode=True), dict(kernel_size=2, dilation=2)):
-        out, ind = C.max_pool2d(srcgrad.tensor(x), return_indices=True, **kw)
+        out, ind = P.max_pool2d(srcgrad.tensor(x), return_indices=True, **kw)
         tout, tind = F.max_pool2d(torch.tensor(x), return_indices=True, **kw)
         np.testing.assert_array_equal(out.numpy(), tout.numpy())
         np.testing.assert_array_equal(ind.numpy(), tind.numpy())
         assert str(ind.dtype) == "torch.int64"
-    out, ind = C.max_pool1d(srcgrad.tensor(x[0]), 2, return_indices=True)
+    out, ind = P.max_pool1d(srcgrad.tensor(x[0]), 2, return_indices=True)
     np.testing.assert_array_equal(ind.numpy(), F.max_pool1d(torch.tensor(x[0]), 2, return_indices=True)[1].numpy())
 
 
@@ -245,39 +250,39 @@ def test_max_pool_ties_nan_and_infinity_like_pytorch():
              np.array([[[[1.0, nan, 3.0], [nan, 2.0, 5.0], [0.0, 1.0, nan]]]])]
     for a in cases:
         for kw in (dict(kernel_size=2), dict(kernel_size=2, stride=1, padding=1)):
-            out, ind = C.max_pool2d(srcgrad.tensor(a), return_indices=True, **kw)
+            out, ind = P.max_pool2d(srcgrad.tensor(a), return_indices=True, **kw)
             tout, tind = F.max_pool2d(torch.tensor(a), return_indices=True, **kw)
             np.testing.assert_array_equal(out.numpy(), tout.numpy())
             np.testing.assert_array_equal(ind.numpy(), tind.numpy())
             x, t = srcgrad.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
-            C.max_pool2d(x, **kw).sum().backward()
+            P.max_pool2d(x, **kw).sum().backward()
             F.max_pool2d(t, **kw).sum().backward()
             np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
 
 
 def test_pool_integer_input():
     a = (np.arange(2 * 5 * 6).reshape(1, 2, 5, 6) * 7 % 23) - 11
-    for ours, theirs in ((C.max_pool2d(srcgrad.tensor(a), 2, 1, 1), F.max_pool2d(torch.tensor(a), 2, 1, 1)),
-                         (C.avg_pool2d(srcgrad.tensor(a), 3, 2, 1), F.avg_pool2d(torch.tensor(a), 3, 2, 1))):
+    for ours, theirs in ((P.max_pool2d(srcgrad.tensor(a), 2, 1, 1), F.max_pool2d(torch.tensor(a), 2, 1, 1)),
+                         (P.avg_pool2d(srcgrad.tensor(a), 3, 2, 1), F.avg_pool2d(torch.tensor(a), 3, 2, 1))):
         assert str(ours.dtype) == str(theirs.dtype)
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
 
 
 @pytest.mark.parametrize("pads", [(1, 2), (1, 2, 0, 3), (-1, 2, 1, -2), (1, 1, 1, 1, 1, 1), ()], ids=str)
 def test_constant_pad_matches_pytorch(pads):
-    _compare(lambda x: C.pad(x, pads, value=0.5), lambda x: F.pad(x, pads, value=0.5), [(2, 3, 4, 5)])
+    _compare(lambda x: Pad.pad(x, pads, value=0.5), lambda x: F.pad(x, pads, value=0.5), [(2, 3, 4, 5)])
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate"])
 @pytest.mark.parametrize("pads, shape", [((1, 2), (3, 5)), ((2, 1), (2, 3, 5)), ((1, 2, 3, 0), (2, 4, 5)),
                                          ((2, -1, 1, 3), (2, 3, 4, 5))], ids=str)
 def test_reflect_replicate_pad_matches_pytorch(mode, pads, shape):
-    _compare(lambda x: C.pad(x, pads, mode=mode), lambda x: F.pad(x, pads, mode=mode), [shape])
+    _compare(lambda x: Pad.pad(x, pads, mode=mode), lambda x: F.pad(x, pads, mode=mode), [shape])
 
 
 def test_pad_value_is_cast_to_the_dtype():
     for a, v in ((np.array([1, 2]), 2.7), (np.array([True]), 2.7)):
-        np.testing.assert_array_equal(C.pad(srcgrad.tensor(a), (1, 1), value=v).numpy(),
+        np.testing.assert_array_equal(Pad.pad(srcgrad.tensor(a), (1, 1), value=v).numpy(),
                                       F.pad(torch.tensor(a), (1, 1), value=v).numpy())
 
 
@@ -368,15 +373,15 @@ def test_error_messages_match_pytorch(name):
     with pytest.raises(Exception) as theirs:
         fn(torch, F)
     with pytest.raises(type(theirs.value)) as ours:
-        fn(srcgrad, C)
+        fn(srcgrad, OPS)
     assert str(ours.value) == str(theirs.value)
 
 
 def test_unsupported_modes_say_so():
     with pytest.raises(NotImplementedError, match="circular"):
-        C.pad(srcgrad.ones(1, 2, 3), (1, 1), mode="circular")
+        Pad.pad(srcgrad.ones(1, 2, 3), (1, 1), mode="circular")
     with pytest.raises(NotImplementedError, match="reflect"):
-        C.pad(srcgrad.ones(1, 2, 3, 3, 3), (1, 1, 1, 1, 1, 1), mode="reflect")
+        Pad.pad(srcgrad.ones(1, 2, 3, 3, 3), (1, 1, 1, 1, 1, 1), mode="reflect")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -396,12 +401,12 @@ GRADGRAD = {
                          [(1, 4, 3, 3), (4, 1, 2, 3), (2,)]),
     "conv_transpose1d output_padding > padding": (lambda x, w: C.conv_transpose1d(x, w, output_padding=2, dilation=3),
                                                   [(1, 2, 3), (2, 2, 2)]),
-    "max_pool2d overlapping": (lambda x: C.max_pool2d(x, 3, 2, 1, ceil_mode=True), [(1, 2, 5, 5)]),
-    "max_pool2d": (lambda x: C.max_pool2d(x, 2), [(1, 2, 4, 4)]),
-    "avg_pool2d": (lambda x: C.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), [(1, 2, 5, 5)]),
-    "pad constant": (lambda x: C.pad(x, (1, -1, 2, 0)), [(1, 2, 3, 3)]),
-    "pad reflect": (lambda x: C.pad(x, (1, 2, 2, 0), mode="reflect"), [(1, 2, 3, 3)]),
-    "pad replicate": (lambda x: C.pad(x, (1, 2), mode="replicate"), [(2, 3)]),
+    "max_pool2d overlapping": (lambda x: P.max_pool2d(x, 3, 2, 1, ceil_mode=True), [(1, 2, 5, 5)]),
+    "max_pool2d": (lambda x: P.max_pool2d(x, 2), [(1, 2, 4, 4)]),
+    "avg_pool2d": (lambda x: P.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), [(1, 2, 5, 5)]),
+    "pad constant": (lambda x: Pad.pad(x, (1, -1, 2, 0)), [(1, 2, 3, 3)]),
+    "pad reflect": (lambda x: Pad.pad(x, (1, 2, 2, 0), mode="reflect"), [(1, 2, 3, 3)]),
+    "pad replicate": (lambda x: Pad.pad(x, (1, 2), mode="replicate"), [(2, 3)]),
 }
 
 
