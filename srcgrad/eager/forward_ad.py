@@ -188,8 +188,14 @@ def _jvp(fn, args, kwargs, duals):
         if not live:
             return [None] * len(outs)
         us = [_wrap(o._data * 0).requires_grad_() for o in live]
-        vjps = grad(live, list(leaves.values()), us, create_graph=True, allow_unused=True)
-        used = [(g, t) for g, (_, _, t) in zip(vjps, duals) if g is not None and g.requires_grad]
+        # one entry per tensor: a dual tensor passed twice (x * x) is one input of the graph,
+        # whose vjp already sums both uses
+        unique = {}
+        for (path, _, t) in duals:
+            unique.setdefault(id(leaves[path]), (leaves[path], t))
+        inputs = [leaf for leaf, _ in unique.values()]
+        vjps = grad(live, inputs, us, create_graph=True, allow_unused=True)
+        used = [(g, t) for g, (_, t) in zip(vjps, unique.values()) if g is not None and g.requires_grad]
         tangents = [None] * len(live)
         if used:
             tangents = grad([g for g, _ in used], us, [t.to(g.dtype) for g, t in used], allow_unused=True,

@@ -123,3 +123,19 @@ def test_outside_a_level_ops_are_the_plain_ones():
     with st.autograd.forward_ad.dual_level():
         assert st.Tensor.__mul__ is not before
     assert st.Tensor.__mul__ is before and st.sin.__module__ == "srcgrad.eager.ops.pointwise"
+
+
+def twice(lib):
+    fwAD = lib.autograd.forward_ad
+    p = lib.tensor([0.3, -1.2], dtype=lib.float64, requires_grad=True)
+    with fwAD.dual_level():
+        x = fwAD.make_dual(p, lib.tensor([1.0, 2.0], dtype=lib.float64))
+        y = x * x                      # the same dual tensor twice, its primal requiring grad
+        z = lib.cat([x, x]).sum() + lib.maximum(x, x).sum()
+        return fwAD.unpack_dual(y).tangent.detach().numpy(), fwAD.unpack_dual(z).tangent.item()
+
+
+def test_a_dual_tensor_used_twice_counts_once_per_use():
+    (a, b), (c, d) = twice(st), twice(torch)
+    np.testing.assert_allclose(a, c, rtol=1e-14)
+    assert b == pytest.approx(d, rel=1e-14)

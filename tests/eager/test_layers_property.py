@@ -75,12 +75,13 @@ NORMS = {
     "layer_norm": lambda F, x, w, b: F.layer_norm(x, x.shape[-1:], w[:x.shape[-1]], b[:x.shape[-1]]),
     "group_norm": lambda F, x, w, b: F.group_norm(x, 1, w, b),
     "gelu": lambda F, x, w, b: F.gelu(x) * w.sum() + b.sum(),
+    "self_product": lambda F, x, w, b: (x * x + x.maximum(x)) * w.sum() + b.sum(),     # x used twice
 }
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.sampled_from(sorted(NORMS)), st.integers(2, 4), st.integers(1, 5), st.integers(0, 2 ** 16))
-def test_normalisations_and_their_forward_tangents_match_torch(name, n, length, seed):
+@given(st.sampled_from(sorted(NORMS)), st.integers(2, 4), st.integers(1, 5), st.integers(0, 2 ** 16), st.booleans())
+def test_normalisations_and_their_forward_tangents_match_torch(name, n, length, seed, primal_requires_grad):
     rng = np.random.default_rng(seed)
     x, t = rng.standard_normal((n, 3, length)) * 2 + 0.5, rng.standard_normal((n, 3, length))
     w, b = rng.standard_normal(max(3, length)), rng.standard_normal(max(3, length))
@@ -92,8 +93,10 @@ def test_normalisations_and_their_forward_tangents_match_torch(name, n, length, 
         out = NORMS[name](F, xs, ws, bs)
         (out * out).sum().backward()
         with fwAD.dual_level():
-            tangent = fwAD.unpack_dual(NORMS[name](F, fwAD.make_dual(lib.tensor(x), lib.tensor(t)),
-                                                   lib.tensor(w), lib.tensor(b))).tangent
+            # (a primal that requires grad is differentiated as it is: forward over reverse)
+            primal = lib.tensor(x, requires_grad=primal_requires_grad)
+            tangent = fwAD.unpack_dual(NORMS[name](F, fwAD.make_dual(primal, lib.tensor(t)),
+                                                   lib.tensor(w), lib.tensor(b))).tangent.detach()
         assert tangent is not None, (name, lib.__name__)
         results.append([out.detach().numpy(), xs.grad.numpy(), ws.grad.numpy(), bs.grad.numpy(), tangent.numpy()])
     for a, b_ in zip(*results):
