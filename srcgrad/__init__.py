@@ -13,7 +13,7 @@ Example:
     >>> x.grad
     tensor([2., 2.])
 """
-from . import autograd, func, nn, optim, viz  # noqa: F401
+from . import autograd, func, nn, optim, utils, viz  # noqa: F401
 from .eager import *  # noqa: F401,F403  the PyTorch-compatible eager names
 from .allocator import empty_cache, memory_cached, set_cache_limit  # noqa: F401
 from .api import grad, hessian, hvp, jacfwd, jacobian, jacrev, jit, jvp, show, value_and_grad, vectorize, vjp

@@ -9,7 +9,7 @@ Example:
 import functools as _functools
 
 from . import methods as _methods  # noqa: F401  binds the Tensor methods
-from .creation import (BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+from .creation import (BoolTensor, Generator, default_generator, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
                        arange, as_tensor, cpu, device, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, logspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
                        randint_like, randn_like, randperm, seed, tensor, zeros, zeros_like)

@@ -43,21 +43,93 @@ cpu = device("cpu")
 _rng = [np.random.default_rng()]
 
 
+class Generator:
+    """``torch.Generator``: a stream of random numbers of its own (numpy's PCG64 underneath),
+    for the ``generator=`` arguments of ``rand``, ``randperm``, ``random_split``, samplers...
+
+    >>> g = torch.Generator().manual_seed(42)
+    >>> torch.randperm(4, generator=g)
+    """
+
+    def __init__(self, device="cpu"):
+        self.manual_seed(int(np.random.SeedSequence().entropy % (2 ** 63)))
+
+    def manual_seed(self, seed):
+        self._seed = int(seed)
+        self._set(np.random.default_rng(self._seed))
+        return self
+
+    def seed(self):
+        s = int(np.random.SeedSequence().entropy % (2 ** 63))
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        """The state as a uint8 tensor (``set_state`` takes it back)."""
+        import pickle
+        return tensor(np.frombuffer(pickle.dumps(self.numpy().bit_generator.state), dtype=np.uint8).copy())
+
+    def set_state(self, new_state):
+        import pickle
+        rng = np.random.default_rng()
+        rng.bit_generator.state = pickle.loads(new_state._data.tobytes())
+        self._set(rng)
+        return self
+
+    @property
+    def device(self):
+        return cpu
+
+    def numpy(self):
+        return self._rng
+
+    def _set(self, rng):
+        self._rng = rng
+
+    def __repr__(self):
+        return f"<torch._C.Generator object at {hex(id(self))}>"
+
+
+class _DefaultGenerator(Generator):
+    """The generator behind ``rand``, ``randn``... when no ``generator=`` is given."""
+
+    def __init__(self):
+        self._seed = None
+
+    def numpy(self):
+        return _rng[0]
+
+    def _set(self, rng):
+        _rng[0] = rng
+
+    def initial_seed(self):
+        return self._seed if self._seed is not None else 0
+
+
+default_generator = _DefaultGenerator()
+
+
+def numpy_rng(generator=None):
+    """The numpy generator behind a ``generator=`` argument (None: the default one)."""
+    if generator is None:
+        return _rng[0]
+    if isinstance(generator, Generator):
+        return generator.numpy()
+    if isinstance(generator, np.random.Generator):
+        return generator
+    raise TypeError(f"generator must be a torch.Generator, not {type(generator).__name__}")
+
+
 def manual_seed(seed):
     """Seed the generator behind ``rand``, ``randn`` and friends (numbers differ from PyTorch's)."""
-    _rng[0] = np.random.default_rng(int(seed))
-    return _Generator()
+    return default_generator.manual_seed(seed)
 
 
 def seed():
-    s = int(np.random.SeedSequence().entropy % (2 ** 63))
-    manual_seed(s)
-    return s
-
-
-class _Generator:
-    def __repr__(self):
-        return "<torch._C.Generator object>"
+    return default_generator.seed()
 
 
 def _infer_dtype(data, arr):
@@ -237,13 +309,13 @@ def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memor
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples in [0, 1)."""
     d = _float_dtype(dtype).np
-    return _finish(_rng[0].random(_size(size)).astype(d), requires_grad, device)
+    return _finish(numpy_rng(generator).random(_size(size)).astype(d), requires_grad, device)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
     d = _float_dtype(dtype).np
-    return _finish(_rng[0].standard_normal(_size(size)).astype(d), requires_grad, device)
+    return _finish(numpy_rng(generator).standard_normal(_size(size)).astype(d), requires_grad, device)
 
 
 def rand_like(x, dtype=None, requires_grad=False):
@@ -285,7 +357,7 @@ def _is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
-def _random_ints(low, high, shape, d):
+def _random_ints(low, high, shape, d, generator=None):
     """Uniform integers in [low, high) as dtype ``d``, with PyTorch's checks of the bounds."""
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
@@ -295,7 +367,7 @@ def _random_ints(low, high, shape, d):
             raise RuntimeError(f"from is out of bounds for {_C_TYPES[np.dtype(d.np).name]}")
         if high - 1 > hi:
             raise RuntimeError(f"to - 1 is out of bounds for {_C_TYPES[np.dtype(d.np).name]}")
-    return _rng[0].integers(low, high, size=shape).astype(d.np)
+    return numpy_rng(generator).integers(low, high, size=shape).astype(d.np)
 
 
 def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -335,7 +407,7 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
                             f"{type(size).__name__}")
         raise invalid
     d = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
-    return _finish(_random_ints(0 if low is None else int(low), int(high), _size((tuple(size),)), d),
+    return _finish(_random_ints(0 if low is None else int(low), int(high), _size((tuple(size),)), d, generator),
                    requires_grad, device)
 
 
@@ -352,12 +424,12 @@ def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, 
         raise _invalid_args("randint_like", (input,) + args, kwargs, _RANDINT_LIKE_SIGNATURES)
     lo, hi = (0, bounds[0]) if len(bounds) == 1 else bounds
     d = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
-    return _finish(_random_ints(int(lo), int(hi), input._data.shape, d), requires_grad, device)
+    return _finish(_random_ints(int(lo), int(hi), input._data.shape, d, generator), requires_grad, device)
 
 
-def randperm(n, dtype=None, device=None, requires_grad=False):
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     d = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
-    return _finish(_rng[0].permutation(n).astype(d.np), requires_grad, device)
+    return _finish(numpy_rng(generator).permutation(n).astype(d.np), requires_grad, device)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
@@ -392,7 +464,7 @@ def uniform_(t, a=0.0, b=1.0, *, generator=None):
     """Fill ``t`` in place with samples of U(a, b) (``nn.init.uniform_`` and ``w.uniform_(-1, 1)``)."""
     from .ops.inplace import check_inplace
     check_inplace(t)
-    t._data[...] = _rng[0].uniform(a, b, t._data.shape)
+    t._data[...] = numpy_rng(generator).uniform(a, b, t._data.shape)
     bump_version(t)
     return t
 
@@ -401,7 +473,7 @@ def normal_(t, mean=0.0, std=1.0, *, generator=None):
     """Fill ``t`` in place with samples of N(mean, std²)."""
     from .ops.inplace import check_inplace
     check_inplace(t)
-    t._data[...] = _rng[0].normal(mean, std, t._data.shape)
+    t._data[...] = numpy_rng(generator).normal(mean, std, t._data.shape)
     bump_version(t)
     return t
 

@@ -892,3 +892,153 @@ for fused in (True, False):
 ]
 
 NN_TUTORIALS.update({"double_backward_custom_functions": DOUBLE_BACKWARD, "fused_conv_bn": FUSED_CONV_BN})
+
+DATA_QUICKSTART = [  # "Datasets & DataLoaders" + "Optimizing Model Parameters" (random data instead of FashionMNIST)
+    """
+import torch
+from torch import nn
+from torch.utils.data import Dataset, DataLoader
+
+
+class CustomPointDataset(Dataset):
+    def __init__(self, features, labels, transform=None, target_transform=None):
+        self.features = features
+        self.labels = labels
+        self.transform = transform
+        self.target_transform = target_transform
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, idx):
+        image = self.features[idx]
+        label = int(self.labels[idx])
+        if self.transform:
+            image = self.transform(image)
+        if self.target_transform:
+            label = self.target_transform(label)
+        return image, label
+
+
+true_weights = torch.randn(16, 3)   # the labels: the class a random linear map scores highest
+
+
+def make_data(n):
+    images = torch.randn(n, 4, 4)   # small "images"
+    labels = (images.flatten(1) @ true_weights).argmax(1)
+    return images, labels
+
+
+training_data = CustomPointDataset(*make_data(96))
+test_data = CustomPointDataset(*make_data(40))
+print(len(training_data), len(test_data))
+image, label = training_data[0]
+print(image.shape, type(label).__name__, label)
+""",
+    """
+train_dataloader = DataLoader(training_data, batch_size=16, shuffle=False)
+test_dataloader = DataLoader(test_data, batch_size=16, shuffle=False)
+
+train_features, train_labels = next(iter(train_dataloader))
+print(f"Feature batch shape: {train_features.size()}")
+print(f"Labels batch shape: {train_labels.size()}")
+img = train_features[0].squeeze()
+label = train_labels[0]
+print(img.shape, label.dtype, f"Label: {label}")
+print(len(train_dataloader), len(test_dataloader), len(train_dataloader.dataset))
+""",
+    "train_labels",
+    """
+one_hot = CustomPointDataset(*make_data(8),
+                             target_transform=lambda y: nn.functional.one_hot(torch.tensor(y), 3))
+x, y = next(iter(DataLoader(one_hot, batch_size=4)))
+print(x.shape, y.shape, y.dtype)
+print([len(y) for x, y in DataLoader(one_hot, batch_size=3)], len(DataLoader(one_hot, batch_size=3, drop_last=True)))
+""",
+    """
+class NeuralNetwork(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.linear_relu_stack = nn.Sequential(
+            nn.Linear(4 * 4, 32),
+            nn.ReLU(),
+            nn.Linear(32, 32),
+            nn.ReLU(),
+            nn.Linear(32, 3),
+        )
+
+    def forward(self, x):
+        x = self.flatten(x)
+        logits = self.linear_relu_stack(x)
+        return logits
+
+
+model = NeuralNetwork()
+""" + SET_WEIGHTS + """
+set_weights(model, scale=0.3)
+print(model)
+""",
+    """
+learning_rate = 1e-1
+batch_size = 16
+epochs = 3
+
+loss_fn = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=learning_rate)
+
+
+def train_loop(dataloader, model, loss_fn, optimizer):
+    size = len(dataloader.dataset)
+    model.train()
+    for batch, (X, y) in enumerate(dataloader):
+        pred = model(X)
+        loss = loss_fn(pred, y)
+
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+        if batch % 2 == 0:
+            loss, current = loss.item(), batch * batch_size + len(X)
+            print(f"loss: {loss:>7.3f}  [{current:>5d}/{size:>5d}]")
+
+
+def test_loop(dataloader, model, loss_fn):
+    model.eval()
+    size = len(dataloader.dataset)
+    num_batches = len(dataloader)
+    test_loss, correct = 0, 0
+
+    with torch.no_grad():
+        for X, y in dataloader:
+            pred = model(X)
+            test_loss += loss_fn(pred, y).item()
+            correct += (pred.argmax(1) == y).type(torch.float).sum().item()
+
+    test_loss /= num_batches
+    correct /= size
+    print(f"Test Error: \\n Accuracy: {(100*correct):>0.1f}%, Avg loss: {test_loss:>8.3f} \\n")
+
+
+for t in range(epochs):
+    print(f"Epoch {t+1}\\n-------------------------------")
+    train_loop(train_dataloader, model, loss_fn, optimizer)
+    test_loop(test_dataloader, model, loss_fn)
+print("Done!")
+""",
+    """
+from torch.utils.data import TensorDataset, random_split, SequentialSampler
+
+# shuffled batches differ between the libraries; their sizes and contents as a set do not
+pairs = TensorDataset(torch.arange(10), torch.arange(10) * 10)
+shuffled = DataLoader(pairs, batch_size=4, shuffle=True)
+batches = list(shuffled)
+print([len(x) for x, y in batches], sorted(torch.cat([x for x, y in batches]).tolist()))
+print(all(bool((y == x * 10).all()) for x, y in batches))
+print([len(s) for s in random_split(pairs, [0.7, 0.2, 0.1])])
+DataLoader(pairs, shuffle=True, sampler=SequentialSampler(pairs))
+""",
+]
+
+NN_TUTORIALS["data_quickstart"] = DATA_QUICKSTART
