@@ -111,6 +111,28 @@ def _effective_grad(w, g, weight_decay, maximize, out):
     return g
 
 
+def _lerp(start, end, weight, out):
+    """``start += weight * (end - start)`` in place (``torch.lerp_``), computed from the nearer end
+    as PyTorch does: ``end - (1 - weight) * (end - start)`` when weight >= 0.5. ``out`` is scratch."""
+    np.subtract(end, start, out=out)
+    weight = start.dtype.type(weight)          # the weight in the arrays' dtype, as PyTorch's kernel
+    if abs(weight) < 0.5:
+        out *= weight
+        start += out
+    else:
+        out *= weight - 1
+        np.add(end, out, out=start)
+    return start
+
+
+def _scalar_state(state, key):
+    """``state[key]``, a 0-d tensor of the default float dtype (a state_dict may hold a number)."""
+    value = state[key]
+    if not isinstance(value, Tensor):
+        value = state[key] = _wrap(np.array(float(value), _step_dtype()))
+    return value
+
+
 class Optimizer:
     """Base class: ``Optimizer(params, defaults)``.
 

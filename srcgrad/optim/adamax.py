@@ -1,0 +1,98 @@
+"""``Adamax`` (PyTorch's ``torch.optim.Adamax``): Adam with the second moment replaced by an
+exponentially weighted infinity norm of the gradients.
+
+Example:
+    >>> import srcgrad as torch
+    >>> import srcgrad.optim as optim
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = optim.Adamax([w], lr=2e-3)
+    >>> for _ in range(3):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+"""
+import numpy as np
+
+from ..eager.tensor import _wrap, bump_version
+from .optimizer import (Optimizer, _check_flags, _check_lr, _count_step, _effective_grad, _lerp, _new_step,
+                        _scalar)
+
+__all__ = ["Adamax"]
+
+
+class Adamax(Optimizer):
+    """Adamax (Kingma & Ba, 2014, section 7), as in PyTorch's documented algorithm. At step t, for
+    each parameter p with gradient g (negated when ``maximize``)::
+
+        g = g + weight_decay * p
+        m = m + (1 - beta1) * (g - m)
+        u = max(beta2 * u, |g| + eps)
+        p = p - lr / (1 - beta1**t) * m / u
+
+    ``state[p]`` holds 'step', 'exp_avg' (m) and 'exp_inf' (u). ``foreach`` is accepted and
+    changes nothing; ``capturable=True`` and ``differentiable=True`` raise.
+
+    >>> opt = Adamax(model_params, lr=2e-3, betas=(0.9, 0.999))
+    """
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable, "capturable": capturable}
+        _check_flags(foreach, None, differentiable, capturable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+
+    def _state(self, p):
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = _new_step()
+            state["exp_avg"] = _wrap(np.zeros_like(p._data))
+            state["exp_inf"] = _wrap(np.zeros_like(p._data))
+        return state
+
+    def _update_group(self, group):
+        lr = _scalar(group["lr"])
+        beta1, beta2 = (_scalar(b) for b in group["betas"])
+        eps = _scalar(group["eps"])
+        weight_decay = _scalar(group["weight_decay"])
+        maximize = group["maximize"]
+        for p in group["params"]:
+            if p._grad is None:
+                continue
+            state = self._state(p)
+            t = _count_step(state)
+            w, g = p._data, p._grad._data
+            m, u = state["exp_avg"]._data, state["exp_inf"]._data
+            d, a = self._buffers(w, 2)
+
+            g = _effective_grad(w, g, weight_decay, maximize, out=d)
+
+            _lerp(m, g, 1 - beta1, out=a)
+            # the infinity norm: u = max(beta2 * u, |g| + eps)
+            u *= beta2
+            np.abs(g, out=a)
+            a += eps
+            np.maximum(u, a, out=u)
+
+            clr = lr / (1 - beta1 ** t)
+            np.multiply(m, -clr, out=a)
+            a /= u
+            w += a
+            bump_version(p)         # as an in-place op: graphs that saved p refuse to backward

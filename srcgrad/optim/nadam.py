@@ -1,0 +1,136 @@
+"""``NAdam`` (PyTorch's ``torch.optim.NAdam``): Adam with Nesterov momentum, with a momentum
+schedule and optional decoupled weight decay.
+
+Example:
+    >>> import srcgrad as torch
+    >>> import srcgrad.optim as optim
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = optim.NAdam([w], lr=2e-3)
+    >>> for _ in range(3):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+"""
+import numpy as np
+
+from ..eager.tensor import _wrap, bump_version
+from .optimizer import (Optimizer, _check_flags, _check_lr, _count_step, _effective_grad, _lerp, _new_step,
+                        _scalar, _scalar_state, _step_dtype)
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    """NAdam (Dozat, 2016), as in PyTorch's documented algorithm. At step t, for each parameter p
+    with gradient g (negated when ``maximize``)::
+
+        p = p * (1 - lr * weight_decay)        if decoupled_weight_decay (NAdamW)
+        g = g + weight_decay * p               otherwise
+        mu_t = beta1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))
+        mu_{t+1} = beta1 * (1 - 0.5 * 0.96 ** ((t + 1) * momentum_decay))
+        P = mu_1 * ... * mu_t                  (the 'mu_product')
+        m = m + (1 - beta1) * (g - m)
+        v = beta2 * v + (1 - beta2) * g * g
+        denom = sqrt(v / (1 - beta2**t)) + eps
+        p = p - lr * (1 - mu_t) / (1 - P) * g / denom
+        p = p - lr * mu_{t+1} / (1 - P * mu_{t+1}) * m / denom
+
+    ``state[p]`` holds 'step', 'mu_product' (P, a 0-d tensor of the default float dtype, so in
+    float32 it is rounded to float32 as in PyTorch), 'exp_avg' (m) and 'exp_avg_sq' (v).
+    ``foreach`` is accepted and changes nothing; ``capturable=True`` and ``differentiable=True``
+    raise.
+
+    >>> opt = NAdam(model_params, lr=2e-3, momentum_decay=4e-3, decoupled_weight_decay=True)
+    """
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False):
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay,
+                    "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable}
+        _check_flags(foreach, None, differentiable, capturable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+
+    def _state(self, p):
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = _new_step()
+            state["mu_product"] = _wrap(np.ones((), _step_dtype()))
+            state["exp_avg"] = _wrap(np.zeros_like(p._data))
+            state["exp_avg_sq"] = _wrap(np.zeros_like(p._data))
+        return state
+
+    def _update_group(self, group):
+        lr = _scalar(group["lr"])
+        beta1, beta2 = (_scalar(b) for b in group["betas"])
+        eps = _scalar(group["eps"])
+        weight_decay = _scalar(group["weight_decay"])
+        momentum_decay = _scalar(group["momentum_decay"])
+        decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
+        for p in group["params"]:
+            if p._grad is None:
+                continue
+            state = self._state(p)
+            t = _count_step(state)
+            w, g = p._data, p._grad._data
+            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+            d, a, denom = self._buffers(w, 3)
+
+            if decoupled:
+                if weight_decay != 0:
+                    w *= 1 - lr * weight_decay
+                    bump_version(p)
+                g = _effective_grad(w, g, 0, maximize, out=d)
+            else:
+                g = _effective_grad(w, g, weight_decay, maximize, out=d)
+
+            # the momentum schedule, and the product of its values so far (kept in the state's dtype)
+            mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * momentum_decay))
+            mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * momentum_decay))
+            mu_product = _scalar_state(state, "mu_product")._data
+            mu_product *= mu
+            mu_product = float(mu_product)
+            mu_product_next = mu_product * mu_next
+
+            _lerp(m, g, 1 - beta1, out=a)
+            v *= beta2
+            np.multiply(g, 1 - beta2, out=a)
+            a *= g
+            v += a
+
+            bias_correction2 = 1 - beta2 ** t
+            np.divide(v, bias_correction2, out=denom)
+            np.sqrt(denom, out=denom)
+            denom += eps
+
+            # the Nesterov step: a part along the gradient, a part along the momentum
+            np.multiply(g, -lr * (1.0 - mu) / (1.0 - mu_product), out=a)
+            a /= denom
+            w += a
+            bump_version(p)
+            np.multiply(m, (-lr * mu_next) / (1.0 - mu_product_next), out=a)
+            a /= denom
+            w += a
+            bump_version(p)

@@ -1,0 +1,130 @@
+"""``RAdam`` (PyTorch's ``torch.optim.RAdam``): Adam whose adaptive step is switched on, and
+rectified, only once the variance of the adaptive learning rate is tractable.
+
+Example:
+    >>> import srcgrad as torch
+    >>> import srcgrad.optim as optim
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = optim.RAdam([w], lr=1e-3)
+    >>> for _ in range(3):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+"""
+import numpy as np
+
+from ..eager.tensor import _wrap, bump_version
+from .optimizer import (Optimizer, _check_flags, _check_lr, _count_step, _effective_grad, _lerp, _new_step,
+                        _scalar)
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    """RAdam (Liu et al., 2019), as in PyTorch's documented algorithm. At step t, for each
+    parameter p with gradient g (negated when ``maximize``)::
+
+        p = p * (1 - lr * weight_decay)        if decoupled_weight_decay (RAdamW)
+        g = g + weight_decay * p               otherwise
+        m = m + (1 - beta1) * (g - m)
+        v = beta2 * v + (1 - beta2) * g * g
+        m_hat = m / (1 - beta1**t)
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 t beta2**t / (1 - beta2**t)
+        if rho_t > 5:
+            l = sqrt(1 - beta2**t) / (sqrt(v) + eps)
+            r = sqrt((rho_t - 4) (rho_t - 2) rho_inf / ((rho_inf - 4) (rho_inf - 2) rho_t))
+            p = p - lr * m_hat * l * r
+        else:
+            p = p - lr * m_hat
+
+    ``state[p]`` holds 'step', 'exp_avg' (m) and 'exp_avg_sq' (v). ``foreach`` is accepted and
+    changes nothing; ``capturable=True`` and ``differentiable=True`` raise.
+
+    >>> opt = RAdam(model_params, lr=1e-3, weight_decay=1e-2, decoupled_weight_decay=True)
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
+                 *, foreach=None, maximize=False, capturable=False, differentiable=False):
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
+                    "foreach": foreach, "capturable": capturable, "decoupled_weight_decay": decoupled_weight_decay,
+                    "differentiable": differentiable}
+        _check_flags(foreach, None, differentiable, capturable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+            group.setdefault("decoupled_weight_decay", False)
+
+    def _state(self, p):
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = _new_step()
+            state["exp_avg"] = _wrap(np.zeros_like(p._data))
+            state["exp_avg_sq"] = _wrap(np.zeros_like(p._data))
+        return state
+
+    def _update_group(self, group):
+        lr = _scalar(group["lr"])
+        beta1, beta2 = (_scalar(b) for b in group["betas"])
+        eps = _scalar(group["eps"])
+        weight_decay = _scalar(group["weight_decay"])
+        decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
+        for p in group["params"]:
+            if p._grad is None:
+                continue
+            state = self._state(p)
+            t = _count_step(state)
+            w, g = p._data, p._grad._data
+            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+            d, a, step = self._buffers(w, 3)
+
+            if decoupled:
+                if weight_decay != 0:
+                    w *= 1 - lr * weight_decay
+                    bump_version(p)
+                g = _effective_grad(w, g, 0, maximize, out=d)
+            else:
+                g = _effective_grad(w, g, weight_decay, maximize, out=d)
+
+            _lerp(m, g, 1 - beta1, out=a)
+            v *= beta2
+            np.multiply(g, 1 - beta2, out=a)
+            a *= g
+            v += a
+
+            bias_correction1 = 1 - beta1 ** t
+            bias_correction2 = 1 - beta2 ** t
+            # the bias-corrected first moment, times lr
+            np.divide(m, bias_correction1, out=step)
+            step *= lr
+
+            # the length of the approximated simple moving average, and its limit
+            rho_inf = 2 / (1 - beta2) - 1
+            rho_t = rho_inf - 2 * t * (beta2 ** t) / bias_correction2
+            if rho_t > 5.0:
+                # the adaptive learning rate sqrt(bias_correction2) / (sqrt(v) + eps) ...
+                adaptive = np.sqrt(v, out=a)
+                adaptive += eps
+                np.reciprocal(adaptive, out=adaptive)
+                adaptive *= bias_correction2 ** 0.5
+                # ... and the variance rectification term
+                rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                step *= adaptive
+                step *= rect
+            w -= step
+            bump_version(p)
