@@ -17,11 +17,14 @@ from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Los
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, Embedding, LayerNorm
 from .parameter import Buffer, Parameter
-from .pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
+                      MaxPool1d, MaxPool2d)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = ["Module", "Parameter", "Buffer", "Linear", "Bilinear", "Identity", "Sequential", "ModuleList", "ModuleDict",
            "ParameterList", "Flatten", "Unflatten", "Dropout", "ReLU", "ReLU6", "Tanh", "Sigmoid", "SiLU", "Softplus",
            "GELU", "LeakyReLU", "Softmax", "LogSoftmax", "Conv1d", "Conv2d", "ConvTranspose1d",
-           "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
-           "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding", "MSELoss", "L1Loss", "SmoothL1Loss",
-           "HuberLoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
+           "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm",
+           "Embedding", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
+           "BCEWithLogitsLoss", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]

@@ -16,7 +16,8 @@ from ..eager.ops import pointwise as _pw
 # conv.py, pooling.py, padding.py and norm.py: loaded on first use (PEP 562), so that `import srcgrad`
 # stays quick
 _CONV = ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d")
-_POOLING = ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d")
+_POOLING = ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+            "adaptive_max_pool1d", "adaptive_max_pool2d")
 _PADDING = ("pad",)
 _NORM = ("batch_norm", "layer_norm", "embedding", "gelu", "group_norm", "instance_norm")
 

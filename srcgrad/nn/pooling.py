@@ -1,9 +1,12 @@
 """Pooling layers: ``MaxPool1d``/``MaxPool2d``, ``AvgPool1d``/``AvgPool2d`` (stride defaults
-to the kernel size).
+to the kernel size) and the adaptive ones, ``AdaptiveAvgPool1d``/``AdaptiveAvgPool2d`` and
+``AdaptiveMaxPool1d``/``AdaptiveMaxPool2d`` (given the output size instead of a kernel).
 
 Example:
     >>> torch.nn.MaxPool2d(2)
     MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    >>> torch.nn.AdaptiveAvgPool2d((1, 1))
+    AdaptiveAvgPool2d(output_size=(1, 1))
 """
 from . import functional as F
 from .module import Module
@@ -68,4 +71,70 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d"]
+class _AdaptiveAvgPoolNd(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """The mean over each of ``output_size`` windows splitting L as evenly as they can.
+
+    >>> torch.nn.AdaptiveAvgPool1d(5)(torch.randn(1, 64, 8)).shape
+    torch.Size([1, 64, 5])
+    """
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """The mean over each of the windows splitting H x W into ``output_size`` (an int, or a
+    pair whose None entries keep that input size) as evenly as they can.
+
+    >>> torch.nn.AdaptiveAvgPool2d((5, None))(torch.randn(1, 64, 8, 9)).shape
+    torch.Size([1, 64, 5, 9])
+    """
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """The max over each of ``output_size`` windows splitting L as evenly as they can (with
+    ``return_indices``, also where each max was).
+
+    >>> torch.nn.AdaptiveMaxPool1d(5)(torch.randn(1, 64, 8)).shape
+    torch.Size([1, 64, 5])
+    """
+
+    def forward(self, input):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """The max over each of the windows splitting H x W into ``output_size`` as evenly as they
+    can (with ``return_indices``, also each max's flat index into its H x W plane).
+
+    >>> torch.nn.AdaptiveMaxPool2d(7)(torch.randn(1, 64, 10, 9)).shape
+    torch.Size([1, 64, 7, 7])
+    """
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]

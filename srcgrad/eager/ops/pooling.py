@@ -1,5 +1,5 @@
-"""Max and average pooling (1-D and 2-D) with PyTorch's grad_fn names, error messages and
-results.
+"""Max and average pooling (1-D and 2-D), plain and adaptive, with PyTorch's grad_fn names,
+error messages and results.
 
 The forward passes are numpy: pooling walks the kh*kw kernel offsets, each offset one strided
 slice of the whole batch (windows.py), so no Python loop runs over the batch or over pixels,
@@ -26,9 +26,11 @@ from ..graph import Node, define_saved
 from ..tensor import Tensor, _wrap
 from . import dual
 from ._core import needs_grad
+from .inplace import _type_word
 from .windows import _offset_slice, _pad_hw, _record, _shape
 
-__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
+__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,3 +440,321 @@ define_saved(AvgPool2DBackward0, self=0,
              ceil_mode=lambda n: n.pool.ceil_mode,
              count_include_pad=lambda n: bool(n.pool.args[4]),
              divisor_override=lambda n: n.pool.args[5])
+
+
+# ---------------------------------------------------------------------------------------------
+# adaptive pooling
+#
+# Output cell i of an axis of n inputs pools the inputs [floor(i*n/o), ceil((i+1)*n/o)): the
+# windows cover the axis, neighbours overlapping by at most one input when o does not divide n.
+# A 2-D window is a product of a row range and a column range. The average is separable: the
+# 1-D average over rows, then over columns; along an axis that o divides it is a reshape and a
+# mean, along any other a product with an (o, n) averaging matrix. The max looks at every
+# window at once through one (B, OH, KH, OW, KW) array: a reshape along an axis that o divides,
+# a gather along the others (a short window repeating its last input). No Python loop runs over
+# windows or pixels.
+
+
+def _adaptive_bounds(n, o):
+    """The first and one-past-last input of each of the ``o`` windows over ``n`` inputs."""
+    i = np.arange(o)
+    return (i * n) // o, -((-(i + 1) * n) // o)
+
+
+def _avg_matrix(n, o, dtype):
+    """A (o, n): row i averages window i (A @ v pools a vector v)."""
+    start, end = _adaptive_bounds(n, o)
+    j = np.arange(n)
+    inside = (j >= start[:, None]) & (j < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+def _adaptive_avg_axis(a, o, axis):
+    """The adaptive average of ``a`` along ``axis`` (-1 or -2) down to ``o`` cells."""
+    n = a.shape[axis]
+    if o == 0:
+        return np.zeros(a.shape[:axis] + (0,) + (a.shape[-1:] if axis == -2 else ()), dtype=a.dtype)
+    if n % o == 0:
+        k = n // o
+        if axis == -1:
+            return a.reshape(a.shape[:-1] + (o, k)).mean(-1)
+        return a.reshape(a.shape[:-2] + (o, k, a.shape[-1])).mean(-2)
+    m = _avg_matrix(n, o, a.dtype)
+    return a @ m.T if axis == -1 else m @ a
+
+
+def _adaptive_avg_axis_adjoint(g, n, axis):
+    """The adjoint of ``_adaptive_avg_axis``: each cell's gradient spread evenly over its window."""
+    o = g.shape[axis]
+    if o == 0:
+        return np.zeros(g.shape[:axis] + (n,) + (g.shape[-1:] if axis == -2 else ()), dtype=g.dtype)
+    if n % o == 0:
+        k = n // o
+        return np.repeat(g / g.dtype.type(k), k, axis=axis)
+    m = _avg_matrix(n, o, g.dtype)
+    return g @ m if axis == -1 else m.T @ g
+
+
+def _planes(a):
+    """(B, H, W): the leading dims folded together (stated, as H or W may be 0)."""
+    return a.reshape((int(np.prod(a.shape[:-2], dtype=np.int64)),) + a.shape[-2:])
+
+
+def _adaptive_avg_np(x, out_hw):
+    x3 = _planes(x)
+    # rows first: a reduction over contiguous rows is the fast one, and it shrinks the second
+    out = _adaptive_avg_axis(_adaptive_avg_axis(x3, out_hw[0], -2), out_hw[1], -1)
+    return out.reshape(x.shape[:-2] + tuple(out_hw))
+
+
+def _adaptive_avg_adjoint_np(g, x_shape):
+    g3 = _planes(g)
+    gx = _adaptive_avg_axis_adjoint(_adaptive_avg_axis_adjoint(g3, x_shape[-2], -2), x_shape[-1], -1)
+    return np.ascontiguousarray(gx).reshape(x_shape)
+
+
+class AdaptiveAvgPool2DBackward0(Node):
+    __slots__ = ("out_hw",)
+
+    def apply(self, g):
+        (x,) = self.saved()
+        return _adaptive_avg_adjoint(g, _shape(x), x)
+
+
+class AdaptiveAvgPool2DBackwardBackward0(Node):
+    """adaptive_avg_pool2d's gradient recorded under create_graph, inputs (g, x): linear in g
+    (its adjoint is adaptive_avg_pool2d again) and independent of x."""
+
+    __slots__ = ("out_hw", "x_shape")
+
+    def apply(self, h):
+        return (_adaptive_avg(h, self.out_hw) if self.needs_input_grad(0) else None,
+                dual.zeros(self.x_shape, h) if self.needs_input_grad(1) else None)
+
+
+def _adaptive_avg(x, out_hw):
+    if isinstance(x, Tensor):
+        return _record(_adaptive_avg_np(x._data, out_hw), AdaptiveAvgPool2DBackward0, (x,), (x,), out_hw=out_hw)
+    return _adaptive_avg_np(x, out_hw)
+
+
+def _adaptive_avg_adjoint(g, x_shape, x=None):
+    if isinstance(g, Tensor):
+        return _record(_adaptive_avg_adjoint_np(g._data, x_shape), AdaptiveAvgPool2DBackwardBackward0, (g, x),
+                       out_hw=tuple(g._data.shape[-2:]), x_shape=x_shape)
+    return _adaptive_avg_adjoint_np(g, x_shape)
+
+
+def _window_index(n, o):
+    """(o, k): the inputs of each of the ``o`` windows over ``n``, k the longest window; a
+    shorter window repeats its last input (a repeat changes no max)."""
+    start, end = _adaptive_bounds(n, o)
+    return np.minimum(start[:, None] + np.arange(int((end - start).max())), end[:, None] - 1)
+
+
+def _adaptive_windows(x3, out_hw):
+    """(B, OH, KH, OW, KW): every window of the planes ``x3`` (B, H, W) at once, entry
+    [:, i, a, j, b] the pixel at row offset a and column offset b of window (i, j) — a view
+    (a reshape) along an axis whose size the output divides, a gather along the others."""
+    b, h, w = x3.shape
+    oh, ow = out_hw
+    rows = x3.reshape(b, oh, h // oh, w) if h % oh == 0 else np.take(x3, _window_index(h, oh), axis=1)
+    if w % ow == 0:
+        return rows.reshape(rows.shape[:3] + (ow, w // ow))
+    return np.take(rows, _window_index(w, ow), axis=3)
+
+
+def _adaptive_max_np(x, out_hw, with_arg):
+    """The maxima (..., OH, OW) and (``with_arg``) the flat index h * W + w of each in its plane:
+    PyTorch scans a window in row-major order and keeps the first maximum, or the last NaN."""
+    x3 = _planes(x)
+    (h, w), (oh, ow) = x3.shape[1:], out_hw
+    out_shape = x.shape[:-2] + tuple(out_hw)
+    if oh == 0 or ow == 0:
+        return np.zeros(out_shape, dtype=x.dtype), np.zeros(out_shape, dtype=np.int64)
+    win = _adaptive_windows(x3, out_hw)
+    best = win.max(2).max(-1)       # (two reductions: much faster than one over both axes)
+    if not with_arg:
+        return best.reshape(out_shape), None
+    kh, kw = win.shape[2], win.shape[4]
+
+    def row_major(mask):    # (B, OH, OW, KH * KW): each window's flags in scan order
+        return mask.transpose(0, 1, 3, 2, 4).reshape(win.shape[0], oh, ow, kh * kw)
+
+    offset = row_major(win == best[:, :, None, :, None]).argmax(-1)    # the first maximum
+    if x3.dtype.kind == "f" and np.isnan(best).any():
+        last_nan = kh * kw - 1 - row_major(np.isnan(win))[..., ::-1].argmax(-1)
+        offset = np.where(np.isnan(best), last_nan, offset)
+    a, b = np.divmod(offset, kw)
+    (r0, r1), (c0, c1) = _adaptive_bounds(h, oh), _adaptive_bounds(w, ow)
+    row = np.minimum(r0[:, None] + a, r1[:, None] - 1)     # a repeated last row/column is itself
+    col = np.minimum(c0 + b, c1 - 1)
+    return best.reshape(out_shape), (row * w + col).reshape(out_shape)
+
+
+def _adaptive_max_scatter_np(g, flat, x_shape):
+    """Each output gradient added to the input pixel that was its max."""
+    (h, w), (oh, ow) = x_shape[-2:], g.shape[-2:]
+    planes = int(np.prod(x_shape[:-2], dtype=np.int64))
+    gx = np.zeros((planes, h * w), dtype=g.dtype)
+    where, g2 = flat.reshape(planes, oh * ow), g.reshape(planes, oh * ow)
+    if oh and ow and h % oh == 0 and w % ow == 0:    # disjoint windows: each pixel gets at most one
+        np.put_along_axis(gx, where, g2, axis=1)
+    else:                                           # overlapping windows may share their max
+        np.add.at(gx, (np.arange(planes)[:, None], where), g2)
+    return gx.reshape(x_shape)
+
+
+def _adaptive_max_gather(h, flat):
+    """The adjoint of the scatter: each output picks its max's pixel out of ``h``."""
+    shape = flat.shape
+    plane = h.shape[-2] * h.shape[-1]
+    idx = flat.reshape(-1, int(np.prod(shape[-2:], dtype=np.int64)))
+    if isinstance(h, Tensor):       # recorded with eager ops, so it differentiates again
+        return h.reshape(-1, plane).gather(1, _wrap(idx)).view(shape)
+    return np.take_along_axis(h.reshape(-1, plane), idx, axis=1).reshape(shape)
+
+
+class AdaptiveMaxPool2DBackward0(Node):
+    __slots__ = ("flat",)
+
+    def apply(self, g):
+        (x,) = self.saved()
+        return _adaptive_max_scatter(g, self.flat, _shape(x), x)
+
+
+class AdaptiveMaxPool2DBackwardBackward0(Node):
+    """The scatter of an adaptive max-pool gradient recorded under create_graph, inputs (g, x):
+    linear in g (its adjoint is a gather) and independent of x."""
+
+    __slots__ = ("flat", "x_shape")
+
+    def apply(self, h):
+        return (_adaptive_max_gather(h, self.flat) if self.needs_input_grad(0) else None,
+                dual.zeros(self.x_shape, h) if self.needs_input_grad(1) else None)
+
+
+def _adaptive_max_scatter(g, flat, x_shape, x=None):
+    if isinstance(g, Tensor):
+        return _record(_adaptive_max_scatter_np(g._data, flat, x_shape), AdaptiveMaxPool2DBackwardBackward0, (g, x),
+                       flat=flat, x_shape=x_shape)
+    return _adaptive_max_scatter_np(g, flat, x_shape)
+
+
+def _adaptive_output_size(fn, x, output_size):
+    """``output_size`` (an int, or two ints or Nones: None keeps that input size) as a pair,
+    after PyTorch's checks of the input and the size."""
+    if isinstance(output_size, (int, np.integer)):
+        out = (int(output_size), int(output_size))
+    else:
+        if output_size is None:
+            raise TypeError("object of type 'NoneType' has no len()")
+        output_size = tuple(output_size)
+        if x.dim() <= len(output_size):
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+        out = tuple(x.shape[x.dim() - len(output_size) + i] if v is None else v for i, v in enumerate(output_size))
+        for i, v in enumerate(out):
+            if not isinstance(v, (int, np.integer)):
+                raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, but found "
+                                f"element of type {type(v).__name__} at pos {i}")
+        if len(out) != 2:
+            raise RuntimeError(f"{fn}: output_size must be 2" if fn == "adaptive_avg_pool2d" else
+                               f"{fn}(): internal error: output_size.size() must be 2")
+        out = tuple(int(v) for v in out)
+    shape = list(x.shape)
+    if x.dim() not in (3, 4):
+        sep = ":" if fn == "adaptive_max_pool2d" else ""
+        raise RuntimeError(f"{fn}(): Expected 3D or 4D tensor, but got{sep} {shape}")
+    for d in range(x.dim() - 3 + 1, x.dim()):
+        if shape[d] == 0:
+            raise RuntimeError(f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {shape} with dimension {d} being empty")
+    if min(out) < 0:
+        if fn == "adaptive_avg_pool2d":
+            raise RuntimeError(f"{fn}: elements of output_size must be greater than or equal to 0 but received "
+                               f"{{{out[0]}, {out[1]}}}")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(v for v in out if v < 0)}: "
+                           f"{shape[:-2] + list(out)}")
+    if x._data.dtype.kind != "f":
+        raise NotImplementedError(f'"{fn}" not implemented for \'{_type_word(x)}\'')
+    return out
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """The mean over each of the OH x OW windows that split ``input`` (N, C, H, W) or (C, H, W)
+    as evenly as they can (window i of n rows: [floor(i*n/OH), ceil((i+1)*n/OH))).
+    ``output_size``: an int, or a pair whose None entries keep that input size.
+
+    >>> adaptive_avg_pool2d(torch.arange(16.0).reshape(1, 4, 4), (2, 1))
+    tensor([[[ 3.5000],
+             [11.5000]]])
+    """
+    out_hw = _adaptive_output_size("adaptive_avg_pool2d", input, output_size)
+    if out_hw == (1, 1):        # PyTorch takes the mean here (grad_fn MeanBackward1)
+        return input.mean((-1, -2), keepdim=True)
+    return _adaptive_avg(input, out_hw)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """The max over each adaptive window (as in ``adaptive_avg_pool2d``); with ``return_indices``
+    also each max's flat index h * W + w into its plane.
+
+    >>> adaptive_max_pool2d(torch.arange(16.0).reshape(1, 4, 4), 1, return_indices=True)
+    (tensor([[[15.]]]), tensor([[[15]]]))
+    """
+    out_hw = _adaptive_output_size("adaptive_max_pool2d", input, output_size)
+    out, flat = _adaptive_max_np(input._data, out_hw, needs_grad(input) or return_indices)
+    r = _record(out, AdaptiveMaxPool2DBackward0, (input,), (input,), flat=flat)
+    if return_indices:
+        return r, _wrap(flat)
+    return r
+
+
+def _adaptive_1d_size(fn, input, output_size):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {fn})")
+    if isinstance(output_size, (int, np.integer)):
+        return int(output_size)
+    if output_size is None:
+        raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, not NoneType")
+    output_size = tuple(output_size)
+    for i, v in enumerate(output_size):
+        if not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, but found element "
+                            f"of type {type(v).__name__} at pos {i}")
+    if len(output_size) != 1:
+        raise RuntimeError(f"{fn}() argument 'output_size' should contain one int (got {len(output_size)})")
+    return int(output_size[0])
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """``adaptive_avg_pool2d`` over (N, C, L) or (C, L), as a pool over H = 1.
+
+    >>> adaptive_avg_pool1d(torch.tensor([[1.0, 2.0, 3.0, 4.0, 5.0]]), 2)   # windows [0, 3) and [2, 5)
+    tensor([[2., 4.]])
+    """
+    o = _adaptive_1d_size("adaptive_avg_pool1d", input, output_size)
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """``adaptive_max_pool2d`` over (N, C, L) or (C, L); indices are positions along L.
+
+    >>> adaptive_max_pool1d(torch.tensor([[1.0, 5.0, 3.0, 4.0, 2.0]]), 2)
+    tensor([[5., 4.]])
+    """
+    o = _adaptive_1d_size("adaptive_max_pool1d", input, output_size)
+    r = adaptive_max_pool2d(input.unsqueeze(-2), (1, o), return_indices)
+    if return_indices:
+        return r[0].squeeze(-2), r[1].squeeze(-2)
+    return r.squeeze(-2)
+
+
+def _adaptive_max_indices(n):
+    _ = n._saved_self   # raises once backward freed it, as PyTorch's _saved_result1 does
+    return _wrap(n.flat)
+
+
+define_saved(AdaptiveAvgPool2DBackward0, self=0)
+define_saved(AdaptiveMaxPool2DBackward0, self=0, result1=_adaptive_max_indices)
