@@ -49,13 +49,7 @@ class Adadelta(Optimizer):
         _check_flags(foreach, None, differentiable, capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    _restored_defaults = {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
 
     def _state(self, p):
         state = self.state[p]

@@ -54,13 +54,7 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 self._state(p, group)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
+    _restored_defaults = {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
 
     def _state(self, p, group):
         # a parameter of a group added after construction gets its state on its first step

@@ -14,7 +14,8 @@ Example:
 import numpy as np
 
 from ..eager.tensor import Tensor, _wrap, bump_version
-from .optimizer import Optimizer, _effective_grad, _check_flags, _check_lr, _count_step, _new_step, _scalar
+from .optimizer import (Optimizer, _check_adam_args, _check_flags, _count_step, _decayed_grad, _new_step, _scalar,
+                        _update_second_moment)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -40,15 +41,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_args(lr, eps, betas, weight_decay)
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)
                 or isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor)):
             raise ValueError("betas must be either both floats or both Tensors")
@@ -59,16 +52,8 @@ class Adam(Optimizer):
         _check_flags(foreach, fused, differentiable, capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-            group.setdefault("decoupled_weight_decay", False)
+    _restored_defaults = {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
+                          "differentiable": False, "fused": None, "decoupled_weight_decay": False}
 
     def _state(self, p, amsgrad):
         state = self.state[p]
@@ -96,23 +81,14 @@ class Adam(Optimizer):
             m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
             d, a, b = self._buffers(w, 3)
 
-            if decoupled:
-                if weight_decay != 0:
-                    w *= 1 - lr * weight_decay
-                    bump_version(p)
-                g = _effective_grad(w, g, 0, maximize, out=d)
-            else:
-                g = _effective_grad(w, g, weight_decay, maximize, out=d)
+            g = _decayed_grad(p, g, lr, weight_decay, decoupled, maximize, out=d)
 
             # first moment: the lerp m + (1 - beta1) (g - m)
             np.subtract(g, m, out=a)
             a *= 1 - beta1
             m += a
             # second moment
-            v *= beta2
-            np.multiply(g, 1 - beta2, out=a)
-            a *= g
-            v += a
+            _update_second_moment(v, g, beta2, scratch=a)
             if amsgrad:
                 vmax = state["max_exp_avg_sq"]._data
                 np.maximum(vmax, v, out=vmax)

@@ -14,7 +14,7 @@ Example:
 import numpy as np
 
 from ..eager.tensor import _wrap, bump_version
-from .optimizer import (Optimizer, _check_flags, _check_lr, _count_step, _effective_grad, _lerp, _new_step,
+from .optimizer import (Optimizer, _check_adam_args, _check_flags, _count_step, _effective_grad, _lerp, _new_step,
                         _scalar)
 
 __all__ = ["Adamax"]
@@ -37,27 +37,13 @@ class Adamax(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_args(lr, eps, betas, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "capturable": capturable}
         _check_flags(foreach, None, differentiable, capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    _restored_defaults = {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
 
     def _state(self, p):
         state = self.state[p]

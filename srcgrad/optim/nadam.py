@@ -14,8 +14,8 @@ Example:
 import numpy as np
 
 from ..eager.tensor import _wrap, bump_version
-from .optimizer import (Optimizer, _check_flags, _check_lr, _count_step, _effective_grad, _lerp, _new_step,
-                        _scalar, _scalar_state, _step_dtype)
+from .optimizer import (Optimizer, _check_adam_args, _check_flags, _count_step, _decayed_grad, _lerp, _new_step,
+                        _scalar, _scalar_state, _step_dtype, _update_second_moment)
 
 __all__ = ["NAdam"]
 
@@ -46,15 +46,7 @@ class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_args(lr, eps, betas, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
@@ -64,14 +56,8 @@ class NAdam(Optimizer):
         _check_flags(foreach, None, differentiable, capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
+    _restored_defaults = {"maximize": False, "foreach": None, "capturable": False, "differentiable": False,
+                          "decoupled_weight_decay": False}
 
     def _state(self, p):
         state = self.state[p]
@@ -98,13 +84,7 @@ class NAdam(Optimizer):
             m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
             d, a, denom = self._buffers(w, 3)
 
-            if decoupled:
-                if weight_decay != 0:
-                    w *= 1 - lr * weight_decay
-                    bump_version(p)
-                g = _effective_grad(w, g, 0, maximize, out=d)
-            else:
-                g = _effective_grad(w, g, weight_decay, maximize, out=d)
+            g = _decayed_grad(p, g, lr, weight_decay, decoupled, maximize, out=d)
 
             # the momentum schedule, and the product of its values so far (kept in the state's dtype)
             mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * momentum_decay))
@@ -115,10 +95,7 @@ class NAdam(Optimizer):
             mu_product_next = mu_product * mu_next
 
             _lerp(m, g, 1 - beta1, out=a)
-            v *= beta2
-            np.multiply(g, 1 - beta2, out=a)
-            a *= g
-            v += a
+            _update_second_moment(v, g, beta2, scratch=a)
 
             bias_correction2 = 1 - beta2 ** t
             np.divide(v, bias_correction2, out=denom)

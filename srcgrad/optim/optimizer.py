@@ -111,6 +111,39 @@ def _effective_grad(w, g, weight_decay, maximize, out):
     return g
 
 
+def _check_adam_args(lr, eps, betas, weight_decay):
+    """The Adam family's argument checks (Adam, Adamax, NAdam, RAdam), in PyTorch's order and words."""
+    _check_lr(lr)
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _decayed_grad(p, g, lr, weight_decay, decoupled, maximize, out):
+    """The gradient an Adam-family update uses. With ``decoupled`` weight decay (AdamW), the
+    parameter itself shrinks first, ``w *= 1 - lr·weight_decay`` (a change its version counter
+    counts); otherwise the decay is the L2 penalty's gradient, added as ``_effective_grad`` does."""
+    if not decoupled:
+        return _effective_grad(p._data, g, weight_decay, maximize, out=out)
+    if weight_decay != 0:
+        p._data *= 1 - lr * weight_decay
+        bump_version(p)
+    return _effective_grad(p._data, g, 0, maximize, out=out)
+
+
+def _update_second_moment(v, g, beta2, scratch):
+    """``v = beta2·v + (1 - beta2)·g²`` in place, in PyTorch's order of rounding."""
+    v *= beta2
+    np.multiply(g, 1 - beta2, out=scratch)
+    scratch *= g
+    v += scratch
+
+
 def _lerp(start, end, weight, out):
     """``start += weight * (end - start)`` in place (``torch.lerp_``), computed from the nearer end
     as PyTorch does: ``end - (1 - weight) * (end - start)`` when weight >= 0.5. ``out`` is scratch."""
@@ -165,10 +198,16 @@ class Optimizer:
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
+    # the options a state pickled by an older version may lack, with their defaults
+    _restored_defaults = {}
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._scratch, self._views = {}, {}
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, value in self._restored_defaults.items():
+                group.setdefault(key, value)
 
     def __repr__(self):
         text = type(self).__name__ + " ("

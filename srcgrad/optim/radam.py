@@ -14,8 +14,8 @@ Example:
 import numpy as np
 
 from ..eager.tensor import _wrap, bump_version
-from .optimizer import (Optimizer, _check_flags, _check_lr, _count_step, _effective_grad, _lerp, _new_step,
-                        _scalar)
+from .optimizer import (Optimizer, _check_adam_args, _check_flags, _count_step, _decayed_grad, _lerp, _new_step,
+                        _scalar, _update_second_moment)
 
 __all__ = ["RAdam"]
 
@@ -46,29 +46,15 @@ class RAdam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
                  *, foreach=None, maximize=False, capturable=False, differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_args(lr, eps, betas, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
                     "foreach": foreach, "capturable": capturable, "decoupled_weight_decay": decoupled_weight_decay,
                     "differentiable": differentiable}
         _check_flags(foreach, None, differentiable, capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            group.setdefault("decoupled_weight_decay", False)
+    _restored_defaults = {"foreach": None, "maximize": False, "differentiable": False, "capturable": False,
+                          "decoupled_weight_decay": False}
 
     def _state(self, p):
         state = self.state[p]
@@ -93,19 +79,10 @@ class RAdam(Optimizer):
             m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
             d, a, step = self._buffers(w, 3)
 
-            if decoupled:
-                if weight_decay != 0:
-                    w *= 1 - lr * weight_decay
-                    bump_version(p)
-                g = _effective_grad(w, g, 0, maximize, out=d)
-            else:
-                g = _effective_grad(w, g, weight_decay, maximize, out=d)
+            g = _decayed_grad(p, g, lr, weight_decay, decoupled, maximize, out=d)
 
             _lerp(m, g, 1 - beta1, out=a)
-            v *= beta2
-            np.multiply(g, 1 - beta2, out=a)
-            a *= g
-            v += a
+            _update_second_moment(v, g, beta2, scratch=a)
 
             bias_correction1 = 1 - beta1 ** t
             bias_correction2 = 1 - beta2 ** t

@@ -54,15 +54,8 @@ class RMSprop(Optimizer):
         _check_flags(foreach, None, differentiable, capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    _restored_defaults = {"momentum": 0, "centered": False, "foreach": None, "maximize": False,
+                          "differentiable": False, "capturable": False}
 
     def _state(self, p, momentum, centered):
         state = self.state[p]

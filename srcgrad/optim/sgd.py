@@ -50,14 +50,8 @@ class SGD(Optimizer):
         _check_flags(foreach, fused, differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
+    _restored_defaults = {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
+                          "fused": None}
 
     def _update_group(self, group):
         lr = _scalar(group["lr"])
