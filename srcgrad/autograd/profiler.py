@@ -74,7 +74,23 @@ def _format_time_share(time_us, total_us):
     return f"{time_us * 100.0 / total_us:.2f}%"
 
 
-class FunctionEvent:
+class _TimeStrings:
+    """The printed forms of an event's times (``prof.key_averages()[0].cpu_time_str``)."""
+
+    @property
+    def cpu_time_str(self):
+        return _format_time(self.cpu_time)
+
+    @property
+    def cpu_time_total_str(self):
+        return _format_time(self.cpu_time_total)
+
+    @property
+    def self_cpu_time_total_str(self):
+        return _format_time(self.self_cpu_time_total)
+
+
+class FunctionEvent(_TimeStrings):
     """One recorded op call: ``name``, start and end, the events it called (``cpu_children``)."""
 
     def __init__(self, name, start_ns, input_shapes):
@@ -98,24 +114,12 @@ class FunctionEvent:
 
     cpu_time = cpu_time_total
 
-    @property
-    def cpu_time_str(self):
-        return _format_time(self.cpu_time)
-
-    @property
-    def cpu_time_total_str(self):
-        return _format_time(self.cpu_time_total)
-
-    @property
-    def self_cpu_time_total_str(self):
-        return _format_time(self.self_cpu_time_total)
-
     def __repr__(self):
         return (f"<FunctionEvent name={self.name} cpu_time={self.cpu_time_str} "
                 f"self_cpu_time={self.self_cpu_time_total_str} input_shapes={self.input_shapes}>")
 
 
-class FunctionEventAvg:
+class FunctionEventAvg(_TimeStrings):
     """The events of one name (and input shapes, when grouped so) added up."""
 
     def __init__(self, key, input_shapes=None):
@@ -136,18 +140,6 @@ class FunctionEventAvg:
     def cpu_time(self):
         """Average microseconds per call."""
         return self.cpu_time_total / self.count if self.count else 0.0
-
-    @property
-    def cpu_time_str(self):
-        return _format_time(self.cpu_time)
-
-    @property
-    def cpu_time_total_str(self):
-        return _format_time(self.cpu_time_total)
-
-    @property
-    def self_cpu_time_total_str(self):
-        return _format_time(self.self_cpu_time_total)
 
     def __repr__(self):
         shapes = self.input_shapes if self.input_shapes is not None else ""
