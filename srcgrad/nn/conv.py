@@ -59,10 +59,7 @@ class _ConvNd(Module):
         # a transposed convolution's weight is that of the convolution it is the gradient of
         channels = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
         self.weight = Parameter(creation.empty(*channels, *self.kernel_size, **kw))
-        if bias:
-            self.bias = Parameter(creation.empty(out_channels, **kw))
-        else:
-            self.register_parameter("bias", None)
+        self.register_parameter("bias", Parameter(creation.empty(out_channels, **kw)) if bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -40,10 +40,7 @@ class Linear(Module):
         self.in_features, self.out_features = in_features, out_features
         kw = _factory(dtype, device)
         self.weight = Parameter(creation.empty(out_features, in_features, **kw))
-        if bias:
-            self.bias = Parameter(creation.empty(out_features, **kw))
-        else:
-            self.register_parameter("bias", None)
+        self.register_parameter("bias", Parameter(creation.empty(out_features, **kw)) if bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -68,10 +65,7 @@ class Bilinear(Module):
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         kw = _factory(dtype, device)
         self.weight = Parameter(creation.empty(out_features, in1_features, in2_features, **kw))
-        if bias:
-            self.bias = Parameter(creation.empty(out_features, **kw))
-        else:
-            self.register_parameter("bias", None)
+        self.register_parameter("bias", Parameter(creation.empty(out_features, **kw)) if bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -21,8 +21,6 @@ import math
 import numbers
 import warnings
 
-import numpy as np
-
 from ..eager import creation
 from ..eager.ops import linalg, pointwise, shape
 from ..eager.ops.pointwise import relu, tanh
@@ -251,15 +249,19 @@ class RNNBase(Module):
             outputs.reverse()
         return shape.stack(outputs, 0), h, c
 
-    def _forward_one_state(self, input, hx):
-        """RNN's and GRU's forward: ``(output, h_n)``."""
+    def _batched(self, input):
+        """``(input, batched, batch_dim)``: an unbatched (2-D) input gets its batch dimension."""
         _refuse_packed(input)
         if input.dim() not in (2, 3):
             raise self._dimension_error(input)
         batched = input.dim() == 3
         batch_dim = 0 if self.batch_first else 1
+        return (input if batched else input.unsqueeze(batch_dim)), batched, batch_dim
+
+    def _forward_one_state(self, input, hx):
+        """RNN's and GRU's forward: ``(output, h_n)``."""
+        input, batched, batch_dim = self._batched(input)
         if not batched:
-            input = input.unsqueeze(batch_dim)
             if hx is not None:
                 if hx.dim() != 2:
                     raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor")
@@ -358,13 +360,7 @@ class LSTM(RNNBase):
                          proj_size, device, dtype)
 
     def forward(self, input, hx=None):
-        _refuse_packed(input)
-        if input.dim() not in (2, 3):
-            raise self._dimension_error(input)
-        batched = input.dim() == 3
-        batch_dim = 0 if self.batch_first else 1
-        if not batched:
-            input = input.unsqueeze(batch_dim)
+        input, batched, batch_dim = self._batched(input)
         if hx is None:
             hx = (self._zeros(input), self._zeros(input))
         else:
