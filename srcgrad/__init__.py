@@ -23,6 +23,5 @@ from .devices import accelerator, compile, cuda, distributed  # noqa: F401  (CPU
 from .serialization import load, save  # noqa: F401
 from . import backends as _backends, devices as _devices
 _backends.mps = _devices.mps          # torch.backends.mps.is_available() in device selection
-Tensor.cuda = _devices.tensor_cuda
 
 __version__ = "0.1.0"

@@ -5,6 +5,7 @@ check that every op has a method (tests/eager/test_ops_table.py).
 """
 import numpy as np
 
+from .. import devices
 from . import creation as cr
 from . import functional as fn
 from .ops import inplace as _ip
@@ -83,7 +84,7 @@ METHODS = {
     "split": sh.split, "chunk": sh.chunk, "unbind": sh.unbind, "flip": sh.flip,
     "float": _dtype_method("float32"), "double": _dtype_method("float64"), "half": _dtype_method("float16"),
     "long": _dtype_method("int64"), "int": _dtype_method("int32"), "bool": _dtype_method("bool_"),
-    "cpu": lambda self: self,
+    "cpu": lambda self: self, "cuda": devices.tensor_cuda,
     # new tensors in this one's dtype
     "new": cr.tensor_new, "new_zeros": cr.new_zeros, "new_ones": cr.new_ones, "new_empty": cr.new_empty,
     "new_full": cr.new_full, "new_tensor": cr.new_tensor,

@@ -45,17 +45,9 @@ def _inplace(input, out, inplace):
     """``out`` written into ``input`` where ``inplace`` (PyTorch's ``relu_``...), else ``out``."""
     if not inplace:
         return out
-    return input.copy_(out) if not input.requires_grad else _set(input, out)
-
-
-def _set(input, out):
-    from ..eager.ops.inplace import check_inplace
+    from ..eager.ops.inplace import assign, check_inplace
     check_inplace(input)
-    input._data[...] = out._data
-    from ..eager.tensor import bump_version
-    bump_version(input)
-    input.grad_fn, input._rg, input._output_nr = out.grad_fn, out._rg, 0
-    return input
+    return assign(input, out)
 
 
 def relu(input, inplace=False):

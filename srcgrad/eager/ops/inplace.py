@@ -69,15 +69,20 @@ def inplace(op, ufunc=None):
                 else:
                     bump_version(x)
                     return x
-        r = op(x, *args, **kwargs)
-        _write_back(x, r)
-        if r.grad_fn is not None:
-            check_view_graph(x)
-            x.grad_fn, x._rg, x._output_nr = r.grad_fn, True, 0
-        return x
+        return assign(x, op(x, *args, **kwargs))
     op_.__name__ = op.__name__ + "_"
     op_.__doc__ = f"In-place ``{op.__name__}``; returns the tensor itself."
     return op_
+
+
+def assign(x, r):
+    """Write ``r``, the result of an op on ``x``, into ``x``, which takes over r's history: the
+    second half of every ``x.op_()`` (the caller checked ``check_inplace(x)`` before the op)."""
+    _write_back(x, r)
+    if r.grad_fn is not None:
+        check_view_graph(x)
+        x.grad_fn, x._rg, x._output_nr = r.grad_fn, True, 0
+    return x
 
 
 def _records(x, other):
