@@ -29,12 +29,14 @@ import types
 
 import numpy as np
 
+from ..eager.patching import Patches
+
 __all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg"]
 
 _active = []          # the profiles open now
 _open = []            # the events not finished yet, innermost last
 _record_shapes = [False]
-_patches = []         # (owner, name, original) put back when the last profile closes
+_patches = Patches()  # the timers in place, put back when the last profile closes
 
 # method and function names that PyTorch's profiler shows under another aten:: name
 _ATEN_NAMES = {
@@ -342,12 +344,6 @@ def _timed_finish_leaf(finish):
     return timed
 
 
-def _patch(owner, name, wrapper):
-    original = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
-    _patches.append((owner, name, original))
-    setattr(owner, name, wrapper)
-
-
 def _install():
     """Put the timing wrappers in place of the ops, the backward nodes' apply and the leaves'
     accumulation."""
@@ -360,21 +356,21 @@ def _install():
     for name, fn in {**methods.OPERATORS, **methods.METHODS}.items():
         if Tensor.__dict__.get(name) is fn:
             if name == "__getitem__":
-                _patch(Tensor, name, _timed_getitem(fn))
+                _patches.put(Tensor, name, _timed_getitem(fn))
             else:
-                _patch(Tensor, name, _timed("aten::" + _ATEN_NAMES.get(name, name), fn))
+                _patches.put(Tensor, name, _timed("aten::" + _ATEN_NAMES.get(name, name), fn))
     for name in eager_names:
         fn = getattr(eager, name)
         if isinstance(fn, types.FunctionType) and name not in _NOT_OPS and not name[0].isupper():
             op = "aten::" + _ATEN_NAMES.get(name, name)
             for module in (eager, srcgrad):
                 if getattr(module, name, None) is fn:
-                    _patch(module, name, _timed(op, fn))
+                    _patches.put(module, name, _timed(op, fn))
     functional = getattr(getattr(srcgrad, "nn", None), "functional", None)
     if functional is not None:
         for name, fn in list(vars(functional).items()):
             if isinstance(fn, types.FunctionType) and not name.startswith("_"):
-                _patch(functional, name, _timed("aten::" + _ATEN_NAMES.get(name, name), fn))
+                _patches.put(functional, name, _timed("aten::" + _ATEN_NAMES.get(name, name), fn))
 
     classes, todo = [], [graph.Node]
     while todo:
@@ -383,14 +379,12 @@ def _install():
         todo.extend(cls.__subclasses__())
     for cls in classes:
         if "apply" in cls.__dict__:
-            _patch(cls, "apply", _timed_apply(cls.__dict__["apply"]))
-    _patch(graph, "_finish_leaf", _timed_finish_leaf(graph._finish_leaf))
+            _patches.put(cls, "apply", _timed_apply(cls.__dict__["apply"]))
+    _patches.put(graph, "_finish_leaf", _timed_finish_leaf(graph._finish_leaf))
 
 
 def _uninstall():
-    while _patches:
-        owner, name, original = _patches.pop()
-        setattr(owner, name, original)
+    _patches.undo()
 
 
 class profile:

@@ -27,12 +27,13 @@ import itertools
 import threading
 
 from . import grad_mode
+from .patching import Patches
 from .tensor import Tensor, _wrap
 
 _levels = itertools.count()
 _patch_lock = threading.Lock()
 _open = [0]             # dual levels open, all threads together: the wrappers stay while > 0
-_saved = {}             # (owner, name) -> the original attribute, while wrapped
+_patches = Patches()    # the wrappers in place while a dual level is open
 
 UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
@@ -322,24 +323,17 @@ def _wrap_ops():
             new = _inplace(current, twin)
         else:
             new = _forward(current)
-        _saved[(Tensor, name)] = current
-        setattr(Tensor, name, new)
+        _patches.put(Tensor, name, new)
     from .function import Function
-    _saved[(Function, "apply")] = Function.__dict__["apply"]
-    Function.apply = classmethod(_function_apply(Function.__dict__["apply"].__func__))
+    _patches.put(Function, "apply", classmethod(_function_apply(Function.__dict__["apply"].__func__)))
     for name, fn in methods.PROPERTIES.items():
-        _saved[(Tensor, name)] = Tensor.__dict__[name]
-        setattr(Tensor, name, property(_forward(fn)))
+        _patches.put(Tensor, name, property(_forward(fn)))
     lazy = [name for group in ("_CONV", "_POOLING", "_PADDING", "_NORM") for name in getattr(F, group, ())]
     for owner in (srcgrad, srcgrad.eager, F):
         for name in list(getattr(owner, "__all__", None) or dir(owner)) + lazy:
             fn = getattr(owner, name, None)
-            if callable(fn) and not isinstance(fn, type) and _is_op(fn) and (owner, name) not in _saved:
-                _saved[(owner, name)] = owner.__dict__.get(name, _MISSING)
-                setattr(owner, name, _forward(fn))
-
-
-_MISSING = object()
+            if callable(fn) and not isinstance(fn, type) and _is_op(fn) and (owner, name) not in _patches:
+                _patches.put(owner, name, _forward(fn))
 
 
 def _is_op(fn):
@@ -348,12 +342,7 @@ def _is_op(fn):
 
 
 def _unwrap_ops():
-    for (owner, name), original in _saved.items():
-        if original is _MISSING:
-            delattr(owner, name)
-        else:
-            setattr(owner, name, original)
-    _saved.clear()
+    _patches.undo()
 
 
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
