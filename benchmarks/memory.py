@@ -25,6 +25,14 @@ def array_gradient(x, w):
     return np.sum(np.tanh(x * w) * x)
 
 
+def element_writes(x):
+    """A recurrence written element by element: its gradient keeps an undo log that grows."""
+    y = np.zeros_like(x)
+    for i in range(1, x.shape[0]):
+        y[i] = 0.5 * y[i - 1] + np.sin(x[i])
+    return np.sum(y * y)
+
+
 def eager_step(torch, W, x):
     loss = ((x @ W).tanh() ** 2).sum()
     loss.backward()
@@ -34,31 +42,37 @@ def eager_step(torch, W, x):
 
 
 def growth(run, count, warmup):
-    """(resident MiB after warm-up, growth in MiB over ``count`` more calls)."""
+    """(resident MiB after warm-up, growth in MiB over ``count`` more calls, growth of the
+    block cache in MiB over them)."""
     for _ in range(warmup):
         run()
-    before = resident_mib()
+    before, cached = resident_mib(), srcgrad.memory_cached()
     for _ in range(count):
         run()
-    return before, resident_mib() - before
+    return before, resident_mib() - before, (srcgrad.memory_cached() - cached) / 2**20
 
 
 def measure(calls, steps):
     g1 = srcgrad.grad(b1)
     g2 = srcgrad.grad(array_gradient, wrt=(0, 1))
+    g3 = srcgrad.grad(element_writes)
+    x4 = np.linspace(-1, 1, 10_000)
     x, w = np.linspace(-1, 1, 1000), np.full(1000, 0.3)
     torch = srcgrad
     W = torch.randn(64, 32, dtype=torch.float64, requires_grad=True)
     xb = torch.randn(16, 64, dtype=torch.float64)
     rows = [("compiled gradient, number out (B1, n=10)", calls, *growth(lambda: g1(0.3, 10), calls, 1000)),
             ("compiled gradient, two 1,000-element arrays out", calls, *growth(lambda: g2(x, w), calls, 1000)),
+            ("compiled gradient with element writes in a loop, n=10,000", calls // 20,
+             *growth(lambda: g3(x4), calls // 20, 100)),
             ("eager forward+backward+update step", steps, *growth(lambda: eager_step(torch, W, xb), steps, 200))]
     return rows
 
 
 def table(rows):
-    out = ["| what | calls | resident after warm-up (MiB) | growth over the calls (MiB) |", "|---|---|---|---|"]
-    out += [f"| {name} | {n:,} | {before:.1f} | {grown:+.1f} |" for name, n, before, grown in rows]
+    out = ["| what | calls | resident after warm-up (MiB) | growth over the calls (MiB) | block cache growth (MiB) |",
+           "|---|---|---|---|---|"]
+    out += [f"| {name} | {n:,} | {before:.1f} | {grown:+.1f} | {cached:+.1f} |" for name, n, before, grown, cached in rows]
     return "\n".join(out)
 
 

@@ -1,13 +1,16 @@
 """Memory stays flat (issue 5): 40,000 calls of a compiled gradient and 10,000 eager steps
 keep nothing from one call to the next (benchmarks/memory.py prints the figures)."""
 import gc
+import multiprocessing
 import os
+import pickle
 import weakref
 
 import numpy as np
 import pytest
 
 import srcgrad
+from tests import memory_kinds
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads /proc/self/statm")
 
@@ -59,3 +62,21 @@ def test_eager_steps_keep_nothing_and_free_their_graph():
     del loss
     gc.collect()
     assert node() is None
+
+
+# --------------------------------------------------------------------------- every kind (issue 27)
+
+@pytest.mark.parametrize("name", sorted(memory_kinds.KINDS))
+def test_every_kind_of_compiled_function_keeps_nothing_between_calls(name):
+    srcgrad.empty_cache()             # what earlier tests left must not hide a growing cache
+    cached, resident = memory_kinds.growth(name)
+    assert cached <= 0, f"{name}: the block cache grew by {cached} bytes over 3,000 calls"
+    assert resident < 8, f"{name}: resident memory grew by {resident:.1f} MiB over 3,000 calls"
+
+
+@pytest.mark.parametrize("name", memory_kinds.PICKLED_KINDS)
+def test_pickled_functions_rebuilt_in_a_worker_keep_nothing_between_calls(name):
+    data = pickle.dumps(memory_kinds.KINDS[name][0]())
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        cached, resident = pool.apply(memory_kinds.growth, (name, 3000, 200, data))
+    assert cached <= 0 and resident < 8, (name, cached, resident)

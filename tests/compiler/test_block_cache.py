@@ -150,3 +150,35 @@ def test_a_bad_limit_is_a_clear_error(text, words):
     assert default_limit({}) == 1 << 30
     with pytest.raises(ValueError, match="number of bytes"):
         srcgrad.set_cache_limit(-5)
+
+
+def recurrence(x):
+    y = np.zeros_like(x)
+    for i in range(1, x.shape[0]):
+        y[i] = 0.5 * y[i - 1] + np.sin(x[i])     # the undo log grows (realloc) as the loop runs
+    return np.sum(y * y)
+
+
+def recurrence_by_hand(x):
+    y = np.zeros_like(x)
+    for i in range(1, len(x)):
+        y[i] = 0.5 * y[i - 1] + np.sin(x[i])
+    dy, dx = 0.0, np.zeros_like(x)
+    for i in range(len(x) - 1, 0, -1):
+        dy = 2.0 * y[i] + 0.5 * dy
+        dx[i] = dy * np.cos(x[i])
+    return dx
+
+
+@pytest.mark.parametrize("n", [300, 5000])
+def test_a_log_grown_by_realloc_is_copied_whole_and_its_blocks_are_served_again(n):
+    """Issue 27: glibc's realloc handed back blocks of sizes no request asks for, and every
+    call left one more in the cache (40 bytes an element a call)."""
+    g = srcgrad.grad(recurrence, backend="llvm")
+    x = np.sin(np.arange(n) * 0.37)
+    expected = recurrence_by_hand(x)
+    np.testing.assert_allclose(g(x), expected, rtol=1e-12, atol=1e-14)
+    kept = srcgrad.memory_cached()
+    for _ in range(20):
+        np.testing.assert_allclose(g(x), expected, rtol=1e-12, atol=1e-14)
+    assert srcgrad.memory_cached() == kept

@@ -17,7 +17,6 @@ import ctypes
 
 import numpy as np
 
-from ..marshal import libc_free
 from .runtime import load as load_runtime
 
 
@@ -60,4 +59,4 @@ class Allocations:
             self.raw[np.isin(self.pointers, np.array(list(self.owners), dtype=np.uint64))] = 0
         if len(self.raw):
             load_runtime().free_arena(self.arena.value, self.count)
-        libc_free(self.arena.value)
+        load_runtime().free(self.arena.value)      # grown through the cache (block_cache.py): filed for the next call

@@ -9,8 +9,11 @@ allocator of their own; so does compiled code here.
 Blocks are glibc's own: ``srcgrad.rt.malloc(n)`` takes a block of n's size class from the
 cache, or asks malloc for the class's size; ``srcgrad.rt.free(p)`` files a block under the
 largest class that fits in it (``malloc_usable_size``), or frees it where the cache would pass
-its limit. So any block may be freed either way (libc's free, the cache's), and realloc works
-on them as it is. Size classes: blocks of 1 kiB and up, four classes an octave (1024, 1280,
+its limit. So any block may be freed either way (libc's free, the cache's). Growing goes through
+the cache too (``srcgrad.rt.realloc``: the block itself where it already holds the new size, else
+a block of the new size's class, the bytes copied, the old block filed): glibc's realloc would
+hand back a block of a size no request asks for, filed under a class no request takes from, and
+a tape that grows by doubling would leave one such block in the cache every call. Size classes: blocks of 1 kiB and up, four classes an octave (1024, 1280,
 1536, 1792, 2048, ...); a request takes the smallest class that holds it, so at most a quarter
 is wasted. Smaller blocks go straight to glibc, whose thread caches do well with them.
 
@@ -28,7 +31,7 @@ from llvmlite import ir
 
 MIN_CLASS = 10            # 2**10 bytes: smaller blocks are glibc's
 BINS = 4 * 40             # four classes an octave, up to 2**50 bytes
-RENAMED = ("malloc", "calloc", "free")
+RENAMED = ("malloc", "calloc", "realloc", "free")
 
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = I8.as_pointer()
@@ -49,7 +52,7 @@ def default_limit(environ):
 
 
 def use_block_cache(mod):
-    """Rename an optimised module's declarations of malloc, calloc and free to the cache's
+    """Rename an optimised module's declarations of malloc, calloc, realloc and free to the cache's
     (``srcgrad.rt.malloc``, ...), after LLVM has optimised with what it knows of the C ones."""
     for f in mod.functions:
         if f.is_declaration and f.name in RENAMED:
@@ -58,11 +61,11 @@ def use_block_cache(mod):
 
 def define(module, limit):
     """Add the cache's globals and functions to the runtime module: ``srcgrad.rt.malloc``,
-    ``.calloc``, ``.free``, ``.empty_cache`` (returns the bytes it freed), ``.cached_bytes``,
+    ``.calloc``, ``.realloc``, ``.free``, ``.empty_cache`` (returns the bytes it freed), ``.cached_bytes``,
     ``.set_cache_limit``, and ``.hold``/``.let_go`` (the lock, taken around a fork so that the
     child's cache is whole). Returns {name: function}."""
     c = _Cache(module, limit)
-    return {f.name: f for f in (c.malloc, c.calloc, c.free, c.empty, c.cached_bytes, c.set_limit, c.hold, c.let_go)}
+    return {f.name: f for f in (c.malloc, c.calloc, c.realloc, c.free, c.empty, c.cached_bytes, c.set_limit, c.hold, c.let_go)}
 
 
 class _Cache:
@@ -81,6 +84,8 @@ class _Cache:
         self.malloc = self._function("srcgrad.rt.malloc", PTR, [I64], self._malloc)
         self.calloc = self._function("srcgrad.rt.calloc", PTR, [I64, I64], self._calloc)
         self.free = self._function("srcgrad.rt.free", ir.VoidType(), [PTR], self._free)
+        self.memcpy = self._declare("llvm.memcpy.p0i8.p0i8.i64", ir.VoidType(), [PTR, PTR, I64, ir.IntType(1)])
+        self.realloc = self._function("srcgrad.rt.realloc", PTR, [PTR, I64], self._realloc)
         self.empty = self._function("srcgrad.rt.empty_cache", I64, [], self._empty)
         self.cached_bytes = self._function("srcgrad.rt.cached_bytes", I64, [],
                                            lambda b, f: b.ret(b.load_atomic(self.cached, "monotonic", 8)))
@@ -197,6 +202,37 @@ class _Cache:
         self._from_cache(b, f, b.extract_value(product, 0),
                          lambda b, nbytes: b.call(self.libc_calloc, [ir.Constant(I64, 1), nbytes]),
                          lambda b, block, n: b.call(self.memset, [block, ir.Constant(I8, 0), n, zero]))
+
+    def _realloc(self, b, f):
+        """realloc(p, n) by the cache: p itself where its block holds n bytes (never shrunk),
+        else a block of n's class with p's bytes copied and p filed (glibc's own realloc
+        where n is not a class size, like malloc)."""
+        p, n = f.args
+        null = ir.Constant(PTR, None)
+        fresh, grow, move, moved, keep, direct = (f.append_basic_block(x) for x in
+                                                  ("fresh", "grow", "move", "moved", "keep", "direct"))
+        b.cbranch(b.icmp_unsigned("==", p, null), fresh, grow)
+        b.position_at_end(fresh)
+        b.ret(b.call(self.malloc, [n]))
+        b.position_at_end(grow)
+        usable = b.call(self.usable_size, [p])
+        b.cbranch(b.icmp_unsigned("<=", n, usable), keep, move)
+        b.position_at_end(keep)
+        b.ret(p)
+        b.position_at_end(move)
+        b.cbranch(self._cached_size(b, n), moved, direct)
+        b.position_at_end(direct)
+        b.ret(b.call(self._declare("realloc", PTR, [PTR, I64]), [p, n]))
+        b.position_at_end(moved)
+        q = b.call(self.malloc, [n])
+        failed, copy = f.append_basic_block("failed"), f.append_basic_block("copy")
+        b.cbranch(b.icmp_unsigned("==", q, null), failed, copy)
+        b.position_at_end(failed)
+        b.ret(null)                      # p is untouched, as realloc leaves it
+        b.position_at_end(copy)
+        b.call(self.memcpy, [q, p, usable, ir.Constant(ir.IntType(1), 0)])     # usable < n <= q's bytes
+        b.call(self.free, [p])
+        b.ret(q)
 
     def _free(self, b, f):
         (p,) = f.args

@@ -47,7 +47,7 @@ def compile_function(fn, boundscheck=True, cache=False, target=CPU):
     With ``cache``, object code is kept on disk (disk_cache.py) and reused."""
     machine = target.machine()
     low, mod = _lower(fn, target, machine, boundscheck)
-    options = f"boundscheck={boundscheck}, vector_math={vector_math_enabled()}, allocator=block_cache"
+    options = f"boundscheck={boundscheck}, vector_math={vector_math_enabled()}, allocator=block_cache+realloc"
     entry = DiskCache.for_code(str(fn), options=options) if cache else None
     hit = entry.load() if entry is not None else None
     if hit is None:
@@ -81,8 +81,8 @@ def _lower(fn, target, machine, boundscheck):
 
 
 def _optimise(mod, machine):
-    """Run LLVM's O3 pipeline with both vectorisers on ``mod``, then point its malloc, calloc
-    and free at the block cache (block_cache.py); returns its text."""
+    """Run LLVM's O3 pipeline with both vectorisers on ``mod``, then point its malloc, calloc,
+    realloc and free at the block cache (block_cache.py); returns its text."""
     pto = llvm.create_pipeline_tuning_options(speed_level=3)
     pto.loop_vectorization = True
     pto.slp_vectorization = True

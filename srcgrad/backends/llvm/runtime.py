@@ -1,7 +1,7 @@
 """srcgrad's native runtime: the functions compiled code and the entry stub call by name
 (``srcgrad.rt.*``), compiled once a process.
 
-- the block cache (block_cache.py): ``srcgrad.rt.malloc``, ``.calloc``, ``.free``, which the
+- the block cache (block_cache.py): ``srcgrad.rt.malloc``, ``.calloc``, ``.realloc``, ``.free``, which the
   optimised modules call in place of glibc's, and the cache's controls;
 - ``srcgrad.rt.free_arena(slots, count)``: frees what a call's arena recorded (arena.py), in
   one native loop rather than a ctypes call an allocation.
@@ -63,7 +63,7 @@ def _compile():
     engine.finalize_object()
     addresses = {name: engine.get_function_address(name) for name in functions}
     addresses["srcgrad.rt.free_arena"] = engine.get_function_address("srcgrad.rt.free_arena")
-    for name in ("srcgrad.rt.malloc", "srcgrad.rt.calloc", "srcgrad.rt.free"):
+    for name in ("srcgrad.rt.malloc", "srcgrad.rt.calloc", "srcgrad.rt.realloc", "srcgrad.rt.free"):
         llvm.add_symbol(name, addresses[name])
     engine.detach()           # the machine code stays for the life of the process
     rt = Runtime(addresses.__getitem__)
