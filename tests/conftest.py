@@ -3,19 +3,18 @@ or to the source tree outside a temporary directory.
 
 - compiled code kept on disk (``cache=True``, the trimmed libdevice) goes to a scratch folder
   of this process, not ``~/.cache/srcgrad``; the subprocesses tests start inherit it;
-- Hypothesis keeps no example database (``.hypothesis/`` in the working directory): a failing
-  example is printed with its seed, and tests/fuzz/regressions/ is where found programs stay.
+- Hypothesis keeps its example database and constants cache there too, not in ``.hypothesis/``
+  of the working directory: a failing example is printed with its seed, and
+  tests/fuzz/regressions/ is where found programs stay.
 """
 import atexit
 import os
 import shutil
 import tempfile
 
-from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 _scratch = tempfile.mkdtemp(prefix="srcgrad-tests-")
 atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
 os.environ["SRCGRAD_CACHE_DIR"] = os.path.join(_scratch, "cache")
-
-settings.register_profile("srcgrad-tests", database=None)
-settings.load_profile("srcgrad-tests")
+set_hypothesis_home_dir(os.path.join(_scratch, "hypothesis"))
