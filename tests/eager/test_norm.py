@@ -253,7 +253,9 @@ def test_gelu_of_a_scalar():
         ours, theirs = srcgrad.tensor(-0.7, requires_grad=True), torch.tensor(-0.7, requires_grad=True)
         N.gelu(ours, approximate).backward()
         TF.gelu(theirs, approximate=approximate).backward()
-        assert ours.grad.item() == pytest.approx(theirs.grad.item(), rel=1e-6)
+        # gelu'(-0.7) = cdf + x pdf cancels terms of 0.24 down to 0.024: float32 rounding of the
+        # terms is ~1e-6 of the result, and PyTorch's scalar and vector kernels differ by that
+        assert ours.grad.item() == pytest.approx(theirs.grad.item(), rel=1e-5)
 
 
 def test_layer_norm_takes_a_size():

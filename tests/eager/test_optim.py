@@ -66,8 +66,9 @@ def _train(T, name, kwargs, dtype, steps=STEPS, group_opts=None, backward=False)
 
 
 def _close(ours, theirs, dtype):
-    # float32: PyTorch fuses multiply-adds and has its own sqrt, so single ops differ by an ulp
-    rtol, atol = (1e-6, 1e-6) if dtype == "float32" else (1e-12, 1e-12)
+    # float32: PyTorch fuses multiply-adds (or not: that follows its CPU kernel) and has its own
+    # sqrt, so single ops differ by an ulp, and 20 steps carry those ulps on (to 0.9e-6 seen)
+    rtol, atol = (1e-5, 1e-5) if dtype == "float32" else (1e-12, 1e-12)
     for k in theirs:
         np.testing.assert_allclose(ours[k], theirs[k], rtol=rtol, atol=atol, err_msg=k)
 
