@@ -131,6 +131,11 @@ def test_hessian_vector_product_of_a_loop_against_torch():
     np.testing.assert_allclose(hv, want.numpy(), rtol=1e-11)
 
 
+# twenty turns of s cos s amplify 1-ulp differences in cos and sin (PyTorch's kernel's, MKL's
+# or Sleef's, against libm's) some 10^4-fold: up to 9e-12 relative, measured (issue 27)
+_LOOP_RTOL = 1e-10
+
+
 def _torch_second_derivative_of_loop(x, n):
     """d²/dx² of _loop by torch, twice through its graph (create_graph)."""
     torch = pytest.importorskip("torch")
@@ -145,7 +150,7 @@ def _torch_second_derivative_of_loop(x, n):
 
 def test_second_derivative_of_a_scalar_loop_against_torch():
     _, d2 = srcgrad.jvp(srcgrad.grad(_loop), (0.8, 20), (1.0, 0))
-    assert d2 == pytest.approx(_torch_second_derivative_of_loop(0.8, 20), rel=1e-11)
+    assert d2 == pytest.approx(_torch_second_derivative_of_loop(0.8, 20), rel=_LOOP_RTOL)
 
 
 @pytest.mark.parametrize("backend", ["llvm", "python"])
@@ -153,7 +158,7 @@ def test_grad_of_grad_through_a_loop_tape_against_torch(backend):
     # reverse over reverse: the gradient's tape read is written back on an adjoint tape
     # (ad/tape_rules.py)
     d2 = srcgrad.grad(srcgrad.grad(_loop, backend=backend), backend=backend)(0.8, 20)
-    assert d2 == pytest.approx(_torch_second_derivative_of_loop(0.8, 20), rel=1e-11)
+    assert d2 == pytest.approx(_torch_second_derivative_of_loop(0.8, 20), rel=_LOOP_RTOL)
 
 
 @pytest.mark.parametrize("backend", ["llvm", "python"])
