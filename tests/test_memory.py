@@ -15,20 +15,15 @@ from tests import memory_kinds
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads /proc/self/statm")
 
 
-def _resident_mib():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
 def _growth(run, count, warmup):
     for _ in range(warmup):
         run()
     gc.collect()
-    before = _resident_mib()
+    before = memory_kinds.resident_mib()
     for _ in range(count):
         run()
     gc.collect()
-    return _resident_mib() - before
+    return memory_kinds.resident_mib() - before
 
 
 def scaled_sum(x, w):
