@@ -1,9 +1,12 @@
 """Forward-mode (tangent) rules.
 
-A scalar or elementwise primitive needs no rule of its own: its derivative is a 1x1 Jacobian
-per operand, so the tangent of ``op(a, b)`` is ``rule_a(da) + rule_b(db)`` with the reverse
-rules of ad/rules.py, each linear in the value it is given (``linear_tangent``). The ops
-listed in ``TANGENT`` are not elementwise: their tangent is not their transposed adjoint.
+A scalar or elementwise primitive's derivative is a 1x1 Jacobian per operand, so the tangent
+of ``op(a, b)`` is ``rule_a(da) + rule_b(db)`` with the reverse rules of ad/rules.py, each
+linear in the value it is given (``linear_tangent``); those primitives are listed by name
+(``ELEMENTWISE``), never reached by default: a primitive without an entry here is a failed
+lookup in ad/forward.py, where a default would give a plausible wrong number (``cumsum``'s
+adjoint is its transpose, not its tangent). The other entries are not elementwise: their
+tangent is not their transposed adjoint.
 
 ``TANGENT[prim](op, ts, xs, out)`` emits into the current block and returns the tangent of
 the result, or None when it is zero: ``ts`` are the operands' tangents (None: zero), ``xs``
@@ -45,6 +48,14 @@ def linear_tangent(op, ts, xs, out):
         # against (ones((2, 3)) - v): the tangent is broadcast to it, as numpy broadcast the values
         total = current().emit("broadcast_like", [total, out], {"axis": None})
     return total
+
+
+# each partial derivative is elementwise, so the reverse rule gives the tangent as it is;
+# to_f64 and select are too (a conversion; a choice per element)
+ELEMENTWISE = ("add", "sub", "mul", "div", "mod", "pow", "neg", "abs", "min", "max", "atan2", "hypot",
+               "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "expm1", "log",
+               "log1p", "log2", "log10", "sqrt", "erf", "norm_sqrt", "to_f64", "select")
+_rule(*ELEMENTWISE)(linear_tangent)
 
 
 @_rule("outer", "matmul")
@@ -118,7 +129,7 @@ def _custom(op, ts, xs, out):
                       "reverse-mode derivative only; use grad or vjp", op.loc)
 
 
-__all__ = ["TANGENT", "linear_tangent"]
+__all__ = ["TANGENT", "ELEMENTWISE", "linear_tangent"]
 
 from . import indexing_rules  # noqa: E402,F401  (x[idx], x[mask] and their writes register here)
 from . import linalg_tangents  # noqa: E402,F401  (fills TANGENT for np.linalg and np.einsum)

@@ -2,13 +2,16 @@
 derivative rule, tangent rule; the interpreter's in test_interpret.py), and one program
 (primitive_cases.py) that makes it appear, checked for its value against Python, its gradient
 against finite differences and the two backends against each other."""
+import zlib
+
 import numpy as np
 import pytest
 
 import srcgrad
 from srcgrad.ad.array_rules import ARRAY_ADJOINT
 from srcgrad.ad.rules import ADJOINT
-from srcgrad.ad.tangent_rules import TANGENT
+from srcgrad.ad.second_order import NO_TANGENT
+from srcgrad.ad.tangent_rules import ELEMENTWISE, TANGENT
 from srcgrad.ir.core import walk_ops
 from srcgrad.ir.primitives import PRIMITIVES
 
@@ -61,7 +64,59 @@ def test_primitive_case(name):
     assert any(_appears(name, t) for t in texts), f"{name} appears in neither the IR nor its gradient's"
     ks = wrt if isinstance(wrt, tuple) else (wrt,)
     py, native = (grads[b] if isinstance(wrt, tuple) else (grads[b],) for b in ("python", "llvm"))
+    numeric = {k: numeric_gradient(fn, args, k) for k in ks}
     for k, gp, gn in zip(ks, py, native):
         np.testing.assert_allclose(gn, gp, rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(gp, numeric_gradient(fn, args, k), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(gp, numeric[k], rtol=1e-6, atol=1e-8)
+    _check_jvp(name, fn, args, numeric)
+
+
+# primitives whose programs forward mode refuses by design, with a TypingError saying so
+REVERSE_ONLY = {"call_custom", *NO_TANGENT}
+
+
+def _check_jvp(name, fn, args, numeric):
+    """Forward mode along a random direction: the tangent is <numeric gradient, direction>
+    (issue 28: a tangent rule found by default once gave 1.0 where the answer was 6.0)."""
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    tangents = [np.zeros_like(a, dtype=float) if isinstance(a, np.ndarray) else 0.0 for a in args]
+    for k in numeric:
+        tangents[k] = rng.standard_normal(np.shape(args[k])) if isinstance(args[k], np.ndarray) else rng.standard_normal()
+    try:
+        _, tangent = srcgrad.jvp(fn, _copy(args), tuple(tangents))
+    except srcgrad.TypingError:
+        assert name in REVERSE_ONLY, f"jvp refuses the program of {name}"
+        return
+    want = sum(float(np.sum(numeric[k] * tangents[k])) for k in numeric)
+    assert tangent == pytest.approx(want, rel=1e-6, abs=1e-8), f"jvp of {name}'s program"
+
+
+def test_every_differentiable_primitive_has_a_tangent_rule():
+    """Forward mode looks rules up strictly (ad/forward.py): a primitive it may meet has its
+    entry, the elementwise ones listed by name (tangent_rules.ELEMENTWISE), or is refused."""
+    for name, prim in PRIMITIVES.items():
+        rule = ADJOINT[name]
+        if callable(rule) or (rule == "structural" and not prim.region_op):
+            assert name in TANGENT, f"no tangent rule (ad/tangent_rules.py) for {name}"
+        elif rule == "twice" and name not in TANGENT:
+            # made by reverse mode only: refused, or the engine's own (tapes; undo_save has no result)
+            assert name in NO_TANGENT or name in ("tape_put", "tape_get", "undo_save"), name
+    assert set(ELEMENTWISE) <= set(TANGENT)
+
+
+def test_a_missing_tangent_rule_is_a_failed_lookup_by_name(monkeypatch):
+    """Without cumsum's entry, a default once gave jvp = 1.0 (its transposed adjoint) for 6.0."""
+    x = np.ones(3)
+    assert srcgrad.jvp(cumulative, (x,), (x,))[1] == 6.0
+    monkeypatch.delitem(TANGENT, "cumsum")
+    with pytest.raises(KeyError, match="cumsum"):
+        srcgrad.jvp(cumulative_twice, (x,), (x,))
+
+
+def cumulative(x):
+    return np.sum(np.cumsum(x))
+
+
+def cumulative_twice(x):           # another function: the first one's jvp is compiled already
+    return 2.0 * np.sum(np.cumsum(x))
 
