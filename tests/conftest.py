@@ -7,14 +7,23 @@ or to the source tree outside a temporary directory.
   of the working directory: a failing example is printed with its seed, and
   tests/fuzz/regressions/ is where found programs stay.
 """
-import atexit
 import os
 import shutil
 import tempfile
 
 from hypothesis.configuration import set_hypothesis_home_dir
 
-_scratch = tempfile.mkdtemp(prefix="srcgrad-tests-")
-atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
-os.environ["SRCGRAD_CACHE_DIR"] = os.path.join(_scratch, "cache")
-set_hypothesis_home_dir(os.path.join(_scratch, "hypothesis"))
+_scratch = []
+
+
+def pytest_configure(config):
+    """Each test process (xdist's workers too) makes its scratch folder before collection."""
+    _scratch.append(tempfile.mkdtemp(prefix="srcgrad-tests-"))
+    os.environ["SRCGRAD_CACHE_DIR"] = os.path.join(_scratch[0], "cache")
+    set_hypothesis_home_dir(os.path.join(_scratch[0], "hypothesis"))
+
+
+def pytest_unconfigure(config):
+    """And takes it away when it is done."""
+    while _scratch:
+        shutil.rmtree(_scratch.pop(), ignore_errors=True)
