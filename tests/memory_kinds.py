@@ -11,6 +11,7 @@ import pickle
 import numpy as np
 
 import srcgrad
+from tests.compiler.primitive_cases import softclip
 
 N = 1000                   # 8 kB arrays: above the cache's smallest class, and a leak shows
 
@@ -54,20 +55,10 @@ def bump(x, y):
     return math.sin(x) * math.exp(-y * y)
 
 
-@srcgrad.custom_vjp
-def softplus(x):
-    return math.log1p(math.exp(x))
-
-
-@softplus.defvjp
-def softplus_vjp(x, y, gy):
-    return (gy / (1.0 + math.exp(-x)),)
-
-
-def softplus_sum(x):
+def softclip_sum(x):
     s = 0.0
     for i in range(x.shape[0]):
-        s += softplus(x[i])
+        s += softclip(x[i])          # a custom_vjp function (primitive_cases.py)
     return s
 
 
@@ -112,7 +103,7 @@ KINDS = {
     "hessian": (lambda: srcgrad.hessian(small), (_x(40),)),
     "hvp": (lambda: srcgrad.hvp(small), (_x(), np.ones(N))),
     "grad of a container": (lambda: srcgrad.grad(params_loss), PARAMS),
-    "grad through custom_vjp": (lambda: srcgrad.grad(softplus_sum), (_x(20),)),     # the python backend's
+    "grad through custom_vjp": (lambda: srcgrad.grad(softclip_sum), (_x(20),)),     # the python backend's
     "jit on tensors, backward (the eager bridge)": (lambda: _bridged(srcgrad.jit(decay)), (_x(), 0.9)),
     "vectorize of a grad": (lambda: srcgrad.vectorize(srcgrad.grad(bump, wrt=(0, 1))), (_x(), _x())),
 }
@@ -132,12 +123,17 @@ def growth(name, count=3000, warmup=200, pickled=None):
     object is rebuilt from those bytes (as in a worker process)."""
     make, args = KINDS[name]
     compiled = make() if pickled is None else pickle.loads(pickled)
+    return kept(lambda: compiled(*args), count, warmup)
+
+
+def kept(run, count, warmup):
+    """(bytes the block cache gained, MiB of resident memory the process gained) over
+    ``count`` calls of ``run`` after ``warmup`` calls."""
     for _ in range(warmup):
-        compiled(*args)
+        run()
     gc.collect()
     cached, resident = srcgrad.memory_cached(), resident_mib()
     for _ in range(count):
-        compiled(*args)
+        run()
     gc.collect()
     return srcgrad.memory_cached() - cached, resident_mib() - resident
-

@@ -16,14 +16,8 @@ pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="
 
 
 def _growth(run, count, warmup):
-    for _ in range(warmup):
-        run()
-    gc.collect()
-    before = memory_kinds.resident_mib()
-    for _ in range(count):
-        run()
-    gc.collect()
-    return memory_kinds.resident_mib() - before
+    """MiB of resident memory kept over ``count`` calls of ``run`` after ``warmup``."""
+    return memory_kinds.kept(run, count, warmup)[1]
 
 
 def scaled_sum(x, w):

@@ -10,12 +10,13 @@ Blocks are glibc's own: ``srcgrad.rt.malloc(n)`` takes a block of n's size class
 cache, or asks malloc for the class's size; ``srcgrad.rt.free(p)`` files a block under the
 largest class that fits in it (``malloc_usable_size``), or frees it where the cache would pass
 its limit. So any block may be freed either way (libc's free, the cache's). Growing goes through
-the cache too (``srcgrad.rt.realloc``: the block itself where it already holds the new size, else
-a block of the new size's class, the bytes copied, the old block filed): glibc's realloc would
-hand back a block of a size no request asks for, filed under a class no request takes from, and
-a tape that grows by doubling would leave one such block in the cache every call. Size classes: blocks of 1 kiB and up, four classes an octave (1024, 1280,
-1536, 1792, 2048, ...); a request takes the smallest class that holds it, so at most a quarter
-is wasted. Smaller blocks go straight to glibc, whose thread caches do well with them.
+the cache too (``srcgrad.rt.realloc``: the block itself where it already holds the new size,
+else a block of the new size's class, the bytes copied, the old block filed): glibc's realloc
+would hand back a block of a size no request asks for, filed under a class no request takes
+from, and a tape that grows by doubling would leave one such block in the cache every call.
+Size classes: blocks of 1 kiB and up, four classes an octave (1024, 1280, 1536, 1792, 2048,
+...); a request takes the smallest class that holds it, so at most a quarter is wasted.
+Smaller blocks go straight to glibc, whose thread caches do well with them.
 
 The cache is one per process, guarded by a spin lock (compiled code runs without the GIL;
 a fork from Python waits for it, runtime.py);
@@ -78,13 +79,14 @@ class _Cache:
         self.libc_malloc = self._declare("malloc", PTR, [I64])
         self.libc_calloc = self._declare("calloc", PTR, [I64, I64])
         self.libc_free = self._declare("free", ir.VoidType(), [PTR])
+        self.libc_realloc = self._declare("realloc", PTR, [PTR, I64])
         self.usable_size = self._declare("malloc_usable_size", I64, [PTR])
         self.memset = self._declare("llvm.memset.p0i8.i64", ir.VoidType(), [PTR, I8, I64, ir.IntType(1)])
+        self.memcpy = self._declare("llvm.memcpy.p0i8.p0i8.i64", ir.VoidType(), [PTR, PTR, I64, ir.IntType(1)])
         self.ctlz = self._declare("llvm.ctlz.i64", I64, [I64, ir.IntType(1)])
         self.malloc = self._function("srcgrad.rt.malloc", PTR, [I64], self._malloc)
         self.calloc = self._function("srcgrad.rt.calloc", PTR, [I64, I64], self._calloc)
         self.free = self._function("srcgrad.rt.free", ir.VoidType(), [PTR], self._free)
-        self.memcpy = self._declare("llvm.memcpy.p0i8.p0i8.i64", ir.VoidType(), [PTR, PTR, I64, ir.IntType(1)])
         self.realloc = self._function("srcgrad.rt.realloc", PTR, [PTR, I64], self._realloc)
         self.empty = self._function("srcgrad.rt.empty_cache", I64, [], self._empty)
         self.cached_bytes = self._function("srcgrad.rt.cached_bytes", I64, [],
@@ -222,7 +224,7 @@ class _Cache:
         b.position_at_end(move)
         b.cbranch(self._cached_size(b, n), moved, direct)
         b.position_at_end(direct)
-        b.ret(b.call(self._declare("realloc", PTR, [PTR, I64]), [p, n]))
+        b.ret(b.call(self.libc_realloc, [p, n]))
         b.position_at_end(moved)
         q = b.call(self.malloc, [n])
         failed, copy = f.append_basic_block("failed"), f.append_basic_block("copy")
