@@ -20,7 +20,8 @@ from collections import defaultdict
 
 from ..ir.core import walk_ops
 from ..ir.types import is_float
-from .rules import ADJOINT
+from .all_rules import ADJOINT
+from ..ir.primitives import PRIMITIVES
 from .second_order import tape_edges
 
 
@@ -41,7 +42,7 @@ def dependence_edges(fn):
             for region in op.regions:
                 for y, r in zip(region.yielded, op.results):
                     edges[y].append(r)
-        elif ADJOINT.get(op.prim) is not None:
+        elif PRIMITIVES[op.prim].adjoint != "rule" or ADJOINT[op.prim] is not None:
             for v in op.operands:
                 edges[v].extend(op.results)
     return edges

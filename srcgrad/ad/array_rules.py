@@ -12,18 +12,15 @@ Example:
     >>> ARRAY_ADJOINT["index"]      # dx[i] += g
 """
 from ..ir.core import current
-from ..ir.primitives import table_entry
 from ..ir.types import F64
 from .names import adjoint_name
+from .tables import array_rule
 
-ARRAY_ADJOINT = {}
-
-
-def _rule(*names):
-    return table_entry(ARRAY_ADJOINT, *names)
+_rule = array_rule
 
 
-def _accumulator(rev, arr, adj, mapping):
+
+def accumulator(rev, arr, adj, mapping):
     acc = adj.get(arr)
     return rev.zero_like(arr, mapping) if acc is None else rev.exclusive(acc)
 
@@ -33,7 +30,7 @@ def _read(rev, op, g, adj, mapping):
     """y = x[i]: dx[i] += g (``index_add``); y = x[a:b]: dx[a:b] += g (``slice_add``)."""
     arr = op.operands[0]
     if arr in rev.active:
-        acc = _accumulator(rev, arr, adj, mapping)
+        acc = accumulator(rev, arr, adj, mapping)
         prim, attrs = ("index_add", {}) if op.prim == "index" else ("slice_add", dict(op.attrs))
         adj[arr] = current().emit(prim, [acc, g] + [mapping[v] for v in op.operands[1:]],
                                   dict(attrs, array=arr.name), name=acc.name)
@@ -85,6 +82,5 @@ def _custom(rev, op, g, adj, mapping):
         rev.add(adj, op.operands[k], adjoint_name(dv, op.operands[k]))
 
 
-__all__ = ["ARRAY_ADJOINT"]
+__all__ = ["accumulator"]
 
-from . import indexing_rules  # noqa: E402,F401  (x[idx], x[mask] and their writes register here)

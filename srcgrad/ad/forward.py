@@ -19,7 +19,7 @@ from .clone import clone_op, fresh_block, zero_like
 from .mutation import refuse_stale_uses
 from .names import derivative_name
 from .second_order import NO_TANGENT, goes_through, refuse_twice
-from .tangent_rules import TANGENT
+from .all_rules import TANGENT
 
 
 def forward(primal, wrt=None):

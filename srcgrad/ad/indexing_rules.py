@@ -18,20 +18,19 @@ Example:
     >>> ARRAY_ADJOINT["gather"]      # dx = np.add.at(dx, idx, g)
 """
 from ..ir.core import current
-from ..ir.primitives import table_entry
 from ..ir.types import F64
 from .rules import as_float64
-from .array_rules import ARRAY_ADJOINT, _accumulator
+from .array_rules import accumulator
 from .names import adjoint_name
-from .tangent_rules import TANGENT
+from .tables import array_rule, tangent_rule
 
 
 def _reverse(*names):
-    return table_entry(ARRAY_ADJOINT, *names)
+    return array_rule(*names)
 
 
 def _tangent(*names):
-    return table_entry(TANGENT, *names)
+    return tangent_rule(*names)
 
 
 def _located(v, op):
@@ -46,7 +45,7 @@ def _read(rev, op, g, adj, mapping):
     if arr not in rev.active:
         return
     b = current()
-    acc = _accumulator(rev, arr, adj, mapping)
+    acc = accumulator(rev, arr, adj, mapping)
     rest = [mapping[v] for v in rest]
     if op.prim == "gather":
         adj[arr] = _located(b.emit("scatter_add", [acc, g] + rest, {"array": arr.name}, name=acc.name), op)

@@ -8,13 +8,9 @@ Example:
     >>> ADJOINT["roll"]       # d roll(x, s) = roll(g, -s)
 """
 from ..ir.core import current
-from ..ir.primitives import table_entry
-from .rules import ADJOINT
+from .tables import adjoint_rule, no_derivative
 
 _WHOLE = ("s", False, False, False)       # a slice spec entry for `:`
-# ops whose array contributions have their operand's shape already (no broadcasting to undo;
-# a sum_to would also type a float32 operand's adjoint as float32)
-SHAPED = ("concat", "diagonal", "diag_embed", "roll", "tile", "repeat", "repeat_each", "kron")
 
 
 def _emit(prim, args, **attrs):
@@ -34,7 +30,7 @@ def concat_offset(xs, expand, axis, k):
     return off
 
 
-@table_entry(ADJOINT, "concat")
+@adjoint_rule("concat")
 def _concat(g, *operands):
     """dx_k = g[..., off_k : off_k + n_k] (np.stack: g[..., k]) along the joined axis."""
     *xs, out = operands
@@ -54,12 +50,12 @@ def _concat(g, *operands):
 
 
 # d diagonal(x, k) = g placed on diagonal k of zeros shaped like x; and the other way round
-ADJOINT["diagonal"] = lambda g, x, k, out: (
-    lambda: _emit("diag_embed", [g, _shape(x, 0), _shape(x, 1), k]), None)
-ADJOINT["diag_embed"] = lambda g, v, n, m, k, out: (lambda: _emit("diagonal", [g, k]), None, None, None)
+adjoint_rule("diagonal")(lambda g, x, k, out: (
+    lambda: _emit("diag_embed", [g, _shape(x, 0), _shape(x, 1), k]), None))
+adjoint_rule("diag_embed")(lambda g, v, n, m, k, out: (lambda: _emit("diagonal", [g, k]), None, None, None))
 # np.roll is a permutation: its adjoint rolls back
-ADJOINT["roll"] = lambda g, x, shift, out: (
-    lambda: _emit("roll", [g, _emit("neg", [shift])], axis=out.owner.attrs.get("axis")), None)
+adjoint_rule("roll")(lambda g, x, shift, out: (
+    lambda: _emit("roll", [g, _emit("neg", [shift])], axis=out.owner.attrs.get("axis")), None))
 
 
 def linspace_weights(num, endpoint):
@@ -76,17 +72,17 @@ def _linspace(g, start, stop, num, out):
             lambda: _emit("sum", [_emit("mul", [g, t()])], axis=None), None)
 
 
-ADJOINT["linspace"] = _linspace
+adjoint_rule("linspace")(_linspace)
 # every copy of an element gives it its gradient: the copies' gradients summed
-ADJOINT["tile"] = lambda g, x, *rest: (lambda: _emit("tile_sum", [g, x] + list(rest[:-1])),) + (None,) * (
-    len(rest) - 1)
-ADJOINT["repeat"] = lambda g, x, r, out: (
-    lambda: _emit("repeat_sum", [g, x, r], axis=out.owner.attrs.get("axis")), None)
-ADJOINT["repeat_each"] = lambda g, x, counts, out: (
-    lambda: _emit("repeat_each_sum", [g, x, counts], axis=out.owner.attrs.get("axis")), None)
+adjoint_rule("tile")(lambda g, x, *rest: (lambda: _emit("tile_sum", [g, x] + list(rest[:-1])),) + (None,) * (
+    len(rest) - 1))
+adjoint_rule("repeat")(lambda g, x, r, out: (
+    lambda: _emit("repeat_sum", [g, x, r], axis=out.owner.attrs.get("axis")), None))
+adjoint_rule("repeat_each")(lambda g, x, counts, out: (
+    lambda: _emit("repeat_each_sum", [g, x, counts], axis=out.owner.attrs.get("axis")), None))
 # bilinear: each operand's adjoint contracts g with the other operand
-ADJOINT["kron"] = lambda g, a, b, out: (lambda: _emit("kron_grad", [g, b, a], wrt=0),
-                                        lambda: _emit("kron_grad", [g, a, b], wrt=1))
+adjoint_rule("kron")(lambda g, a, b, out: (lambda: _emit("kron_grad", [g, b, a], wrt=0),
+                                        lambda: _emit("kron_grad", [g, a, b], wrt=1)))
 # no derivative: an integer (the size of a part) and a mask of bools
-ADJOINT["split_size"] = None
-ADJOINT["tri"] = None
+no_derivative("split_size")
+no_derivative("tri")

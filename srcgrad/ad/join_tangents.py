@@ -5,13 +5,12 @@ Example:
     >>> TANGENT["concat"]       # d concatenate([a, b]) = concatenate([da, db])
 """
 from ..ir.core import current
-from ..ir.primitives import table_entry
 from .rules import as_float64
 from .join_rules import linspace_weights
-from .tangent_rules import TANGENT
+from .tables import tangent_rule
 
 
-@table_entry(TANGENT, "concat")
+@tangent_rule("concat")
 def _concat(op, ts, xs, out):
     """concatenate([da, 0, dc]): a missing tangent is zeros shaped like its operand."""
     if all(t is None for t in ts):
@@ -25,7 +24,7 @@ def _concat(op, ts, xs, out):
     return b.emit("concat", parts, dict(op.attrs))
 
 
-@table_entry(TANGENT, "diagonal", "diag_embed", "roll", "tile", "repeat", "repeat_each")
+@tangent_rule("diagonal", "diag_embed", "roll", "tile", "repeat", "repeat_each")
 def _first_linear(op, ts, xs, out):
     """op(dx, *rest): linear in its first operand; the others (sizes, offsets) are integers."""
     if ts[0] is None:
@@ -33,7 +32,7 @@ def _first_linear(op, ts, xs, out):
     return current().emit(op.prim, [ts[0]] + xs[1:], dict(op.attrs))
 
 
-@table_entry(TANGENT, "linspace")
+@tangent_rule("linspace")
 def _linspace(op, ts, xs, out):
     """dstart·(1 - t) + dstop·t with t = linspace(0, 1, num)."""
     b = current()
@@ -49,7 +48,7 @@ def _linspace(op, ts, xs, out):
     return terms[0] if len(terms) == 1 else b.emit("add", terms)
 
 
-@table_entry(TANGENT, "kron")
+@tangent_rule("kron")
 def _kron(op, ts, xs, out):
     """d kron(a, b) = kron(da, b) + kron(a, db)."""
     b = current()

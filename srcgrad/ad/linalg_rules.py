@@ -11,10 +11,9 @@ Example:
     >>> ADJOINT["inv"]        # -inv(A).T @ g @ inv(A).T
 """
 from ..ir.core import current, select
-from ..ir.primitives import table_entry
-from .rules import ADJOINT, _eq, _nonzero
+from .rules import _eq, _nonzero
+from .tables import adjoint_rule, no_derivative
 
-_rule = table_entry
 
 
 def _emit(prim, *args, **attrs):
@@ -41,7 +40,7 @@ def einsum_operand_grad(g, xs, k, inputs, output):
     return out if output else g * out
 
 
-@_rule(ADJOINT, "einsum")
+@adjoint_rule("einsum")
 def _einsum(g, *xs_out):
     """d einsum: each operand's adjoint is an einsum itself."""
     *xs, out = xs_out
@@ -51,18 +50,18 @@ def _einsum(g, *xs_out):
 
 # sqrt's derivative except at 0, where it is 0: the gradient of ||x|| at x = 0 is 0 (PyTorch
 # masks it the same way); a NaN stays NaN
-_rule(ADJOINT, "norm_sqrt")(lambda g, s, out: (lambda: select(_eq(out, 0.0), 0.0, g * 0.5 / _nonzero(out)),))
+adjoint_rule("norm_sqrt")(lambda g, s, out: (lambda: select(_eq(out, 0.0), 0.0, g * 0.5 / _nonzero(out)),))
 # d det(A) = det(A) tr(A^-1 dA): the adjoint det(A) g A^-T (singular A: inv raises, as HIPS autograd)
-_rule(ADJOINT, "det")(lambda g, a, out: (lambda: (g * out) * _t(_emit("inv", a)),))
-_rule(ADJOINT, "slogdet_log")(lambda g, a, out: (lambda: g * _t(_emit("inv", a)),))
+adjoint_rule("det")(lambda g, a, out: (lambda: (g * out) * _t(_emit("inv", a)),))
+adjoint_rule("slogdet_log")(lambda g, a, out: (lambda: g * _t(_emit("inv", a)),))
 # d inv(A) = -inv(A) dA inv(A)
-_rule(ADJOINT, "inv")(lambda g, a, out: (lambda: -_emit("matmul", _emit("matmul", _t(out), g), _t(out)),))
-_rule(ADJOINT, "cholesky")(lambda g, a, out: (lambda: _emit("cholesky_grad", g, out),))
+adjoint_rule("inv")(lambda g, a, out: (lambda: -_emit("matmul", _emit("matmul", _t(out), g), _t(out)),))
+adjoint_rule("cholesky")(lambda g, a, out: (lambda: _emit("cholesky_grad", g, out),))
 # d s_j = u_j^T dA v_j: the adjoint U diag(g) V^T (svdvals_grad recomputes U and V; terms of s_j == 0 dropped)
-_rule(ADJOINT, "svdvals")(lambda g, a, out: (lambda: _emit("svdvals_grad", g, a, mode="vjp"),))
+adjoint_rule("svdvals")(lambda g, a, out: (lambda: _emit("svdvals_grad", g, a, mode="vjp"),))
 
 
-@_rule(ADJOINT, "solve")
+@adjoint_rule("solve")
 def _solve(g, a, b, out):
     """x = A^-1 b: gb = A^-T g, gA = -gb x^T."""
     def gb():
@@ -75,4 +74,4 @@ def _solve(g, a, b, out):
 
 
 # piecewise constant
-ADJOINT["slogdet_sign"] = None
+no_derivative("slogdet_sign")

@@ -6,9 +6,8 @@ Example:
 """
 from ..errors import TypingError
 from ..ir.core import current, select
-from ..ir.primitives import table_entry
 from ..ir.types import F64
-from .tangent_rules import TANGENT
+from .tables import tangent_rule
 
 
 def _emit(prim, *args, **attrs):
@@ -25,7 +24,7 @@ def _add(terms):
     return total
 
 
-@table_entry(TANGENT, "einsum")
+@tangent_rule("einsum")
 def _einsum(op, ts, xs, out):
     """Multilinear: the sum over operands of the einsum with that operand's tangent."""
     return _add([_emit("einsum", *(xs[:k] + [t] + xs[k + 1:]), spec=op.attrs["spec"])
@@ -37,23 +36,23 @@ def _trace_inv(a, da):
     return _emit("sum", _emit("mul", _emit("transpose", _emit("inv", a)), da), axis=None)
 
 
-@table_entry(TANGENT, "det")
+@tangent_rule("det")
 def _det(op, ts, xs, out):
     return None if ts[0] is None else _emit("mul", out, _trace_inv(xs[0], ts[0]))
 
 
-@table_entry(TANGENT, "slogdet_log")
+@tangent_rule("slogdet_log")
 def _slogdet_log(op, ts, xs, out):
     return None if ts[0] is None else _trace_inv(xs[0], ts[0])
 
 
-@table_entry(TANGENT, "slogdet_sign")
+@tangent_rule("slogdet_sign")
 def _none(op, ts, xs, out):
     """sign(det A): piecewise constant."""
     return None
 
 
-@table_entry(TANGENT, "cholesky_grad", "svdvals_grad")
+@tangent_rule("cholesky_grad", "svdvals_grad")
 def _linear_in_g(op, ts, xs, out):
     """cholesky_grad(gL, L) and svdvals_grad(g, A) (made by first derivatives: ad/linalg_rules.py)
     are linear in the gradient g, whose tangent goes through the same op; they depend on L and
@@ -67,18 +66,18 @@ def _linear_in_g(op, ts, xs, out):
     return None if ts[0] is None else _emit(op.prim, ts[0], xs[1], **op.attrs)
 
 
-@table_entry(TANGENT, "svdvals")
+@tangent_rule("svdvals")
 def _svdvals(op, ts, xs, out):
     """d s_j = u_j^T dA v_j, the diagonal of U^T dA V (0 where s_j == 0, as the adjoint)."""
     return None if ts[0] is None else _emit("svdvals_grad", ts[0], xs[0], mode="jvp")
 
 
-@table_entry(TANGENT, "inv")
+@tangent_rule("inv")
 def _inv(op, ts, xs, out):
     return None if ts[0] is None else _emit("neg", _emit("matmul", _emit("matmul", out, ts[0]), out))
 
 
-@table_entry(TANGENT, "solve")
+@tangent_rule("solve")
 def _solve(op, ts, xs, out):
     """x = A^-1 b: dx = A^-1 (db - dA x)."""
     (da, db), (a, _) = ts, xs
@@ -86,7 +85,7 @@ def _solve(op, ts, xs, out):
     return None if rhs is None else _emit("solve", a, rhs)
 
 
-@table_entry(TANGENT, "cholesky")
+@tangent_rule("cholesky")
 def _cholesky(op, ts, xs, out):
     """dL = L Φ(L^-1 S L^-T), S = (dA + dA^T) / 2, Φ the lower triangle with half its diagonal:
     the derivative for symmetric A (numpy reads A's lower triangle; PyTorch's convention), so

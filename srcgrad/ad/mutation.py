@@ -20,14 +20,11 @@ from ..ir.memory import Buffers, read_operands
 from ..ir.primitives import PRIMITIVES
 from .fresh_writes import unsaved_writes
 
-WRITES = ("setitem", "setslice", "scatter", "setmask", "scatter_add")
-
-
 def logged_writes(fn, buffers):
     """The writes of ``fn`` whose overwritten elements the reverse sweep must put back: those
     into memory some op reads, or the caller's (an argument array). A write into memory only
     written (and returned, or dropped) needs nothing back."""
-    return frozenset(op for op in walk_ops(fn.body) if op.prim in WRITES and buffers.observable(op))
+    return frozenset(op for op in walk_ops(fn.body) if PRIMITIVES[op.prim].user_write and buffers.observable(op))
 
 
 class UndoPlan:
@@ -213,4 +210,4 @@ class _Epochs:
             self.now.update(self.undo.pop())
 
 
-__all__ = ["logged_writes", "UndoPlan", "refuse_stale_uses", "first_stale_use", "WRITES"]
+__all__ = ["logged_writes", "UndoPlan", "refuse_stale_uses", "first_stale_use"]

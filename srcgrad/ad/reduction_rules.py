@@ -6,9 +6,7 @@ Example:
     >>> ADJOINT["cumsum"]       # d cumsum: the adjoint summed from the end
 """
 from ..ir.core import current
-from ..ir.primitives import table_entry
-from .rules import ADJOINT
-from .tangent_rules import TANGENT
+from .tables import adjoint_rule, no_derivative, tangent_rule
 
 
 def _emit(prim, args, **attrs):
@@ -16,33 +14,32 @@ def _emit(prim, args, **attrs):
 
 
 # keepdims' axis of size 1: its adjoint sums that axis away again
-table_entry(ADJOINT, "expand_dims")(lambda g, x, out: (
+adjoint_rule("expand_dims")(lambda g, x, out: (
     lambda: _emit("sum", [g], axis=out.owner.attrs["axis"]),))
 # cumsum is linear: its adjoint is the cumulative sum taken from the other end
-table_entry(ADJOINT, "cumsum")(lambda g, x, out: (
+adjoint_rule("cumsum")(lambda g, x, out: (
     lambda: _emit("cumsum", [g], axis=out.owner.attrs["axis"], reverse=not out.owner.attrs.get("reverse")),))
 # exact where x holds zeros (products of the other factors, no division), as torch.cumprod's
-table_entry(ADJOINT, "cumprod")(lambda g, x, out: (
+adjoint_rule("cumprod")(lambda g, x, out: (
     lambda: _emit("cumprod_grad", [g, x], axis=out.owner.attrs["axis"], mode="vjp"),))
 # piecewise constant (rounding) or not a number (indices, the gradient helper): no derivative;
 # np.floor & co have derivative 0 everywhere, as torch.floor (also at the jumps)
 # np.sort is x taken along argsort(x): the adjoint puts g back where each element came from
-table_entry(ADJOINT, "take_along")(lambda g, x, idx, out: (
+adjoint_rule("take_along")(lambda g, x, idx, out: (
     lambda: _emit("put_along", [g, idx], axis=out.owner.attrs["axis"]), None))
-table_entry(ADJOINT, "put_along")(lambda g, x, idx, out: (
+adjoint_rule("put_along")(lambda g, x, idx, out: (
     lambda: _emit("take_along", [g, idx], axis=out.owner.attrs["axis"]), None))
-for _name in ("argsort", "cumprod_grad", "argmax", "argmin", "float_floor", "float_ceil", "float_trunc", "float_rint"):
-    ADJOINT[_name] = None
+no_derivative("argsort", "argmax", "argmin", "float_floor", "float_ceil", "float_trunc", "float_rint")
 
 
-@table_entry(TANGENT, "expand_dims", "cumsum", "take_along", "put_along")
+@tangent_rule("expand_dims", "cumsum", "take_along", "put_along")
 def _linear(op, ts, xs, out):
     """A linear op's tangent is the op applied to the tangent (of its first operand: the
     indices of take_along and put_along have none)."""
     return current().emit(op.prim, [ts[0]] + xs[1:], dict(op.attrs)) if ts[0] is not None else None
 
 
-@table_entry(TANGENT, "cumprod")
+@tangent_rule("cumprod")
 def _cumprod(op, ts, xs, out):
     if ts[0] is None:
         return None

@@ -20,13 +20,12 @@ from ..ir.memory import Buffers
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import F32, F64, I64, ArrayType, is_float, user_name
 from .activity import active_values, dependence_edges, useful_values
-from .array_rules import ARRAY_ADJOINT
+from .all_rules import ADJOINT, ARRAY_ADJOINT
 from .checkpoint import Snapshots, reverse_checkpointed, snapshot_loop
 from .clone import clone_op, fresh_block, write_whole
-from .join_rules import SHAPED
 from .mutation import UndoPlan, logged_writes, refuse_stale_uses
 from .names import adjoint_name, derivative_name
-from .rules import ADJOINT, constant_value
+from .rules import constant_value
 from .second_order import NO_SECOND_ADJOINT, goes_through, refuse_twice
 from .tape_rules import adjoint_tapes, tape_adjoint
 
@@ -345,14 +344,14 @@ class _Reverser:
             tape_adjoint(self, op, adj, mapping)
             self.rewind(op, mapping)
             return
-        rule = ADJOINT.get(op.prim)
-        if rule == "twice" and goes_through(op, self.active):
+        kind = PRIMITIVES[op.prim].adjoint
+        if kind == "refused" and goes_through(op, self.active):
             refuse_twice(op, "grad", NO_SECOND_ADJOINT)
-        g = adj.get(op.results[0]) if rule is not None and op.results else None
-        if g is not None and op.prim in ARRAY_ADJOINT:
+        g = adj.get(op.results[0]) if op.results else None
+        if g is not None and kind == "structural":
             ARRAY_ADJOINT[op.prim](self, op, g, adj, mapping)
-        elif g is not None:
-            self._rule_adjoint(op, rule, g, adj, mapping)
+        elif g is not None and ADJOINT[op.prim] is not None:
+            self._rule_adjoint(op, ADJOINT[op.prim], g, adj, mapping)
         self.rewind(op, mapping)
 
     def _rule_adjoint(self, op, rule, g, adj, mapping):
@@ -379,14 +378,13 @@ class _Reverser:
         accumulators whose inits and yields go through here."""
         if not acc.type.is_array:
             return acc
-        if acc in self.shared or (acc.owner is not None and acc.owner.prim in _VIEWS):
+        if acc in self.shared or (acc.owner is not None and PRIMITIVES[acc.owner.prim].shares_memory):
             return current().emit("copy", [acc], name=acc.name)
         return acc
 
     def _unbroadcast(self, c, v, mapping, op):
         """A contribution from a broadcasting op, summed back to the shape of operand ``v``."""
-        if c is None or not c.type.is_array or len(op.operands) < 2 or op.prim in ("matmul", "reshape", "stack") \
-                or op.prim in SHAPED:
+        if c is None or not c.type.is_array or len(op.operands) < 2 or PRIMITIVES[op.prim].adjoint_shaped:
             return c
         b = current()
         if v.type.is_array:
@@ -521,5 +519,3 @@ def _counts_from_zero(start, step):
     """Whether a loop runs over range(0, n, 1): its iteration number is its index."""
     return start.type is I64 and constant_value(start) == 0 and constant_value(step) == 1
 
-
-_VIEWS = ("transpose", "sum_to", "call_custom_vjp", "tape_get", "reshape", "restride")

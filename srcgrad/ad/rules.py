@@ -11,14 +11,10 @@ Example:
 import math
 
 from ..ir.core import const, cos, current, exp, select, sin, sqrt
-from ..ir.primitives import table_entry
 from ..ir.types import F64, is_float
+from .tables import adjoint_rule, no_derivative
 
-ADJOINT = {}
-
-
-def _rule(name):
-    return table_entry(ADJOINT, name)
+_rule = adjoint_rule
 
 
 def _emit(prim, *args):
@@ -171,7 +167,7 @@ def extremum_grad(g, x, out, axis):
         return mask / count
     return _emit_attrs("broadcast_like", [g, x], **spread) * mask / count
 _rule("copy")(lambda g, x, out: (lambda: g,))
-ADJOINT["full"] = None
+no_derivative("full")
 
 
 @_rule("matmul")
@@ -204,23 +200,12 @@ def _axis(out, x):
 
 # no derivative: piecewise constant, integer-valued or not numbers at all
 # (the rules of derivative code's own primitives, sum_to, index_add, tapes..., are in second_order.py)
-for _name in ("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv", "lt", "le", "gt", "ge", "eq", "ne",
+no_derivative("const", "to_i64", "to_bool", "floor", "ceil", "round", "floordiv", "lt", "le", "gt", "ge", "eq", "ne",
               "not", "and", "or", "shape", "assert", "range_len", "tape_new", "zeros_like", "yield", "return", "size",
-              "arange", "undo_new", "undo_mark", "undo_rewind"):        # the undo log: reverse.py's own
-    ADJOINT[_name] = None
-# handled by the reverse pass itself: conversions, array reads and structured control flow
+              "arange", "undo_new", "undo_mark", "undo_rewind")        # the undo log: reverse.py's own
+# (array reads, writes, calls and structured control flow are "structural" in their records:
+# the engines and ad/array_rules.py, ad/indexing_rules.py differentiate them)
 # a float32 array widened to float64 passes its gradient on (an int or bool one has none);
 # a float32 tangent (forward mode) is widened with it
-ADJOINT["to_f64"] = lambda g, x, out: (lambda: as_float64(g),) if is_float(x.type) else (None,)
-for _name in ("index", "if", "for", "while", "call_custom", "setitem", "slice", "setslice"):
-    ADJOINT[_name] = "structural"
-for _name in ("gather", "mask_select", "scatter", "setmask", "scatter_add"):     # ad/indexing_rules.py
-    ADJOINT[_name] = "structural"
-
-__all__ = ["ADJOINT", "const"]
-
-from . import linalg_rules  # noqa: E402,F401  (fills ADJOINT for np.linalg and np.einsum)
-from . import reduction_rules  # noqa: E402,F401  (the reductions family's rules, into ADJOINT and TANGENT)
-from . import join_rules  # noqa: E402,F401  (joining and building arrays: adds to ADJOINT)
-from . import shape_rules  # noqa: E402,F401  (reshape, restride, astype, pack, stack: fills ADJOINT, TANGENT)
-from . import second_order  # noqa: E402,F401  (the rules of derivative code's own primitives: grad of grad)
+adjoint_rule("to_f64")(lambda g, x, out: (lambda: as_float64(g),) if is_float(x.type) else (None,))
+__all__ = ["as_float64", "constant_value", "extremum_grad"]

@@ -28,9 +28,7 @@ Example:
 """
 from ..errors import TypingError
 from ..ir.core import current
-from ..ir.primitives import table_entry
-from .rules import ADJOINT
-from .tangent_rules import TANGENT
+from .tables import adjoint_rule, tangent_rule
 
 _LOOPS = "use jvp(grad(f)) (forward over reverse) for second derivatives of functions with loops"
 
@@ -66,11 +64,11 @@ def refuse_twice(op, how, table):
 
 
 def _adjoint(name):
-    return table_entry(ADJOINT, name)
+    return adjoint_rule(name)
 
 
 def _tangent(*names):
-    return table_entry(TANGENT, *names)
+    return tangent_rule(*names)
 
 
 def _emit(prim, operands, attrs=None):
@@ -116,8 +114,8 @@ def _attrs_of(out):
     return attrs
 
 
-ADJOINT["index_add"] = _accumulation_adjoint("index")     # acc[i] += v: dacc = g, dv = g[i]
-ADJOINT["slice_add"] = _accumulation_adjoint("slice")     # acc[a:b] += v: dacc = g, dv = sum_to(g[a:b], v)
+adjoint_rule("index_add")(_accumulation_adjoint("index"))     # acc[i] += v: dacc = g, dv = g[i]
+adjoint_rule("slice_add")(_accumulation_adjoint("slice"))     # acc[a:b] += v: dacc = g, dv = sum_to(g[a:b], v)
 
 
 # tangents: the same linear op applied to the tangents
@@ -155,12 +153,6 @@ def _accumulation(op, ts, xs, out):
         return dacc
     attrs = _attrs_of(out) if op.prim == "slice_add" else {}
     return b.emit(op.prim, [dacc, dv] + xs[2:], attrs)
-
-
-# differentiable, with no adjoint rule: dependence_edges counts them, reverse.py refuses them
-for _name in NO_SECOND_ADJOINT:
-    if ADJOINT.get(_name) is None:
-        ADJOINT[_name] = "twice"
 
 
 def tape_edges(ops, edges):

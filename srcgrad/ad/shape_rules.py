@@ -7,11 +7,10 @@ Example:
     >>> ADJOINT["restride"]      # d(x.transpose(axes)) -> g.transpose(argsort(axes))
 """
 from ..ir.core import current
-from ..ir.primitives import table_entry
 from ..ir.shape_eval import inverse_restride
 from ..ir.types import F32, F64, I64
-from .rules import ADJOINT, as_float64
-from .tangent_rules import TANGENT
+from .rules import as_float64
+from .tables import adjoint_rule, tangent_rule
 
 _FLOATS = (F64, F32)
 
@@ -24,13 +23,13 @@ def _sizes_of(x):
     return [_emit("shape", [x], {"axis": k}) for k in range(x.type.ndim)]
 
 
-@table_entry(ADJOINT, "reshape")
+@adjoint_rule("reshape")
 def _reshape(g, x, *sizes_and_out):
     """g reshaped back to x's shape; the sizes are ints."""
     return (lambda: _emit("reshape", [g] + _sizes_of(x)),) + (None,) * (len(sizes_and_out) - 1)
 
 
-@table_entry(ADJOINT, "restride")
+@adjoint_rule("restride")
 def _restride(g, x, out):
     kind, axes = inverse_restride(out.owner.attrs["kind"], out.owner.attrs["axes"])
     return (lambda: _emit("restride", [g], {"kind": kind, "axes": axes}),)
@@ -42,10 +41,10 @@ def _float_cast(x, out):
 
 # float -> float: the identity on values (float32 rounding has derivative 1, as in PyTorch);
 # to or from ints and bools: no derivative (piecewise constant, as PyTorch refuses it)
-ADJOINT["astype"] = lambda g, x, out: (lambda: g,) if _float_cast(x, out) else (None,)
+adjoint_rule("astype")(lambda g, x, out: (lambda: g,) if _float_cast(x, out) else (None,))
 
 
-@table_entry(ADJOINT, "pack")
+@adjoint_rule("pack")
 def _pack(g, *values_and_out):
     """Element k of the literal gets g at its place (row-major)."""
     values, out = values_and_out[:-1], values_and_out[-1]
@@ -58,7 +57,7 @@ def _pack(g, *values_and_out):
     return tuple(element(k) for k in range(len(values)))
 
 
-@table_entry(ADJOINT, "stack")
+@adjoint_rule("stack")
 def _stack(g, *arrays_and_out):
     """Array k of the list gets row k of g (a copy: adjoints are updated in place)."""
     b = current()
@@ -68,13 +67,13 @@ def _stack(g, *arrays_and_out):
     return tuple(row(k) for k in range(len(arrays_and_out) - 1))
 
 
-@table_entry(TANGENT, "reshape", "restride")
+@tangent_rule("reshape", "restride")
 def _moved(op, ts, xs, out):
     """d move(x) = move(dx)."""
     return _emit(op.prim, [ts[0]] + xs[1:], dict(op.attrs)) if ts[0] is not None else None
 
 
-@table_entry(TANGENT, "astype")
+@tangent_rule("astype")
 def _astype(op, ts, xs, out):
     if ts[0] is None or not _float_cast(xs[0], out):
         return None
@@ -82,7 +81,7 @@ def _astype(op, ts, xs, out):
     return as_float64(ts[0])
 
 
-@table_entry(TANGENT, "pack", "stack")
+@tangent_rule("pack", "stack")
 def _gathered(op, ts, xs, out):
     """d np.array([a, b]) = np.array([da, db]), a zero for an operand without a tangent."""
     if all(t is None for t in ts):

@@ -17,15 +17,11 @@ Example:
 """
 from ..errors import TypingError
 from ..ir.core import current
-from ..ir.primitives import table_entry
 from ..ir.types import F64
-from .rules import ADJOINT, extremum_grad
+from .rules import extremum_grad
+from .tables import ADJOINT, tangent_rule
 
-TANGENT = {}
-
-
-def _rule(*names):
-    return table_entry(TANGENT, *names)
+_rule = tangent_rule
 
 
 def linear_tangent(op, ts, xs, out):
@@ -129,8 +125,5 @@ def _custom(op, ts, xs, out):
                       "reverse-mode derivative only; use grad or vjp", op.loc)
 
 
-__all__ = ["TANGENT", "ELEMENTWISE", "linear_tangent"]
+__all__ = ["ELEMENTWISE", "linear_tangent"]
 
-from . import indexing_rules  # noqa: E402,F401  (x[idx], x[mask] and their writes register here)
-from . import linalg_tangents  # noqa: E402,F401  (fills TANGENT for np.linalg and np.einsum)
-from . import join_tangents  # noqa: E402,F401  (joining and building arrays: adds to TANGENT)

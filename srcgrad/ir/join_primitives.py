@@ -7,6 +7,7 @@ Example:
     f64[1]
 """
 from ..errors import TypingError
+from .primitive_table import define
 from .types import BOOL, F32, F64, I64, ArrayType
 
 
@@ -127,36 +128,41 @@ def _kron_grad_rule(ts, attrs):
     return ArrayType(F64, _array(ts[2], "np.kron's operand").ndim)
 
 
-def define(_def):
-    """Add the family's records to the table (``_def`` is ir/primitives.py's)."""
-    _def("concat", _concat_rule, "np.concatenate / np.stack / np.hstack / np.vstack / np.column_stack: a new "
+def define_all():
+    """Add the family's records to the table (ir/primitives.py calls this once)."""
+    define("concat", _concat_rule, "np.concatenate / np.stack / np.hstack / np.vstack / np.column_stack: a new "
          "array (a copy); attrs: axis, expand (one bool per operand: it gains a new axis there), fn (the numpy "
-         "function, for its error message)", allocates=True, may_raise=True)
-    _def("split_size", _split_size_rule, "n // sections for np.split, raising numpy's ValueError when the "
+         "function, for its error message)", allocates=True, may_raise=True, adjoint_shaped=True)
+    define("split_size", _split_size_rule, "n // sections for np.split, raising numpy's ValueError when the "
          "division is not equal; attrs: sections", may_raise=True)
-    _def("diagonal", _diagonal_rule, "np.diagonal(x, k) of a matrix: a new vector (a copy; numpy's is a "
-         "read-only view)", allocates=True)
-    _def("diag_embed", _diag_embed_rule, "an (n, m) matrix of zeros with vector v on diagonal k; operands: v, n, "
-         "m, k (np.diag of a vector, np.eye, the adjoint of np.diagonal)", allocates=True, may_raise=True)
-    _def("tri", _tri_rule, "np.tri(n, m, k, dtype=bool): True where j <= i + k; operands: n, m, k",
+    define("diagonal", _diagonal_rule, "np.diagonal(x, k) of a matrix: a new vector (a copy; numpy's is a "
+         "read-only view)", allocates=True, adjoint_shaped=True)
+    define("diag_embed", _diag_embed_rule, "an (n, m) matrix of zeros with vector v on diagonal k; operands: v, n, "
+         "m, k (np.diag of a vector, np.eye, the adjoint of np.diagonal)",
+         allocates=True, may_raise=True, adjoint_shaped=True)
+    define("tri", _tri_rule, "np.tri(n, m, k, dtype=bool): True where j <= i + k; operands: n, m, k",
          allocates=True, may_raise=True)
-    _def("linspace", _linspace_rule, "np.linspace(start, stop, num, endpoint); attrs: endpoint", allocates=True,
+    define("linspace", _linspace_rule, "np.linspace(start, stop, num, endpoint); attrs: endpoint", allocates=True,
          may_raise=True)
-    _def("roll", _roll_rule, "np.roll(x, shift, axis): a new array (a copy); attrs: axis (None: the flattened "
-         "array, reshaped back)", allocates=True)
-    _def("tile", _tile_rule, "np.tile(x, reps): operands: x, one count per axis of the result (padded with 1s "
-         "in front); a new array", allocates=True, may_raise=True)
-    _def("tile_sum", _summed_back_rule, "the adjoint of np.tile: g's tiles summed to x's shape; operands: g, x, "
-         "the counts", allocates=True, shape_operand=1)
-    _def("repeat", _repeat_rule, "np.repeat(x, r, axis): each element r times; attrs: axis (None: of the "
-         "flattened array); a new array", allocates=True, may_raise=True)
-    _def("repeat_sum", _summed_back_rule, "the adjoint of np.repeat: each run of r elements of g summed; "
-         "operands: g, x, r; attrs: axis", allocates=True, shape_operand=1)
-    _def("kron", _kron_rule, "np.kron(a, b) of two vectors or two matrices: out[i·p + k] = a[i]·b[k] per axis "
-         "(p: b's shape)", allocates=True)
-    _def("kron_grad", _kron_grad_rule, "the adjoint of np.kron for one operand: operands: g, the other operand, "
-         "the operand (read for its shape); attrs: wrt (0: a, 1: b)", allocates=True, shape_operand=2)
-    _def("repeat_each", _repeat_each_rule, "np.repeat(x, counts, axis): element i counts[i] times (one count: "
-         "each); attrs: axis (None: of the flattened array); a new array", allocates=True, may_raise=True)
-    _def("repeat_each_sum", _summed_back_rule, "the adjoint of np.repeat with counts: each element's run of g "
-         "summed; operands: g, x, counts; attrs: axis", allocates=True, shape_operand=1)
+    define("roll", _roll_rule, "np.roll(x, shift, axis): a new array (a copy); attrs: axis (None: the flattened "
+         "array, reshaped back)", allocates=True, adjoint_shaped=True)
+    define("tile", _tile_rule, "np.tile(x, reps): operands: x, one count per axis of the result (padded with 1s "
+         "in front); a new array", allocates=True, may_raise=True, adjoint_shaped=True)
+    define("tile_sum", _summed_back_rule, "the adjoint of np.tile: g's tiles summed to x's shape; operands: g, x, "
+         "the counts", allocates=True, shape_operand=1, adjoint="refused", internal=True)
+    define("repeat", _repeat_rule, "np.repeat(x, r, axis): each element r times; attrs: axis (None: of the "
+         "flattened array); a new array", allocates=True, may_raise=True, adjoint_shaped=True)
+    define("repeat_sum", _summed_back_rule, "the adjoint of np.repeat: each run of r elements of g summed; "
+         "operands: g, x, r; attrs: axis", allocates=True, shape_operand=1, adjoint="refused", internal=True)
+    define("kron", _kron_rule, "np.kron(a, b) of two vectors or two matrices: out[i·p + k] = a[i]·b[k] per axis "
+         "(p: b's shape)", allocates=True, adjoint_shaped=True)
+    define("kron_grad", _kron_grad_rule, "the adjoint of np.kron for one operand: operands: g, the other operand, "
+         "the operand (read for its shape); attrs: wrt (0: a, 1: b)",
+         allocates=True, shape_operand=2, adjoint="refused",
+         internal=True)
+    define("repeat_each", _repeat_each_rule, "np.repeat(x, counts, axis): element i counts[i] times (one count: "
+         "each); attrs: axis (None: of the flattened array); a new array",
+         allocates=True, may_raise=True, adjoint_shaped=True)
+    define("repeat_each_sum", _summed_back_rule, "the adjoint of np.repeat with counts: each element's run of g "
+         "summed; operands: g, x, counts; attrs: axis", allocates=True, shape_operand=1, adjoint="refused",
+         internal=True)

@@ -9,88 +9,9 @@ Example:
     f64
 """
 from ..errors import TypingError
+from . import join_primitives, shape_primitives
+from .primitive_table import PRIMITIVES, define, table_entry
 from .types import BOOL, F32, F64, I64, NONE, UNDO_LOG, ArrayType, TapeType, unify
-
-
-class Primitive:
-    """One op kind and every fact about it that a pass or a backend needs.
-
-    - ``name``, ``result_type(operand_types, attrs)`` (the type rule), ``region_op``;
-    - ``elementwise``: numpy broadcasting, one result per element (from the type rule);
-    - ``writes``: the operand whose memory the op changes in place (its result is that same
-      buffer, a new version of the array), or None;
-    - ``effect``: observable beyond its results (raises on purpose, ends a region, stores on a
-      tape, calls user code): never removed, merged or moved across another effect;
-    - ``may_raise``: can raise for some operands (division by zero, an index out of bounds, a
-      math domain error on the python backend, a shape mismatch); elementwise ops also raise
-      on arrays of incompatible shapes, and ``overflows`` ops on scalar ints beyond 64 bits
-      (OverflowError on the llvm backend; see ``Primitive.raises``);
-    - ``allocates``: always makes a fresh buffer (``np.zeros``, ``x.copy()``): never merged with
-      another, even of equal operands, since either may be written in place later;
-    - ``view``: the result shares the memory of operand 0 (``x[1:]``, ``x.T``, and the new
-      version made by an in-place write);
-    - ``may_alias``: the result may be operand 0 itself or an array kept elsewhere (a tape
-      item, what a user's vjp returned): copy before writing into it;
-    - ``shape_operand``: the operand an array-making op reads only for its shape, or None;
-    - ``index_start``: for element accesses, where the index operands start;
-    - ``unbounded_slope``: the derivative is infinite at some point where the function is
-      finite (``sqrt`` at 0): reverse mode takes a zero adjoint times it as 0, not NaN.
-    """
-
-    def __init__(self, name, type_rule, region_op=False, doc="", writes=None, effect=False, may_raise=False,
-                 allocates=False, view=False, may_alias=False, shape_operand=None, index_start=None,
-                 overflows=False, unbounded_slope=False):
-        self.name = name
-        self.type_rule = type_rule
-        self.region_op = region_op
-        self.doc = doc
-        self.elementwise = getattr(type_rule, "elementwise", False)    # numpy broadcasting, one result per element
-        self.writes, self.effect, self.may_raise = writes, effect, may_raise
-        self.allocates, self.view, self.may_alias = allocates, view or writes is not None, may_alias
-        self.shape_operand, self.index_start, self.overflows = shape_operand, index_start, overflows
-        self.unbounded_slope = unbounded_slope
-
-    def result_type(self, operand_types, attrs):
-        return self.type_rule(operand_types, attrs)
-
-    def raises(self, op):
-        """Whether this op (an Op of this primitive) may raise: the record's ``may_raise``, or an
-        elementwise op with an array operand (shapes that do not broadcast)."""
-        if self.may_raise or (self.elementwise and any(v.type.is_array for v in op.operands)):
-            return True
-        return self.overflows and any(r.type is I64 for r in op.results)
-
-    def makes_new_array(self, op):
-        """Whether ``op``'s array result is a buffer of its own (an allocation or a computed array,
-        not a view, a new version or a possibly shared value)."""
-        return bool(op.results) and op.results[0].type.is_array and not (self.view or self.may_alias) \
-            and not self.region_op and self.name != "const"
-
-    def __repr__(self):
-        return f"<primitive {self.name}>"
-
-
-PRIMITIVES = {}
-
-
-def table_entry(table, *names):
-    """A decorator that puts a rule into ``table`` (a table keyed by primitive: derivative rules,
-    tangent rules, a backend's lowerings) under each of ``names``, each once.
-
-    >>> @table_entry(TANGENT, "transpose")
-    ... def _transpose(op, ts, xs, out): ...
-    """
-    def register(rule):
-        for name in names:
-            assert name in PRIMITIVES, f"{name} is not a primitive"
-            assert name not in table, f"two entries for {name}"
-            table[name] = rule
-        return rule
-    return register
-
-
-def _def(name, rule, doc="", region_op=False, **facts):
-    PRIMITIVES[name] = Primitive(name, rule, region_op, doc, **facts)
 
 
 def _numeric(t, what):
@@ -176,31 +97,31 @@ def _region_rule(ts, attrs):
 
 
 # constants and conversions
-_def("const", _const_rule, "a literal or a global read at compile time; attrs: value, type")
-_def("to_f64", lambda ts, a: ArrayType(F64, ts[0].ndim) if isinstance(ts[0], ArrayType) else F64,
+define("const", _const_rule, "a literal or a global read at compile time; attrs: value, type")
+define("to_f64", lambda ts, a: ArrayType(F64, ts[0].ndim) if isinstance(ts[0], ArrayType) else F64,
      "float(x); an int or bool array becomes a float64 array")
-_def("to_i64", lambda ts, a: I64, "int(x): truncates toward 0", may_raise=True)     # int(nan), int(inf)
-_def("to_bool", lambda ts, a: BOOL, "bool(x)")
+define("to_i64", lambda ts, a: I64, "int(x): truncates toward 0", may_raise=True)     # int(nan), int(inf)
+define("to_bool", lambda ts, a: BOOL, "bool(x)")
 
 # arithmetic (Python semantics: / is true division, // and % floor toward -inf)
 for _n in ("add", "sub", "mul"):
-    _def(_n, _elementwise(_arith_rule), overflows=True)
+    define(_n, _elementwise(_arith_rule), overflows=True)
 def _div_rule(ts, attrs):
     _arith_rule(ts, attrs)      # checks the operands
     return F64
 
 
-_def("div", _elementwise(_div_rule), "true division", may_raise=True)
-_def("floordiv", _elementwise(_arith_rule), "floor division (toward -inf)", may_raise=True)
-_def("mod", _elementwise(_arith_rule), "remainder with the sign of the divisor", may_raise=True)
-_def("pow", _elementwise(_pow_rule), "x ** y; attrs: int_result for int ** non-negative int constant",
-     may_raise=True, unbounded_slope=True)
-_def("neg", _elementwise(_same_rule), overflows=True)
-_def("abs", _elementwise(_same_rule), overflows=True)
-_def("min", _elementwise(_arith_rule), "min(a, b); np.minimum on arrays")
-_def("max", _elementwise(_arith_rule), "max(a, b); np.maximum on arrays")
-_def("atan2", _elementwise(_float_rule), may_raise=True)
-_def("hypot", _elementwise(_float_rule), may_raise=True)
+define("div", _elementwise(_div_rule), "true division", may_raise=True)
+define("floordiv", _elementwise(_arith_rule), "floor division (toward -inf)", may_raise=True)
+define("mod", _elementwise(_arith_rule), "remainder with the sign of the divisor", may_raise=True)
+define("pow", _elementwise(_pow_rule), "x ** y; attrs: int_result for int ** non-negative int constant",
+     may_raise=True, unbounded_slope=True, overflows=True)
+define("neg", _elementwise(_same_rule), overflows=True)
+define("abs", _elementwise(_same_rule), overflows=True)
+define("min", _elementwise(_arith_rule), "min(a, b); np.minimum on arrays")
+define("max", _elementwise(_arith_rule), "max(a, b); np.maximum on arrays")
+define("atan2", _elementwise(_float_rule), may_raise=True)
+define("hypot", _elementwise(_float_rule), may_raise=True)
 
 # elementary functions of floats
 UNARY_MATH = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "expm1", "log",
@@ -208,18 +129,18 @@ UNARY_MATH = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh
 # math.sqrt(-1.0), math.log(0.0) raise on the python backend; these never raise (NaN or inf instead)
 _TOTAL_MATH = ("sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "atan")
 for _n in UNARY_MATH:
-    _def(_n, _elementwise(_float_rule), may_raise=_n not in _TOTAL_MATH,
+    define(_n, _elementwise(_float_rule), may_raise=_n not in _TOTAL_MATH,
          unbounded_slope=_n in ("sqrt", "log", "log1p", "log2", "log10", "asin", "acos"))
-_def("floor", lambda ts, a: I64, "math.floor: an int", may_raise=True)
-_def("ceil", lambda ts, a: I64, "math.ceil: an int", may_raise=True)
-_def("round", lambda ts, a: I64, "round(x): the nearest int, halves to even", may_raise=True)
+define("floor", lambda ts, a: I64, "math.floor: an int", may_raise=True)
+define("ceil", lambda ts, a: I64, "math.ceil: an int", may_raise=True)
+define("round", lambda ts, a: I64, "round(x): the nearest int, halves to even", may_raise=True)
 
 # comparisons and logic
 for _n in ("lt", "le", "gt", "ge", "eq", "ne"):
-    _def(_n, _elementwise(_bool_rule))
-_def("not", _bool_rule)
-_def("and", _bool_rule, "both operands evaluated (they have no side effects)")
-_def("or", _bool_rule)
+    define(_n, _elementwise(_bool_rule))
+define("not", _bool_rule)
+define("and", _bool_rule, "both operands evaluated (they have no side effects)")
+define("or", _bool_rule)
 def _select_array_rule(ts, attrs):
     c, a, b = ts
     if not any(isinstance(t, ArrayType) for t in ts):
@@ -228,11 +149,11 @@ def _select_array_rule(ts, attrs):
     return ArrayType(_select_rule(elems, attrs), max(t.ndim for t in ts if isinstance(t, ArrayType)))
 
 
-_def("select", _select_array_rule, "cond ? a : b (np.where on arrays)")
+define("select", _select_array_rule, "cond ? a : b (np.where on arrays)")
 
 # arrays
-_def("index", _index_rule, "x[i, j]: one element", may_raise=True, index_start=1)
-_def("shape", _shape_rule, "x.shape[axis]; attrs: axis")
+define("index", _index_rule, "x[i, j]: one element", may_raise=True, index_start=1, adjoint="structural")
+define("shape", _shape_rule, "x.shape[axis]; attrs: axis", shape_operand=0)
 
 # whole arrays
 def _float_array(t, what):
@@ -306,13 +227,15 @@ def _setslice_rule(ts, attrs):
     return arr
 
 
-_def("slice", _slice_rule, "x[a:b, j, ::s]: a view; attrs: spec, one entry per axis ('i',) or "
-     "('s', has_start, has_stop, has_step), or ('n',) for a new length-1 axis (None); operands: the array, then the bounds given", view=True, may_raise=True)
-_def("setslice", _setslice_rule, "x[a:b] = v: a new version of x (written in place)", writes=0, may_raise=True)
-_def("slice_add", lambda ts, a: ts[0], "adjoint accumulation: arr[slice] += g; returns arr (in place)", writes=0,
-     may_raise=True)
-_def("setitem", _setitem_rule, "x[i, j] = v: a new version of x (the backends write in place)", writes=0,
-     may_raise=True, index_start=2)
+define("slice", _slice_rule, "x[a:b, j, ::s]: a view; attrs: spec, one entry per axis ('i',) or "
+     "('s', has_start, has_stop, has_step), or ('n',) for a new length-1 axis (None); operands: the array, then the bounds given",
+     view=True, may_raise=True, adjoint="structural")
+define("setslice", _setslice_rule, "x[a:b] = v: a new version of x (written in place)",
+     writes=0, may_raise=True, key="slice", adjoint="structural")
+define("slice_add", lambda ts, a: ts[0], "adjoint accumulation: arr[slice] += g; returns arr (in place)", writes=0,
+     may_raise=True, key="slice", accumulates=True, internal=True)
+define("setitem", _setitem_rule, "x[i, j] = v: a new version of x (the backends write in place)", writes=0,
+     may_raise=True, index_start=2, key="item", adjoint="structural")
 # numpy's advanced indexing: integer index arrays and boolean masks (copies, not views)
 def _index_arrays(arr, idx, what):
     if not isinstance(arr, ArrayType):
@@ -356,36 +279,36 @@ def _setmask_rule(ts, attrs):
     return ts[0]
 
 
-_def("gather", _gather_rule, "x[i], X[i, j] with int64 index arrays (broadcast together): a copy of shape "
+define("gather", _gather_rule, "x[i], X[i, j] with int64 index arrays (broadcast together): a copy of shape "
      "idx.shape + the axes not indexed; negative indices wrap; attrs: last_only (the adjoint of x[idx] = v: "
-     "an entry whose place a later entry also names reads 0)", allocates=True, may_raise=True)
-_def("scatter", _scatter_rule, "x[idx] = v: a new version of x (in place); a repeated place keeps the last value",
-     writes=0, may_raise=True)
-_def("scatter_add", _scatter_rule, "np.add.at(x, idx, v): x[idx] += v where repeated places accumulate; "
-     "returns x (in place)", writes=0, may_raise=True)
-_def("mask_select", _mask_rule, "x[mask], mask a bool array over x's leading axes: a copy, its first axis the "
-     "count of True", allocates=True, may_raise=True)
-_def("setmask", _setmask_rule, "x[mask] = v (v a number or one value per True): a new version of x (in place)",
-     writes=0, may_raise=True)
-_def("full", _new_array_rule, "np.zeros/np.ones/np.full/np.empty(shape): operands: the sizes; attrs: value",
+     "an entry whose place a later entry also names reads 0)", allocates=True, may_raise=True, adjoint="structural")
+define("scatter", _scatter_rule, "x[idx] = v: a new version of x (in place); a repeated place keeps the last value",
+     writes=0, may_raise=True, key="indices", adjoint="structural")
+define("scatter_add", _scatter_rule, "np.add.at(x, idx, v): x[idx] += v where repeated places accumulate; "
+     "returns x (in place)", writes=0, may_raise=True, key="indices", accumulates=True, adjoint="structural")
+define("mask_select", _mask_rule, "x[mask], mask a bool array over x's leading axes: a copy, its first axis the "
+     "count of True", allocates=True, may_raise=True, adjoint="structural")
+define("setmask", _setmask_rule, "x[mask] = v (v a number or one value per True): a new version of x (in place)",
+     writes=0, may_raise=True, key="mask", adjoint="structural")
+define("full", _new_array_rule, "np.zeros/np.ones/np.full/np.empty(shape): operands: the sizes; attrs: value",
      allocates=True, may_raise=True)
-_def("sum", _reduce_rule, "np.sum(x) or np.sum(x, axis=k); attrs: axis")
-_def("prod", _reduce_rule, "np.prod(x[, axis=k])")
-_def("amax", _reduce_rule, "np.max(x[, axis=k])", may_raise=True)       # of an empty array
-_def("amin", _reduce_rule, "np.min(x[, axis=k])", may_raise=True)
-_def("reduce_grad", _like_second, "the gradient of np.prod, exact at zeros: attrs: of ('prod'), axis; "
-     "operands: g, x, out (max/min's gradient is built from eq, select, sum and div)")
-_def("arange", lambda ts, a: ArrayType(F64 if any(t is F64 for t in ts) else I64, 1), "np.arange(start, stop, step)",
+define("sum", _reduce_rule, "np.sum(x) or np.sum(x, axis=k); attrs: axis")
+define("prod", _reduce_rule, "np.prod(x[, axis=k])")
+define("amax", _reduce_rule, "np.max(x[, axis=k])", may_raise=True)       # of an empty array
+define("amin", _reduce_rule, "np.min(x[, axis=k])", may_raise=True)
+define("reduce_grad", _like_second, "the gradient of np.prod, exact at zeros: attrs: of ('prod'), axis; "
+     "operands: g, x, out (max/min's gradient is built from eq, select, sum and div)", adjoint="refused", internal=True)
+define("arange", lambda ts, a: ArrayType(F64 if any(t is F64 for t in ts) else I64, 1), "np.arange(start, stop, step)",
      allocates=True, may_raise=True)
-_def("size", lambda ts, a: I64, "x.size")
-_def("matmul", _matmul_rule, "np.dot(a, b), a @ b for vectors and matrices", may_raise=True)
-_def("transpose", lambda ts, a: _float_array(ts[0], ".T"), "x.T", view=True)
-_def("outer", lambda ts, a: ArrayType(F64, 2), "np.outer(a, b) of two vectors")
-_def("copy", lambda ts, a: ts[0], "a fresh copy of an array", allocates=True)
-_def("sum_to", _like_second, "g summed over broadcast dims to the shape of the second operand; g itself "
-     "when the shapes are equal", may_alias=True, shape_operand=1, may_raise=True)
-_def("broadcast_like", _like_second, "g broadcast to the shape of the second operand; attrs: axis",
-     shape_operand=1, may_raise=True)
+define("size", lambda ts, a: I64, "x.size", shape_operand=0)
+define("matmul", _matmul_rule, "np.dot(a, b), a @ b for vectors and matrices", may_raise=True, adjoint_shaped=True)
+define("transpose", lambda ts, a: _float_array(ts[0], ".T"), "x.T", view=True)
+define("outer", lambda ts, a: ArrayType(F64, 2), "np.outer(a, b) of two vectors")
+define("copy", lambda ts, a: ts[0], "a fresh copy of an array", allocates=True)
+define("sum_to", _like_second, "g summed over broadcast dims to the shape of the second operand; g itself "
+     "when the shapes are equal", may_alias=True, shape_operand=1, may_raise=True, internal=True)
+define("broadcast_like", _like_second, "g broadcast to the shape of the second operand; attrs: axis",
+     shape_operand=1, may_raise=True, internal=True)
 
 # adjoint bookkeeping (made by ad/reverse.py, never by the frontend)
 def _tape_new_rule(ts, attrs):
@@ -404,40 +327,45 @@ def _index_add_rule(ts, attrs):
     return ts[0]
 
 
-_def("tape_new", _tape_new_rule, "a tape for per-iteration values; operand: length (none: grows); attrs: items",
-     allocates=True)
-_def("tape_put", lambda ts, a: NONE, "tape[k] = values (attrs: append for a growing tape)", effect=True)
-_def("tape_get", _tape_get_rule, "the values stored at tape[k]", may_alias=True)
+define("tape_new", _tape_new_rule, "a tape for per-iteration values; operand: length (none: grows); attrs: items",
+     allocates=True, internal=True, scalar_only=True)
+define("tape_put", lambda ts, a: NONE, "tape[k] = values (attrs: append for a growing tape)",
+     effect=True, adjoint="refused",
+     internal=True)
+define("tape_get", _tape_get_rule, "the values stored at tape[k]", may_alias=True, adjoint="refused", internal=True)
 # the undo log: what in-place writes overwrote, put back by the reverse sweep (ad/reverse.py)
-_def("undo_new", lambda ts, a: UNDO_LOG, "an empty undo log", allocates=True)
-_def("undo_mark", lambda ts, a: I64, "the undo log's height now (rewind to it later); never merged with "
-     "another (passes.py): the height changes")
-_def("undo_save", lambda ts, a: NONE, "save on the undo log the elements the next write overwrites: operands: "
+define("undo_new", lambda ts, a: UNDO_LOG, "an empty undo log", allocates=True, internal=True)
+define("undo_mark", lambda ts, a: I64, "the undo log's height now (rewind to it later); never merged with "
+     "another (passes.py): the height changes", internal=True)
+define("undo_save", lambda ts, a: NONE, "save on the undo log the elements the next write overwrites: operands: "
      "the array, the log, then the write's index operands (its value left out); attrs: write (the write's "
-     "primitive) and the write's attrs", effect=True, may_raise=True)
-_def("undo_rewind", lambda ts, a: NONE, "put back, latest first, every element saved on the undo log since it "
-     "had the height of operand 1", effect=True)
-_def("zeros_like", _zeros_like_rule, "an array of zeros shaped like the operand", allocates=True, shape_operand=0)
-_def("index_add", _index_add_rule, "adjoint accumulation: arr[idx] += g; returns arr (updated in place)",
-     writes=0, may_raise=True, index_start=2)
-_def("range_len", lambda ts, a: I64, "len(range(start, stop, step))", may_raise=True)
+     "primitive) and the write's attrs", effect=True, may_raise=True, adjoint="refused", internal=True)
+define("undo_rewind", lambda ts, a: NONE, "put back, latest first, every element saved on the undo log since it "
+     "had the height of operand 1", effect=True, internal=True)
+define("zeros_like", _zeros_like_rule, "an array of zeros shaped like the operand",
+     allocates=True, shape_operand=0, internal=True)
+define("index_add", _index_add_rule, "adjoint accumulation: arr[idx] += g; returns arr (updated in place)",
+     writes=0, may_raise=True, index_start=2, key="item", accumulates=True, internal=True)
+define("range_len", lambda ts, a: I64, "len(range(start, stop, step))", may_raise=True, scalar_only=True)
 
 # calls into user code with a hand-written derivative (srcgrad.custom_vjp)
-_def("call_custom", lambda ts, a: list(a["result_types"]), "fn(*operands); attrs: fn (a custom_vjp)",
-     effect=True, may_raise=True, may_alias=True)
-_def("call_custom_vjp", lambda ts, a: list(a["result_types"]),
+define("call_custom", lambda ts, a: list(a["result_types"]), "fn(*operands); attrs: fn (a custom_vjp)",
+     effect=True, may_raise=True, may_alias=True, adjoint="structural")
+define("call_custom_vjp", lambda ts, a: list(a["result_types"]),
      "fn.vjp(*args, *results, *cotangents) -> one cotangent per float argument; attrs: fn, n_args",
-     effect=True, may_raise=True, may_alias=True)
+     effect=True, may_raise=True, may_alias=True, adjoint="refused", internal=True)
 
 # structured control flow: ops that own regions
-_def("if", _region_rule, "operands: cond; regions: then, else; each yields the results", region_op=True)
-_def("for", _region_rule, "operands: start, stop, step, *init; region args: i, *carried", region_op=True)
-_def("while", _region_rule, "operands: *init; regions: cond (args -> yield bool), body (args -> yield carried)",
-     region_op=True)
-_def("assert", lambda ts, a: NONE, "raises AssertionError(message) when the operand is false", effect=True,
-     may_raise=True)
-_def("yield", lambda ts, a: NONE, "ends a region", effect=True)
-_def("return", lambda ts, a: NONE, "ends the function", effect=True)
+define("if", _region_rule, "operands: cond; regions: then, else; each yields the results",
+     region_op=True, adjoint="structural")
+define("for", _region_rule, "operands: start, stop, step, *init; region args: i, *carried",
+     region_op=True, adjoint="structural")
+define("while", _region_rule, "operands: *init; regions: cond (args -> yield bool), body (args -> yield carried)",
+     region_op=True, adjoint="structural")
+define("assert", lambda ts, a: NONE, "raises AssertionError(message) when the operand is false", effect=True,
+     may_raise=True, scalar_only=True)
+define("yield", lambda ts, a: NONE, "ends a region", effect=True)
+define("return", lambda ts, a: NONE, "ends the function", effect=True)
 
 DIFFERENTIABLE_FLOAT_OPS = UNARY_MATH + ("add", "sub", "mul", "div", "pow", "neg", "abs", "min", "max", "atan2",
                                          "hypot", "mod", "select", "to_f64")
@@ -475,26 +403,26 @@ def _solve_rule(ts, attrs):
     return ArrayType(F64, ts[1].ndim)
 
 
-_def("einsum", _einsum_rule, "np.einsum with explicit subscripts; attrs: spec = (input subscripts, output "
+define("einsum", _einsum_rule, "np.einsum with explicit subscripts; attrs: spec = (input subscripts, output "
      "subscripts); a new array (or a number for '->'); an output index repeats only in gradients ('i->ii': a "
      "diagonal, zeros elsewhere)", may_raise=True)
-_def("norm_sqrt", _elementwise(_float_rule), "the square root of a 2-norm's sum of squares: sqrt, except that "
+define("norm_sqrt", _elementwise(_float_rule), "the square root of a 2-norm's sum of squares: sqrt, except that "
      "its derivative at 0 is taken as 0 (torch.linalg.norm's gradient at the zero vector)", may_raise=True)
-_def("det", _number_of_matrix("np.linalg.det"), "np.linalg.det (LU with partial pivoting)",
+define("det", _number_of_matrix("np.linalg.det"), "np.linalg.det (LU with partial pivoting)",
      may_raise=True)
-_def("slogdet_sign", _number_of_matrix("np.linalg.slogdet"),
+define("slogdet_sign", _number_of_matrix("np.linalg.slogdet"),
      "the sign of np.linalg.slogdet (0.0 for a singular matrix)", may_raise=True)
-_def("slogdet_log", _number_of_matrix("np.linalg.slogdet"),
+define("slogdet_log", _number_of_matrix("np.linalg.slogdet"),
      "the log|det| of np.linalg.slogdet (-inf for a singular matrix)", may_raise=True)
-_def("inv", lambda ts, a: ArrayType(F64, _matrix(ts[0], "np.linalg.inv").ndim),
+define("inv", lambda ts, a: ArrayType(F64, _matrix(ts[0], "np.linalg.inv").ndim),
      "np.linalg.inv: a new array; LinAlgError('Singular matrix')", may_raise=True)
-_def("solve", _solve_rule, "np.linalg.solve(A, b), b a vector or a matrix: a new array; "
+define("solve", _solve_rule, "np.linalg.solve(A, b), b a vector or a matrix: a new array; "
      "LinAlgError('Singular matrix')", may_raise=True)
-_def("cholesky", lambda ts, a: ArrayType(F64, _matrix(ts[0], "np.linalg.cholesky").ndim),
+define("cholesky", lambda ts, a: ArrayType(F64, _matrix(ts[0], "np.linalg.cholesky").ndim),
      "np.linalg.cholesky: the lower factor (reads A's lower triangle), a new array; "
      "LinAlgError('Matrix is not positive definite')", may_raise=True)
-_def("cholesky_grad", lambda ts, a: ArrayType(F64, 2), "the adjoint of A = L L^T from gL: operands gL, L "
-     "(PyTorch's formula: symmetric)", may_raise=True)
+define("cholesky_grad", lambda ts, a: ArrayType(F64, 2), "the adjoint of A = L L^T from gL: operands gL, L "
+     "(PyTorch's formula: symmetric)", may_raise=True, adjoint="refused", internal=True)
 
 
 def _svdvals_grad_rule(ts, attrs):
@@ -513,13 +441,15 @@ def _svdvals_grad_rule(ts, attrs):
 # the zero matrix is 0; PyTorch gives the subgradient of whatever U, V LAPACK returns there). At
 # equal singular values U diag(t) V^T does not depend on the basis chosen where t is equal over
 # the tie (amax/amin share ties evenly)
-_def("svdvals", lambda ts, a: _matrix(ts[0], "np.linalg.svdvals", square=False) and ArrayType(F64, 1),
+define("svdvals", lambda ts, a: _matrix(ts[0], "np.linalg.svdvals", square=False) and ArrayType(F64, 1),
      "np.linalg.svd(A, compute_uv=False) of an m×n matrix: its k = min(m, n) singular values, descending, a new "
      "array; LinAlgError('SVD did not converge') where A holds a NaN (an infinity gives NaNs, as numpy's)",
      may_raise=True)
-_def("svdvals_grad", _svdvals_grad_rule, "the derivative of svdvals(A), A = U diag(s) V^T the reduced SVD, "
+define("svdvals_grad", _svdvals_grad_rule, "the derivative of svdvals(A), A = U diag(s) V^T the reduced SVD, "
      "terms with s_j == 0 dropped: operands t, A; attrs: mode ('vjp': t is the k-vector adjoint of s, the result "
-     "U diag(t) V^T, m×n; 'jvp': t is dA, m×n, the result the k-vector diag(U^T dA V))", may_raise=True)
+     "U diag(t) V^T, m×n; 'jvp': t is dA, m×n, the result the k-vector diag(U^T dA V))",
+     may_raise=True, adjoint="refused",
+     internal=True)
 
 
 # reductions, scans and rounding (issue 11, the reductions family)
@@ -542,15 +472,16 @@ def _arg_rule(ts, attrs):
     return ArrayType(I64, t.ndim) if isinstance(t, ArrayType) else I64
 
 
-_def("expand_dims", _expand_dims_rule, "a new axis of size 1 at attrs axis (keepdims=True): a view", view=True)
-_def("cumsum", _scan_rule, "np.cumsum(x, axis=k); attrs: axis, reverse (sums from the end: its adjoint)")
-_def("cumprod", _scan_rule, "np.cumprod(x, axis=k); attrs: axis")
-_def("cumprod_grad", lambda ts, a: ArrayType(F64, ts[1].ndim), "d cumprod, exact at zeros (no division): "
-     "operands: t, x; attrs: axis, mode ('vjp': t is the adjoint of the result; 'jvp': t is dx)")
-_def("argmax", _arg_rule, "np.argmax(x[, axis=k]): the first largest (the first NaN)", may_raise=True)
-_def("argmin", _arg_rule, "np.argmin(x[, axis=k]): the first smallest (the first NaN)", may_raise=True)
+define("expand_dims", _expand_dims_rule, "a new axis of size 1 at attrs axis (keepdims=True): a view", view=True)
+define("cumsum", _scan_rule, "np.cumsum(x, axis=k); attrs: axis, reverse (sums from the end: its adjoint)")
+define("cumprod", _scan_rule, "np.cumprod(x, axis=k); attrs: axis")
+define("cumprod_grad", lambda ts, a: ArrayType(F64, ts[1].ndim), "d cumprod, exact at zeros (no division): "
+     "operands: t, x; attrs: axis, mode ('vjp': t is the adjoint of the result; 'jvp': t is dx)", adjoint="refused",
+     internal=True)
+define("argmax", _arg_rule, "np.argmax(x[, axis=k]): the first largest (the first NaN)", may_raise=True)
+define("argmin", _arg_rule, "np.argmin(x[, axis=k]): the first smallest (the first NaN)", may_raise=True)
 for _n in ("float_floor", "float_ceil", "float_trunc", "float_rint"):
-    _def(_n, _elementwise(_float_rule), f"np.{_n[6:]}: a float (math.floor/ceil give ints: 'floor', 'ceil')")
+    define(_n, _elementwise(_float_rule), f"np.{_n[6:]}: a float (math.floor/ceil give ints: 'floor', 'ceil')")
 def _along_rule(ts, attrs):
     g, idx = ts
     if not (isinstance(idx, ArrayType) and idx.dtype is I64 and isinstance(g, ArrayType) and g.ndim == idx.ndim):
@@ -558,15 +489,15 @@ def _along_rule(ts, attrs):
     return ArrayType(F64, g.ndim)
 
 
-_def("argsort", lambda ts, a: ArrayType(I64, _scan_rule(ts, a).ndim),
+define("argsort", lambda ts, a: ArrayType(I64, _scan_rule(ts, a).ndim),
      "np.argsort(x, axis=k, kind='stable'): a stable order, NaNs last; attrs: axis")
-_def("take_along", _along_rule, "np.take_along_axis(g, idx, axis): np.sort is x taken along argsort(x); "
+define("take_along", _along_rule, "np.take_along_axis(g, idx, axis): np.sort is x taken along argsort(x); "
      "attrs: axis", may_raise=True)
-_def("put_along", _along_rule, "the adjoint of take_along for a permutation idx: out (zeros) with "
-     "out[.., idx[i], ..] += g[.., i, ..]; attrs: axis", may_raise=True)
+define("put_along", _along_rule, "the adjoint of take_along for a permutation idx: out (zeros) with "
+     "out[.., idx[i], ..] += g[.., i, ..]; attrs: axis", may_raise=True, internal=True)
 
-# joining, splitting and building arrays (their records live in join_primitives.py)
-from .join_primitives import define as _define_joins  # noqa: E402  (needs _def above)
-_define_joins(_def)
-# numpy's shapes and views (issue 11): reshape, restride, astype, pack, stack
-from . import shape_primitives  # noqa: E402,F401  (fills PRIMITIVES)
+# the families' records (their modules import only primitive_table.py)
+join_primitives.define_all()
+shape_primitives.define_all()
+
+__all__ = ["PRIMITIVES", "UNARY_MATH", "define", "table_entry"]

@@ -1,14 +1,14 @@
 """The primitives of numpy's shapes and views (issue 11): reshape, restride (transpose,
 moveaxis, swapaxes, flip, squeeze, expand_dims), astype, and the array literals np.array([..]).
 
-Imported at the end of primitives.py, whose table these records join.
+ir/primitives.py calls ``define_all`` once, and these records join its table.
 
 Example:
     >>> PRIMITIVES["reshape"].result_type([ArrayType(F64, 1), I64, I64], {})
     f64[2]
 """
 from ..errors import TypingError
-from .primitives import _def
+from .primitive_table import define
 from .types import BOOL, F32, F64, I64, ArrayType
 
 RESTRIDE_KINDS = ("permute", "flip", "squeeze", "expand")
@@ -60,18 +60,21 @@ def _stack_rule(ts, attrs):
     return ArrayType(attrs["dtype"], first.ndim + 1)
 
 
-_def("reshape", _reshape_rule, "np.reshape(x, sizes), x.ravel(); operands: x, then the new sizes (one may be "
-     "-1). A view when x is C-contiguous, else a copy (numpy views some other layouts too: in-place writes "
-     "where that would show are refused, frontend/numpy_shapes.py)", view=True, may_raise=True)
-_def("restride", _restride_rule, "a view of x with new strides; attrs: kind (permute: x.transpose(axes); "
-     "flip: np.flip(x, axes); squeeze: drops the size-1 axes, raising numpy's ValueError when one is not 1; "
-     "expand: np.expand_dims(x, axes)), axes (a tuple of axes of x, or of the result for expand)",
-     view=True, may_raise=True)
-_def("astype", _astype_rule, "x.astype(dtype): a fresh array (numpy's casts: a float to an int truncates "
-     "toward 0, to bool is x != 0); attrs: dtype", allocates=True)
-_def("pack", _pack_rule, "np.array([a, b, ...]) or np.array([[a, b], [c, d]]) of numbers: a fresh C-ordered "
-     "array; attrs: shape (the literal's, a tuple of ints), dtype", allocates=True)
-_def("stack", _stack_rule, "np.array([x, y, ...]) of equal-shaped arrays: a fresh array one rank up; raises "
-     "numpy's ValueError when the shapes differ; attrs: dtype", allocates=True, may_raise=True)
+def define_all():
+    """Add the family's records to the table (ir/primitives.py calls this once)."""
+    define("reshape", _reshape_rule, "np.reshape(x, sizes), x.ravel(); operands: x, then the new sizes (one may be "
+         "-1). A view when x is C-contiguous, else a copy (numpy views some other layouts too: in-place writes "
+         "where that would show are refused, frontend/numpy_shapes.py)", view=True, may_raise=True, adjoint_shaped=True)
+    define("restride", _restride_rule, "a view of x with new strides; attrs: kind (permute: x.transpose(axes); "
+         "flip: np.flip(x, axes); squeeze: drops the size-1 axes, raising numpy's ValueError when one is not 1; "
+         "expand: np.expand_dims(x, axes)), axes (a tuple of axes of x, or of the result for expand)",
+         view=True, may_raise=True)
+    define("astype", _astype_rule, "x.astype(dtype): a fresh array (numpy's casts: a float to an int truncates "
+         "toward 0, to bool is x != 0); attrs: dtype", allocates=True)
+    define("pack", _pack_rule, "np.array([a, b, ...]) or np.array([[a, b], [c, d]]) of numbers: a fresh C-ordered "
+         "array; attrs: shape (the literal's, a tuple of ints), dtype", allocates=True)
+    define("stack", _stack_rule, "np.array([x, y, ...]) of equal-shaped arrays: a fresh array one rank up; raises "
+         "numpy's ValueError when the shapes differ; attrs: dtype", allocates=True, may_raise=True, adjoint_shaped=True)
+
 
 __all__ = ["RESTRIDE_KINDS", "F32"]

@@ -12,18 +12,21 @@ import numpy as np
 
 from .indexing_eval import _key as _array_key
 from .interpret_keys import index_key, slice_key
+from .primitives import PRIMITIVES
+
+# how each kind of write (Primitive.key) makes its numpy key from its op and index operands
+_KEYS = {
+    "item": lambda op, idx: index_key(idx),
+    "slice": slice_key,
+    "mask": lambda op, idx: np.asarray(idx[0], dtype=bool),
+    "indices": lambda op, idx: _array_key(idx),
+}
 
 
 def write_key(write, op, idx):
     """The numpy key through which write ``write`` (a primitive name) with index operands
     ``idx`` writes: ints, slices, index arrays or a mask."""
-    if write == "setitem":
-        return index_key(idx)
-    if write == "setslice":
-        return slice_key(op, idx)
-    if write == "setmask":
-        return np.asarray(idx[0], dtype=bool)
-    return _array_key(idx)          # scatter, scatter_add
+    return _KEYS[PRIMITIVES[write].key](op, idx)
 
 
 def rewind(log, height):

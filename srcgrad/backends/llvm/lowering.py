@@ -43,15 +43,13 @@ from .loop_memory import frees_each_iteration
 from .memory import TAPES, Memory
 from .reductions import REDUCTIONS
 from .registry import lower
-from .scalar_math import INT_CHECKED, SCALAR, checked_int
+from .scalar_math import SCALAR, checked_int
 from .shapes import SHAPES
 from .types import BIT, BYTE, INT32, INT64, PTR, ltype
 from .undo import UNDO
 
 # the terminators of blocks, lowered by Lowering.block (they are no op of their own)
 STRUCTURAL = ("yield", "return")
-# ops lowered for scalar operands only: with an array operand or result they are not handled
-_SCALAR_ONLY = {"assert", "range_len", "tape_new"}
 
 CORE = {}
 
@@ -68,7 +66,7 @@ def _scalar_op(ctx, op, ins):
     """An op of a scalar table: element-wise over arrays, a checked int op, or on numbers."""
     if op.results and op.results[0].type.is_array:
         return ctx.elementwise(op, ins)
-    if op.prim in INT_CHECKED and op.results[0].type is I64:
+    if PRIMITIVES[op.prim].overflows and op.results[0].type is I64:     # OverflowError beyond 64 bits
         return checked_int(ctx, op, ins)
     return ctx.scalar(op.prim, [x.type for x in op.operands], op.results[0].type, ins)
 
@@ -179,7 +177,7 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
             keep = lazy_positions(op) | ({PRIMITIVES[p].shape_operand} - {None})
             ins = [v if k in keep else self.stored(x.type, v) for k, (x, v) in enumerate(zip(op.operands, ins))]
         rule = self.rules.get(p)
-        if (rule is None or p in _SCALAR_ONLY) and (any(x.type.is_array for x in op.operands) or
+        if (rule is None or PRIMITIVES[p].scalar_only) and (any(x.type.is_array for x in op.operands) or
                                                    any(r.type.is_array for r in op.results)):
             raise NotImplementedError(f"srcgrad: the llvm backend does not handle the whole-array operation "
                                       f"'{p}' yet; use backend='python' (element-wise array code works)")

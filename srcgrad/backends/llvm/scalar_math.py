@@ -39,8 +39,6 @@ CPU_MATH = {name: intrinsic("llvm." + name) for name in ("sin", "cos", "exp", "l
                                                          "asin", "acos", "atan", "sinh", "cosh", "tanh")}
 CPU_MATH.update({name: libm(name) for name in ("expm1", "log1p", "erf", "atan2", "hypot")})
 
-# scalar int ops whose result may leave the 64 bits (they raise OverflowError: checked_int)
-INT_CHECKED = {"add", "sub", "mul", "neg", "pow", "abs"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
 

@@ -68,7 +68,7 @@ class Plan:
     # ------------------------------------------------------------------ reads and uses
     def _reads(self, op):
         """[(value, mode)]: what the statement printed for ``op`` reads, in evaluation order."""
-        p, ops = op.prim, op.operands
+        p, ops, prim = op.prim, op.operands, PRIMITIVES[op.prim]
         if op in self.headers:
             return [(v, FIXED) for v in op.inits] + \
                 [(v, FIXED) for v in self.headers[op].bounds if isinstance(v, Value)]
@@ -86,9 +86,9 @@ class Plan:
             return [(ops[0], EAGER), (ops[1], LAZY), (ops[2], LAZY)]
         if p in ("index", "slice", "gather", "mask_select"):
             return [(ops[0], FIXED)] + [(v, EAGER) for v in ops[1:]]
-        if p in ("setitem", "setslice", "scatter", "setmask"):                       # a[i] = v: v first
+        if prim.writes is not None and not prim.accumulates:                 # a[i] = v: v first
             return [(ops[1], EAGER), (ops[0], FIXED)] + [(v, EAGER) for v in ops[2:]]
-        if p in ("index_add", "slice_add", "scatter_add"):                    # a[i] += g: a[i] is read before g
+        if prim.accumulates:                                                 # a[i] += g: a[i] is read before g
             return [(ops[0], FIXED)] + [(v, EAGER) for v in ops[2:]] + [(ops[1], LAZY)]
         if p == "tape_put":
             vals = [(v, EAGER) for v in ops[2:]]

@@ -7,6 +7,7 @@ Example:
 """
 import ast
 
+from ...ir.primitives import PRIMITIVES
 from .exprs import _attr, _call, _name
 
 
@@ -27,7 +28,7 @@ def _save(em, op, yield_to):
     key = STMT[write].key(em, op, idx)
     # a site (emit.py): an index out of bounds raises here, before the write, the write's IndexError
     old = em.site(ast.Subscript(value=em.value(arr), slice=key, ctx=ast.Load()), op)
-    if write != "setitem":
+    if PRIMITIVES[write].key != "item":      # one element is a number, the others arrays
         old = _call(_attr(old, "copy"), [])
     where = ast.Subscript(value=_attr("np", "s_"), slice=key, ctx=ast.Load())
     entry = ast.Tuple(elts=[em.value(arr), where, old], ctx=ast.Load())
