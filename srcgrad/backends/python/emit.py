@@ -18,9 +18,11 @@ import numpy as np
 
 from ...ir.types import F64
 from ..callbacks import checked_vjp
-from .exprs import EXPR, _attr, _call, _name, _store, constant, is_const, range_args
+from .exprs import EXPR, constant, is_const, range_args
+from .syntax import ast_attr, ast_call, ast_name, ast_store
 from .indexing import INDEXING_EXPR, INDEXING_STMT
 from .undo import UNDO_STMT
+from .write_keys import WRITE_KEYS
 from .plan import Plan
 
 COMMENT = "__srcgrad_line_"      # a marker statement ``__srcgrad_line_<k>__``: the k-th comment
@@ -87,8 +89,8 @@ class Emitter:
         op = v.owner
         if op is not None and op.prim == "const":
             c = op.attrs["value"]
-            return _name(self.external_value(v, c)) if isinstance(c, np.ndarray) else constant(c)
-        return _name(self.names.name(v))
+            return ast_name(self.external_value(v, c)) if isinstance(c, np.ndarray) else constant(c)
+        return ast_name(self.names.name(v))
 
     def external_value(self, v, value):
         """A constant array: passed into the generated code's namespace under a name."""
@@ -110,11 +112,11 @@ class Emitter:
         return name
 
     def assign(self, v, expr):
-        return ast.Assign(targets=[_store(self.names.name(v))], value=expr, lineno=0)
+        return ast.Assign(targets=[ast_store(self.names.name(v))], value=expr, lineno=0)
 
     def assign_results(self, op, expr):
         """``r = expr`` or ``r1, r2 = expr`` for the results of ``op``."""
-        targets = [_store(self.names.name(r)) for r in op.results]
+        targets = [ast_store(self.names.name(r)) for r in op.results]
         target = targets[0] if len(targets) == 1 else ast.Tuple(elts=targets, ctx=ast.Store())
         return ast.Assign(targets=[target], value=expr, lineno=0)
 
@@ -175,7 +177,7 @@ class Emitter:
         """A marker statement that ``source.py`` prints as ``# line N: <the line>``."""
         text = linecache.getline(loc.file, loc.line).strip()
         self.comments.append(f"# line {loc.line}: {text}" if text else f"# line {loc.line}")
-        return ast.Expr(value=_name(f"{COMMENT}{len(self.comments) - 1}__"))
+        return ast.Expr(value=ast_name(f"{COMMENT}{len(self.comments) - 1}__"))
 
     def op(self, op, yield_to):
         if op in self.plan.skipped:
@@ -216,7 +218,7 @@ class Emitter:
     def out(self, v):
         """Returned floats are Python floats, as the user's own function would give."""
         if v.type is F64 and not (v.owner is not None and v.owner.prim == "const"):
-            return _call(_name("float"), [self.value(v)])
+            return ast_call(ast_name("float"), [self.value(v)])
         return self.value(v)
 
     def assign_many(self, targets, values):
@@ -230,9 +232,9 @@ class Emitter:
         names = {tn for tn, _ in pairs}
         reads = {n.id for _, e in pairs for n in ast.walk(e) if isinstance(n, ast.Name)}
         if len(pairs) > 1 and names & reads:
-            return [ast.Assign(targets=[ast.Tuple(elts=[_store(tn) for tn, _ in pairs], ctx=ast.Store())],
+            return [ast.Assign(targets=[ast.Tuple(elts=[ast_store(tn) for tn, _ in pairs], ctx=ast.Store())],
                                value=ast.Tuple(elts=[e for _, e in pairs], ctx=ast.Load()), lineno=0)]
-        return [ast.Assign(targets=[_store(tn)], value=e, lineno=0) for tn, e in pairs]
+        return [ast.Assign(targets=[ast_store(tn)], value=e, lineno=0) for tn, e in pairs]
 
     def share_names(self, op):
         """Results named after the value they replace, where the plan found that safe."""
@@ -298,13 +300,13 @@ def _for(em, op, yield_to):
     if header is None:
         target = em.names.name(op.index)
         bounds = [em.value(v) for v in op.bounds]
-        loop_range = _call(_name("range"), range_args(op.bounds, bounds))
+        loop_range = ast_call(ast_name("range"), range_args(op.bounds, bounds))
         head = []
     else:
         target, loop_range, head = _reverse_header(em, header)
     body = head + em.block(op.body, op.results)
     em.names.used.discard(target)      # the name is free again after the loop
-    return pre + [ast.For(target=_store(target), iter=loop_range, body=body or [ast.Pass()], orelse=[], lineno=0)]
+    return pre + [ast.For(target=ast_store(target), iter=loop_range, body=body or [ast.Pass()], orelse=[], lineno=0)]
 
 
 def _reverse_header(em, h):
@@ -314,14 +316,14 @@ def _reverse_header(em, h):
     target = em.names.name(h.target)
     bounds = [em.value(b) for b in h.bounds]
     args = range_args(h.bounds, bounds) if len(h.bounds) == 3 else bounds
-    loop_range = _call(_name("range"), args)
+    loop_range = ast_call(ast_name("range"), args)
     if h.backwards:
-        loop_range = _call(_name("reversed"), [loop_range])
+        loop_range = ast_call(ast_name("reversed"), [loop_range])
     head = []
     uses = em.plan.uses.get(h.k, 0)
     if h.derive is not None and uses:
         start, step = h.derive
-        k = _name(target)
+        k = ast_name(target)
         if not is_const(start, 0):
             k = ast.BinOp(left=k, op=ast.Sub(), right=em.value(start))
         if not is_const(step, 1):
@@ -361,7 +363,7 @@ def _tape_put(em, op, yield_to):
     items = [em.value(v) for v in vals]
     item = items[0] if len(items) == 1 else ast.Tuple(elts=items, ctx=ast.Load())
     if op.attrs.get("append"):
-        return [ast.Expr(value=_call(_attr(em.value(tape), "append"), [item]))]
+        return [ast.Expr(value=ast_call(ast_attr(em.value(tape), "append"), [item]))]
     target = ast.Subscript(value=em.value(tape), slice=em.value(k), ctx=ast.Store())
     return [ast.Assign(targets=[target], value=item, lineno=0)]
 
@@ -372,45 +374,35 @@ def _tape_get(em, op, yield_to):
 
 
 def _call_custom(em, op, yield_to):
-    call = _call(_name(em.external(op.attrs["fn"].fun)), [em.value(v) for v in op.operands])
+    call = ast_call(ast_name(em.external(op.attrs["fn"].fun)), [em.value(v) for v in op.operands])
     return [em.assign_results(op, call)]
 
 
 def _call_custom_vjp(em, op, yield_to):
-    call = _call(_name(em.external(checked_vjp(op))), [em.value(v) for v in op.operands])
+    call = ast_call(ast_name(em.external(checked_vjp(op))), [em.value(v) for v in op.operands])
     targets = op.attrs["targets"]
     if len(targets) == 1:
         picked = ast.Subscript(value=call, slice=ast.Constant(targets[0]), ctx=ast.Load())
         return [em.assign(op.results[0], picked)]
     everything = em.names.fresh("cotangents")
-    out = [ast.Assign(targets=[_store(everything)], value=call, lineno=0)]
+    out = [ast.Assign(targets=[ast_store(everything)], value=call, lineno=0)]
     for r, k in zip(op.results, targets):
-        out.append(em.assign(r, ast.Subscript(value=_name(everything), slice=ast.Constant(k), ctx=ast.Load())))
+        out.append(em.assign(r, ast.Subscript(value=ast_name(everything), slice=ast.Constant(k), ctx=ast.Load())))
     return out
 
 
 def _write(augmented, key):
     """An in-place write ``a[key] = v`` (``a[key] += v``): the new version of the array is the
-    same array, under the same name. ``.key(em, op, index operands)`` gives the subscript."""
+    same array, under the same name; ``key(em, op, index operands)`` gives the subscript."""
     def emit(em, op, yield_to):
         arr, v, *rest = op.operands
         em.names.alias(op.result, em.names.name(arr))
         value = em.value(v)
-        target = em.site(ast.Subscript(value=_name(em.names.name(arr)), slice=key(em, op, rest), ctx=ast.Store()), op)
+        target = em.site(ast.Subscript(value=ast_name(em.names.name(arr)), slice=key(em, op, rest), ctx=ast.Store()), op)
         if augmented:
             return [ast.AugAssign(target=target, op=ast.Add(), value=value)]
         return [ast.Assign(targets=[target], value=value, lineno=0)]
-    emit.key = key
     return emit
-
-
-def _item_key(em, op, idx):
-    keys = [em.value(i) for i in idx]
-    return keys[0] if len(keys) == 1 else ast.Tuple(elts=keys, ctx=ast.Load())
-
-
-def _slice_key(em, op, bounds):
-    return em.slice_key(op, [em.value(b) for b in bounds])
 
 
 STMT = {
@@ -418,8 +410,8 @@ STMT = {
     "if": _if, "for": _for, "while": _while,
     "tape_new": _tape_new, "tape_put": _tape_put, "tape_get": _tape_get,
     "call_custom": _call_custom, "call_custom_vjp": _call_custom_vjp,
-    "setitem": _write(False, _item_key), "index_add": _write(True, _item_key),
-    "setslice": _write(False, _slice_key), "slice_add": _write(True, _slice_key),
+    "setitem": _write(False, WRITE_KEYS["item"]), "index_add": _write(True, WRITE_KEYS["item"]),
+    "setslice": _write(False, WRITE_KEYS["slice"]), "slice_add": _write(True, WRITE_KEYS["slice"]),
 }
 # numpy's advanced indexing (indexing.py): x[idx], x[mask] and their writes
 EXPR.update(INDEXING_EXPR)

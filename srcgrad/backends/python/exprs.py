@@ -6,7 +6,7 @@ fill the table, one line a primitive, as in the llvm backend's tables; ops that 
 statements (writes, tapes, regions, calls) are in ``emit.STMT``.
 
 Example:
-    >>> EXPR["add"](None, op, [_name("a"), _name("b")])     # a + b
+    >>> EXPR["add"](None, op, [ast_name("a"), ast_name("b")])     # a + b
 """
 import ast
 import math
@@ -15,31 +15,16 @@ import numpy as np
 
 from ...ir.linalg_eval import spec_text
 from ...ir.types import BOOL, F32, F64, I64
+from .join_exprs import JOIN_EXPR
+from .reduction_exprs import REDUCTION_EXPR
 from .shape_exprs import SHAPE_EXPR
-
-
-def _name(n):
-    return ast.Name(id=n, ctx=ast.Load())
-
-
-def _store(n):
-    return ast.Name(id=n, ctx=ast.Store())
-
-
-def _call(fn, args, keywords=()):
-    return ast.Call(func=fn, args=list(args), keywords=list(keywords))
-
-
-def _attr(value, name):
-    if isinstance(value, str):
-        value = _name(value)
-    return ast.Attribute(value=value, attr=name, ctx=ast.Load())
+from .syntax import ast_attr, ast_call, ast_name, np_call
 
 
 def constant(c):
     """A number as the user writes it: ``-2.0`` as a negation, infinities as ``float('inf')``."""
     if isinstance(c, float) and not math.isfinite(c):
-        return _call(_name("float"), [ast.Constant(repr(c))])
+        return ast_call(ast_name("float"), [ast.Constant(repr(c))])
     if isinstance(c, (int, float)) and not isinstance(c, bool) and c < 0:
         return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(-c))
     return ast.Constant(c)
@@ -86,30 +71,25 @@ def boolop(kind):
     return lambda em, op, ins: ast.BoolOp(op=kind(), values=list(ins))
 
 
-def np_call(fname):
-    """``np.<fname>(...)``: numpy's functions propagate NaN and infinities as numpy does."""
-    return lambda em, op, ins: _call(_attr("np", fname), ins)
-
-
 def module_call(module, fname):
-    return lambda em, op, ins: _call(_attr(module, fname), ins)
+    return lambda em, op, ins: ast_call(ast_attr(module, fname), ins)
 
 
 def builtin(fname):
-    return lambda em, op, ins: _call(_name(fname), ins)
+    return lambda em, op, ins: ast_call(ast_name(fname), ins)
 
 
 def helper(fname):
     """A function of ``runtime.py`` that the generated code calls by a private name."""
-    return lambda em, op, ins: _call(_name(fname), ins)
+    return lambda em, op, ins: ast_call(ast_name(fname), ins)
 
 
 def attribute(attr):
-    return lambda em, op, ins: _attr(ins[0], attr)
+    return lambda em, op, ins: ast_attr(ins[0], attr)
 
 
 def method(name):
-    return lambda em, op, ins: _call(_attr(ins[0], name), [])
+    return lambda em, op, ins: ast_call(ast_attr(ins[0], name), [])
 
 
 def scalar_or_array(scalar, array):
@@ -118,7 +98,7 @@ def scalar_or_array(scalar, array):
 
 
 def reduction(fname):
-    return lambda em, op, ins: _call(_attr("np", fname), ins, _axis_keyword(op))
+    return lambda em, op, ins: ast_call(ast_attr("np", fname), ins, _axis_keyword(op))
 
 
 # ------------------------------------------------------------------ rules needing a few lines
@@ -127,22 +107,22 @@ def reduction(fname):
 def _pow(em, op, ins):
     t = op.results[0].type
     if t is F64 and not _integral(op.operands[1]):
-        return _call(_name("_power"), ins)           # a negative base would give a complex number
+        return ast_call(ast_name("_power"), ins)           # a negative base would give a complex number
     if t is I64 and not _integral(op.operands[1]):
-        return _call(_name("_int_power"), ins)       # a negative exponent would give a float
+        return ast_call(ast_name("_int_power"), ins)       # a negative exponent would give a float
     return ast.BinOp(left=ins[0], op=ast.Pow(), right=ins[1])
 
 
 def _select(em, op, ins):
     if op.results[0].type.is_array:
-        return _call(_attr("np", "where"), ins)
+        return ast_call(ast_attr("np", "where"), ins)
     return ast.IfExp(test=ins[0], body=ins[1], orelse=ins[2])
 
 
 def _to_f64(em, op, ins):
     if op.results[0].type.is_array:
-        return _call(_attr(ins[0], "astype"), [_attr("np", "float64")])
-    return _call(_name("float"), ins)
+        return ast_call(ast_attr(ins[0], "astype"), [ast_attr("np", "float64")])
+    return ast_call(ast_name("float"), ins)
 
 
 def _broadcast_like(em, op, ins):
@@ -151,14 +131,14 @@ def _broadcast_like(em, op, ins):
     if axis is None and c == 1.0 and like.type.is_array and not isinstance(c, np.ndarray):
         # numpy has the function: a fresh C-ordered float64 array, as the helper makes
         if like.type.ndim == 1 and like.type.dtype is F64:
-            return _call(_attr("np", "ones_like"), [ins[1]])
-        return _call(_attr("np", "ones"), [_attr(ins[1], "shape")])
+            return ast_call(ast_attr("np", "ones_like"), [ins[1]])
+        return ast_call(ast_attr("np", "ones"), [ast_attr(ins[1], "shape")])
     args = ins + ([ast.Constant(axis)] if axis is not None else [])
-    return _call(_name("_broadcast_like"), args)
+    return ast_call(ast_name("_broadcast_like"), args)
 
 
 def _reduce_grad(em, op, ins):
-    return _call(_name("_reduce_grad"), ins + [ast.Constant(op.attrs["of"]), ast.Constant(op.attrs.get("axis"))])
+    return ast_call(ast_name("_reduce_grad"), ins + [ast.Constant(op.attrs["of"]), ast.Constant(op.attrs.get("axis"))])
 
 
 def _slice(em, op, ins):
@@ -169,12 +149,12 @@ def _index(em, op, ins):
     key = ins[1] if len(ins) == 2 else ast.Tuple(elts=ins[1:], ctx=ast.Load())
     element = em.site(ast.Subscript(value=ins[0], slice=key, ctx=ast.Load()), op)
     if op.operands[0].type.dtype is F32:      # compiled code computes in float64
-        return _call(_name("float"), [element])
+        return ast_call(ast_name("float"), [element])
     return element
 
 
 def _shape(em, op, ins):
-    return ast.Subscript(value=_attr(ins[0], "shape"), slice=ast.Constant(op.attrs["axis"]), ctx=ast.Load())
+    return ast.Subscript(value=ast_attr(ins[0], "shape"), slice=ast.Constant(op.attrs["axis"]), ctx=ast.Load())
 
 
 def _full(em, op, ins):
@@ -182,13 +162,13 @@ def _full(em, op, ins):
     value = op.attrs["value"]
     dtype = op.results[0].type.dtype
     # np.zeros(n) is float64; another dtype (np.zeros_like of an int array) is said
-    kw = [] if dtype is F64 else [ast.keyword(arg="dtype", value=_attr("np", _NUMPY_DTYPES[dtype]))]
+    kw = [] if dtype is F64 else [ast.keyword(arg="dtype", value=ast_attr("np", _NUMPY_DTYPES[dtype]))]
     if value == 0:
-        call = _call(_attr("np", "zeros"), [shape])
+        call = ast_call(ast_attr("np", "zeros"), [shape])
     elif value == 1:
-        call = _call(_attr("np", "ones"), [shape])
+        call = ast_call(ast_attr("np", "ones"), [shape])
     else:
-        call = _call(_attr("np", "full"), [shape, ast.Constant(value)])
+        call = ast_call(ast_attr("np", "full"), [shape, ast.Constant(value)])
     call.keywords = kw
     return call
 
@@ -202,7 +182,7 @@ def _range_len(em, op, ins):
     bounds = [const_value(v) for v in op.operands]
     if all(isinstance(c, int) for c in bounds) and bounds[2] != 0:
         return constant(len(range(*bounds)))
-    return _call(_name("len"), [_call(_name("range"), range_args(op.operands, ins))])
+    return ast_call(ast_name("len"), [ast_call(ast_name("range"), range_args(op.operands, ins))])
 
 
 def range_args(bounds, ins):
@@ -215,21 +195,21 @@ def range_args(bounds, ins):
 
 def _svdvals(em, op, ins):
     """``np.linalg.svd(a, compute_uv=False)`` (its operand is a float64 array)."""
-    return _call(_attr(_attr("np", "linalg"), "svd"), ins, [ast.keyword(arg="compute_uv", value=ast.Constant(False))])
+    return ast_call(ast_attr(ast_attr("np", "linalg"), "svd"), ins, [ast.keyword(arg="compute_uv", value=ast.Constant(False))])
 
 
 def _linalg(fname, part=None):
     """``np.linalg.<fname>(...)``; a number (``float(...)``, ``float(...[part])``) for det and slogdet."""
     def rule(em, op, ins):
-        out = _call(_attr(_attr("np", "linalg"), fname), ins)
+        out = ast_call(ast_attr(ast_attr("np", "linalg"), fname), ins)
         if part is not None:
             out = ast.Subscript(value=out, slice=ast.Constant(part), ctx=ast.Load())
-        return _call(_name("float"), [out]) if not op.results[0].type.is_array else out
+        return ast_call(ast_name("float"), [out]) if not op.results[0].type.is_array else out
     return rule
 
 
 def _einsum(em, op, ins):
-    return _call(_name("_einsum"), [ast.Constant(spec_text(op.attrs["spec"]))] + list(ins))
+    return ast_call(ast_name("_einsum"), [ast.Constant(spec_text(op.attrs["spec"]))] + list(ins))
 
 
 EXPR = {
@@ -264,11 +244,9 @@ EXPR = {
     "einsum": _einsum, "norm_sqrt": np_call("sqrt"), "det": _linalg("det"), "slogdet_sign": _linalg("slogdet", 0),
     "slogdet_log": _linalg("slogdet", 1), "inv": _linalg("inv"), "solve": _linalg("solve"),
     "cholesky": _linalg("cholesky"), "cholesky_grad": helper("_cholesky_grad"), "svdvals": _svdvals,
-    "svdvals_grad": lambda em, op, ins: _call(_name("_svdvals_grad"), ins + [ast.Constant(op.attrs["mode"])]),
+    "svdvals_grad": lambda em, op, ins: ast_call(ast_name("_svdvals_grad"), ins + [ast.Constant(op.attrs["mode"])]),
 }
 
-from .reduction_exprs import REDUCTION_EXPR  # noqa: E402  (the reductions family)
-EXPR.update(REDUCTION_EXPR)
-from .join_exprs import JOIN_EXPR  # noqa: E402  (joining and building arrays; needs the helpers above)
-EXPR.update(JOIN_EXPR)
+EXPR.update(REDUCTION_EXPR)     # the reductions family (reduction_exprs.py)
+EXPR.update(JOIN_EXPR)          # joining and building arrays (join_exprs.py)
 EXPR.update(SHAPE_EXPR)      # reshape, restride, astype, pack, stack (shape_exprs.py)

@@ -7,11 +7,11 @@ Example:
 """
 import ast
 
-from .exprs import _attr, _call
+from .syntax import ast_attr, ast_call
 
 
 def _np(fname, ins, **keywords):
-    return _call(_attr("np", fname), ins, [ast.keyword(arg=k, value=ast.Constant(v)) for k, v in keywords.items()])
+    return ast_call(ast_attr("np", fname), ins, [ast.keyword(arg=k, value=ast.Constant(v)) for k, v in keywords.items()])
 
 
 def _concat(em, op, ins):
@@ -32,7 +32,7 @@ def _linspace(em, op, ins):
 
 
 def _joins(fname):
-    return lambda em, op, ins: _call(_attr("_joins", fname), ins)
+    return lambda em, op, ins: ast_call(ast_attr("_joins", fname), ins)
 
 
 def _tile(em, op, ins):
@@ -45,14 +45,14 @@ def _repeat(em, op, ins):
 
 
 def _summed_back(fname):
-    return lambda em, op, ins: _call(_attr("_joins", fname), ins + [ast.Constant(op.attrs.get("axis"))]
+    return lambda em, op, ins: ast_call(ast_attr("_joins", fname), ins + [ast.Constant(op.attrs.get("axis"))]
                                      if fname != "tile_sum" else ins)
 
 
 JOIN_EXPR = {
     "concat": _concat,
-    "split_size": lambda em, op, ins: _call(_attr("_joins", "split_size"), ins + [ast.Constant(op.attrs["sections"])]),
-    "diagonal": lambda em, op, ins: _call(_attr(_np("diagonal", ins), "copy"), []),
+    "split_size": lambda em, op, ins: ast_call(ast_attr("_joins", "split_size"), ins + [ast.Constant(op.attrs["sections"])]),
+    "diagonal": lambda em, op, ins: ast_call(ast_attr(_np("diagonal", ins), "copy"), []),
     "diag_embed": _joins("diag_embed"),
     "tri": lambda em, op, ins: _np("tri", ins, dtype="bool"),
     "linspace": _linspace,
@@ -62,7 +62,7 @@ JOIN_EXPR = {
     "repeat": _repeat,
     "repeat_sum": _summed_back("repeat_sum"),
     "kron": lambda em, op, ins: _np("kron", ins),
-    "kron_grad": lambda em, op, ins: _call(_attr("_joins", "kron_grad"), ins + [ast.Constant(op.attrs["wrt"])]),
+    "kron_grad": lambda em, op, ins: ast_call(ast_attr("_joins", "kron_grad"), ins + [ast.Constant(op.attrs["wrt"])]),
     "repeat_each": _repeat,
     "repeat_each_sum": _summed_back("repeat_each_sum"),
 }

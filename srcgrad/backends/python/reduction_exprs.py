@@ -9,7 +9,7 @@ import ast
 
 import numpy as np
 
-from .exprs import _attr, _call, _name, np_call
+from .syntax import ast_attr, ast_call, ast_name, np_call
 
 
 def _axis(op):
@@ -18,17 +18,17 @@ def _axis(op):
 
 def _cumsum(em, op, ins):
     if op.attrs.get("reverse"):
-        return _call(_name("_cumsum_reverse"), ins + [ast.Constant(op.attrs["axis"])])
-    return _call(_attr("np", "cumsum"), ins, _axis(op))
+        return ast_call(ast_name("_cumsum_reverse"), ins + [ast.Constant(op.attrs["axis"])])
+    return ast_call(ast_attr("np", "cumsum"), ins, _axis(op))
 
 
 def _arg(fname):
     def expr(em, op, ins):
         axis = op.attrs.get("axis")
-        found = _call(_attr("np", fname), ins, [] if axis is None else _axis(op))
+        found = ast_call(ast_attr("np", fname), ins, [] if axis is None else _axis(op))
         if op.results[0].type.is_array:
             return found
-        return _call(_name("int"), [found])        # a Python int, as the other int results
+        return ast_call(ast_name("int"), [found])        # a Python int, as the other int results
     return expr
 
 
@@ -60,16 +60,16 @@ def cumprod_grad(t, x, axis, mode):
 
 
 REDUCTION_EXPR = {
-    "expand_dims": lambda em, op, ins: _call(_attr("np", "expand_dims"), ins + [ast.Constant(op.attrs["axis"])]),
+    "expand_dims": lambda em, op, ins: ast_call(ast_attr("np", "expand_dims"), ins + [ast.Constant(op.attrs["axis"])]),
     "cumsum": _cumsum,
-    "cumprod": lambda em, op, ins: _call(_attr("np", "cumprod"), ins, _axis(op)),
-    "cumprod_grad": lambda em, op, ins: _call(_name("_cumprod_grad"), ins + [
+    "cumprod": lambda em, op, ins: ast_call(ast_attr("np", "cumprod"), ins, _axis(op)),
+    "cumprod_grad": lambda em, op, ins: ast_call(ast_name("_cumprod_grad"), ins + [
         ast.Constant(op.attrs["axis"]), ast.Constant(op.attrs["mode"])]),
     "argmax": _arg("argmax"), "argmin": _arg("argmin"),
-    "argsort": lambda em, op, ins: _call(_attr("np", "argsort"), ins, _axis(op) + [
+    "argsort": lambda em, op, ins: ast_call(ast_attr("np", "argsort"), ins, _axis(op) + [
         ast.keyword(arg="kind", value=ast.Constant("stable"))]),
-    "take_along": lambda em, op, ins: _call(_attr("np", "take_along_axis"), ins, _axis(op)),
-    "put_along": lambda em, op, ins: _call(_name("_put_along"), ins + [ast.Constant(op.attrs["axis"])]),
+    "take_along": lambda em, op, ins: ast_call(ast_attr("np", "take_along_axis"), ins, _axis(op)),
+    "put_along": lambda em, op, ins: ast_call(ast_name("_put_along"), ins + [ast.Constant(op.attrs["axis"])]),
     "float_floor": np_call("floor"), "float_ceil": np_call("ceil"), "float_trunc": np_call("trunc"),
     "float_rint": np_call("rint"),
 }

@@ -8,7 +8,8 @@ Example:
 import ast
 
 from ...ir.primitives import PRIMITIVES
-from .exprs import _attr, _call, _name
+from .syntax import ast_attr, ast_call, ast_name
+from .write_keys import WRITE_KEYS
 
 
 def _new(em, op, yield_to):
@@ -16,27 +17,26 @@ def _new(em, op, yield_to):
 
 
 def _mark(em, op, yield_to):
-    return [em.assign(op.results[0], _call(_name("len"), [em.value(op.operands[0])]))]
+    return [em.assign(op.results[0], ast_call(ast_name("len"), [em.value(op.operands[0])]))]
 
 
 def _save(em, op, yield_to):
     """undo.append((x, np.s_[key], x[key])): the key as the write writes it (a copy of what a
     slice, an index array or a mask reads, which later writes would change)."""
-    from .emit import STMT
     arr, log, *idx = op.operands
     write = op.attrs["write"]
-    key = STMT[write].key(em, op, idx)
+    key = WRITE_KEYS[PRIMITIVES[write].key](em, op, idx)
     # a site (emit.py): an index out of bounds raises here, before the write, the write's IndexError
     old = em.site(ast.Subscript(value=em.value(arr), slice=key, ctx=ast.Load()), op)
     if PRIMITIVES[write].key != "item":      # one element is a number, the others arrays
-        old = _call(_attr(old, "copy"), [])
-    where = ast.Subscript(value=_attr("np", "s_"), slice=key, ctx=ast.Load())
+        old = ast_call(ast_attr(old, "copy"), [])
+    where = ast.Subscript(value=ast_attr("np", "s_"), slice=key, ctx=ast.Load())
     entry = ast.Tuple(elts=[em.value(arr), where, old], ctx=ast.Load())
-    return [ast.Expr(value=_call(_attr(em.value(log), "append"), [entry]))]
+    return [ast.Expr(value=ast_call(ast_attr(em.value(log), "append"), [entry]))]
 
 
 def _rewind(em, op, yield_to):
-    return [ast.Expr(value=_call(_name("_rewind"), [em.value(v) for v in op.operands]))]
+    return [ast.Expr(value=ast_call(ast_name("_rewind"), [em.value(v) for v in op.operands]))]
 
 
 UNDO_STMT = {"undo_new": _new, "undo_mark": _mark, "undo_save": _save, "undo_rewind": _rewind}
