@@ -4,7 +4,7 @@ Two ways in: the source-transforming compiler (``srcgrad.grad``, ``jit``, ``vjp`
 ``vectorize``, ... on plain Python/numpy functions: their IR, readable adjoint source and
 native code), and the eager mode: tensors with ``requires_grad``, ``grad_fn`` and
 ``backward()``, with PyTorch's names and semantics, so that ``import srcgrad as torch`` runs
-PyTorch autograd tutorials. ../shared/API.md is the interface.
+PyTorch autograd tutorials. docs/compiler.md and docs/eager.md describe both.
 
 Example:
     >>> import srcgrad as torch
@@ -17,11 +17,11 @@ from . import autograd, func, nn, optim, utils, viz  # noqa: F401
 from .eager import *  # noqa: F401,F403  the PyTorch-compatible eager names
 from .allocator import empty_cache, memory_cached, set_cache_limit  # noqa: F401
 from .api import grad, hessian, hvp, jacfwd, jacobian, jacrev, jit, jvp, show, value_and_grad, vectorize, vjp
-from .custom import custom_vjp  # noqa: F401  the compiler (python backend for now)
+from .custom import custom_vjp  # noqa: F401  (a hand-written derivative for the compiler)
 from .errors import SrcGradError, TypingError, UnsupportedSyntaxError  # noqa: F401
 from .devices import accelerator, compile, cuda, distributed  # noqa: F401  (CPU only: PyTorch's device queries)
 from .serialization import load, save  # noqa: F401
 from . import backends as _backends, devices as _devices
 _backends.mps = _devices.mps          # torch.backends.mps.is_available() in device selection
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402,F401

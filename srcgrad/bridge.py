@@ -16,9 +16,12 @@ Example:
 """
 import numpy as np
 
+from .arguments import like
 from .eager import grad_mode
 from .eager.function import Function
 from .eager.tensor import Tensor, _wrap
+from .ir.types import is_float, type_of
+from .transforms import pullback_at
 from .trees import leaves_of
 
 
@@ -28,14 +31,14 @@ def has_tensor(args, kwargs):
 
 def call_on_tensors(compiled, args, kwargs):
     """``compiled(*args, **kwargs)`` where some arguments are Tensors."""
-    args = compiled._bind(args, kwargs)
+    args = compiled.bind(args, kwargs)
     needs = grad_mode.state.enabled and any(isinstance(a, Tensor) and a.requires_grad for a in args)
     if compiled.kind != "jit":
         if needs:
             raise RuntimeError(f"srcgrad.{compiled.kind}({compiled.fun.__name__}) was called on tensors that require "
                                "grad: the eager graph goes through srcgrad.jit functions only (their backward runs the "
                                "compiled vjp); call it on .detach()ed tensors, or compile the function with srcgrad.jit")
-        return _to_tensors(compiled._call(tuple(_data(a) for a in args)), _float32(args))
+        return _to_tensors(compiled.call_bound(tuple(_data(a) for a in args)), _float32(args))
     return CompiledFunction.apply(compiled, *args)
 
 
@@ -72,7 +75,7 @@ class CompiledFunction(Function):
         ctx.positions = [k for k, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.dtypes = [a._data.dtype if isinstance(a, Tensor) else None for a in args]
         ctx.save_for_backward(*[args[k] for k in ctx.positions])
-        out = compiled._call(arrays)
+        out = compiled.call_bound(arrays)
         ctx.outputs = leaves_of(out)
         return _to_tensors(out, _float32(args))
 
@@ -124,8 +127,6 @@ class CompiledVjp(Function):
 
     @staticmethod
     def _second(ctx, ws):
-        from .api import _compiled, _like
-        from .ir.types import is_float, type_of
         n, arrays = len(ctx.arrays), _copies(ctx.arrays)
         # a direction for every float leaf: w where the input is a tensor, 0 for the other arguments
         directions, owner = [], []
@@ -133,10 +134,10 @@ class CompiledVjp(Function):
             w = ws[k] if k in ctx.positions and ws[k] is not None else None
             for leaf in leaves_of(a):
                 if is_float(type_of(leaf)):
-                    directions.append(_like(w.detach().numpy() if w is not None else np.zeros_like(leaf), leaf))
+                    directions.append(like(w.detach().numpy() if w is not None else np.zeros_like(leaf), leaf))
                     owner.append(k if w is not None else None)
-        cts = [_like(c, o) for c, o in zip(ctx.cotangents, ctx.outputs)]
-        second = _compiled(ctx.compiled.fun, "vjp_jvp", _backend(ctx.compiled))
+        cts = [like(c, o) for c, o in zip(ctx.cotangents, ctx.outputs)]
+        second = ctx.compiled.sibling("vjp_jvp")
         res = second.call_with_extra(arrays, cts + directions)
         res = res if isinstance(res, tuple) else (res,)
         n_out, n_float = len(cts), len(directions)
@@ -169,10 +170,6 @@ def _copies(arrays):
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in arrays)
 
 
-def _backend(compiled):
-    return None if compiled.backend == "auto" else compiled.backend
-
-
 def _cast(g, dtype):
     """A derivative as an array of a tensor's float ``dtype`` (float32 inputs get float32 gradients)."""
     return np.asarray(g, dtype=dtype if dtype is not None and dtype.kind == "f" else None)
@@ -181,8 +178,7 @@ def _cast(g, dtype):
 def _vector_jacobian(compiled, arrays, dtypes, cotangents):
     """The compiled vjp of ``compiled`` at ``arrays`` (not changed) for the output cotangents:
     one array per argument (of the argument tensor's dtype), None for one that is not a float."""
-    from .api import vjp
-    _, pullback = vjp(compiled.fun, *_copies(arrays), backend=_backend(compiled))
+    _, pullback = pullback_at(compiled.sibling("vjp"), _copies(arrays))
     got = pullback(*[np.asarray(c, dtype=np.float64) for c in cotangents])
     got = got if isinstance(got, tuple) else (got,)
     return [_cast(g, d) if g is not None else None for d, g in zip(dtypes, got)]

@@ -30,11 +30,12 @@ def reduce_compiled(c):
     name = _name_in(module, c)
     if name is not None:
         return _import_attribute, (module.__name__, name)
-    options = {"wrt": None if c.wrt is None else (c.wrt[0] if c._single else tuple(c.wrt)),
-               "backend": None if c.backend == "auto" else c.backend, "boundscheck": c.boundscheck,
-               "cache": c.cache, "checkpoint": c.checkpoint, "mode": getattr(c, "mode", None), "target": c.target}
+    options = {"wrt": None if c.wrt is None else (c.wrt[0] if c.single else tuple(c.wrt)),
+               "backend": None if c.requested_backend == "auto" else c.requested_backend,
+               "boundscheck": c.boundscheck, "cache": c.cache, "checkpoint": c.checkpoint, "mode": c.mode,
+               "target": c.target}
     token = c.__dict__.setdefault("_pickle_token", uuid.uuid4().hex)       # the same for every pickle of c
-    return _rebuild, (_function(c.fun), c.kind, options, _source(c.fun), token)
+    return _rebuild, (type(c), _function(c.fun), c.kind, options, _source(c.fun), token)
 
 
 def _name_in(module, obj):
@@ -113,11 +114,11 @@ KEEP = 256
 _lock = threading.Lock()
 
 
-def _rebuild(fun, kind, options, source, token=None):
+def _rebuild(cls, fun, kind, options, source, token=None):
     with _lock:
         known = _rebuilt.get(token) if token is not None else None
         if known is None:
-            known = _build(fun, kind, options, source)
+            known = _build(cls, fun, kind, options, source)
             if token is not None:
                 known._pickle_token = token         # pickled again here, it stays the same object elsewhere
                 _rebuilt[token] = known
@@ -128,17 +129,15 @@ def _rebuild(fun, kind, options, source, token=None):
         return known
 
 
-def _build(fun, kind, options, source):
-    from .api import Compiled
+def _build(cls, fun, kind, options, source):
+    """A new ``cls`` (srcgrad.compiled.Compiled, passed by the pickle) of ``fun``."""
     inner = _plain(fun)
     if source is not None:
         remember_source(inner, source)          # a worker without the file compiles from this
     wrt = 0 if options["wrt"] is None else options["wrt"]
-    c = Compiled(fun, kind, wrt, options["backend"], options["boundscheck"], options["cache"],
-                 target=options.get("target", "cpu"))
+    c = cls(fun, kind, wrt, options["backend"], options["boundscheck"], options["cache"],
+            target=options["target"], mode=options["mode"])
     c.checkpoint = options["checkpoint"]
-    if options["mode"] is not None:
-        c.mode = options["mode"]
     return c
 
 

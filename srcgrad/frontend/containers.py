@@ -402,7 +402,7 @@ class Containers:
         if isinstance(seq, Zipped):
             return Tree(tuple, [self.item_at(node, p, k) for p in seq.parts])
         return self.emit(node, "index" if seq.type.ndim == 1 else "slice", [seq, k],
-                         {"wrap": True} if seq.type.ndim == 1 else {"spec": (("i",),)})
+                         {} if seq.type.ndim == 1 else {"spec": (("i",),)})
 
     def comprehension(self, node, env):
         """The items of [elt for ... in ... if ...] over sequences known while lowering."""

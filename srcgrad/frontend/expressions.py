@@ -113,7 +113,7 @@ class Expressions(Containers, Indexing):
         if not x.type.is_array:
             return x
         if x.type.ndim == 0:
-            return self.emit(node, "index", [x], {"wrap": True})
+            return self.emit(node, "index", [x])
         self.typing_error(node, f"{what} of a {x.type.ndim}-d {user_name(x.type)}: only 0-dimensional arrays can be "
                                 "converted to Python scalars (numpy raises TypeError); index one element")
 

@@ -76,7 +76,7 @@ class Indexing:
         spec, bounds = self.basic_spec(node, entries)
         if any(s[0] != "i" for s in spec) or len(spec) < arr.type.ndim:
             return self.emit(node, "slice", [arr] + bounds, {"spec": spec})
-        return self.emit(node, "index", [arr] + bounds, {"wrap": True})
+        return self.emit(node, "index", [arr] + bounds)
 
     def basic_spec(self, node, entries):
         """(spec, operands) of the ``slice`` op: see the primitive."""

@@ -106,3 +106,25 @@ def test_command_line_llvm_stage(tmp_path):
     out = subprocess.run([sys.executable, "-m", "srcgrad", "show", f"{path}:g", "--stage", "llvm"],
                          capture_output=True, text=True, check=True).stdout
     assert "define" in out and "g_grad" in out
+
+
+def test_the_compiled_object_says_which_backend_ran(monkeypatch):
+    """The default backend falls back from llvm to python where llvm has no lowering yet; the
+    object says so (issue 28), and backend="llvm" raises instead."""
+    from srcgrad.backends import llvm as llvm_backend
+
+    def scaled(x):
+        return 3.0 * x
+
+    f = srcgrad.jit(scaled)
+    assert f.backend == "auto"
+    assert f(2.0) == 6.0 and f.backend == "llvm"
+
+    def no_lowering(*args, **kwargs):
+        raise NotImplementedError("srcgrad: the llvm backend has no rule for primitive 'mul' yet")
+
+    monkeypatch.setattr(llvm_backend, "compile_function", no_lowering)
+    g = srcgrad.jit(scaled)
+    assert g(2.0) == 6.0 and g.backend == "python"
+    with pytest.raises(NotImplementedError, match="no rule"):
+        srcgrad.jit(scaled, backend="llvm")(2.0)

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 import srcgrad
-from srcgrad.api import _unit_axes
+from srcgrad.arguments import unit_axes as _unit_axes
 from srcgrad.ad.checkpoint import Policy
 from srcgrad.ad.forward import forward
 from srcgrad.ad.reverse import reverse

@@ -18,6 +18,7 @@ import tempfile
 
 import llvmlite
 import llvmlite.binding as llvm
+from ...version import __version__
 
 _DIGEST = 32
 _BACKEND = []
@@ -47,7 +48,6 @@ class DiskCache:
 
     @classmethod
     def for_code(cls, code, options=""):
-        from ... import __version__
         h = hashlib.sha256()
         for part in (code, options, __version__, llvmlite.__version__, str(llvm.llvm_version_info),
                      llvm.get_host_cpu_name(), llvm.get_process_triple(), _backend_digest()):
