@@ -8,7 +8,7 @@ own overhead, not their thread pools. Run:
 
     python benchmarks/eager_overhead.py [--repeats N] [--record]
 
-``--record`` appends the table to benchmarks/RESULTS.md.
+``--record`` records the table in benchmarks/RESULTS.md (its current table; the old one goes to History).
 """
 import os
 
@@ -172,7 +172,7 @@ def table(rows):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=15)
-    ap.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
+    ap.add_argument("--record", action="store_true", help="record the table in benchmarks/RESULTS.md")
     args = ap.parse_args()
     text = table(measure(args.repeats))
     print(text)

@@ -2,7 +2,7 @@
 
     python benchmarks/run_all.py [--record] [--quick]
 
-``--record`` appends each table to benchmarks/RESULTS.md (with the command, machine and
+``--record`` records each table to benchmarks/RESULTS.md (with the command, machine and
 versions); ``--quick`` takes fewer repeats (a smoke run, not figures to quote).
 """
 import argparse
