@@ -543,7 +543,12 @@ def _decorator(kind):
 grad = _decorator("grad")
 grad.__doc__ = """The gradient of a scalar-valued function with respect to argument(s) ``wrt``.
 
-    >>> df = srcgrad.grad(lambda_free_function, wrt=(0, 1))
+    >>> import srcgrad
+    >>> def f(x, y):                     # a def: srcgrad compiles a function's source, not a lambda
+    ...     return x * x * y
+    >>> df = srcgrad.grad(f, wrt=(0, 1))
+    >>> df(3.0, 2.0)
+    (12.0, 9.0)
 
 ``checkpoint=64`` (snapshots) or ``checkpoint="100MB"`` (a budget for them) reverses the
 loops at the function's top level by binomial checkpointing: bounded memory, some
@@ -559,7 +564,14 @@ def hessian(fun=None, *, wrt=0, backend=None, boundscheck=True, cache=False):
     of tuples of blocks ``H[i][j]`` (shape ``x_i.shape + x_j.shape``) for a tuple ``wrt``. One
     compiled call: a loop over basis vectors e_k around H e_k, forward mode over the gradient.
 
-    >>> H = srcgrad.hessian(f)(x)          # f(x) = x @ A @ x: H = A + A.T
+    >>> import numpy as np, srcgrad
+    >>> A = np.array([[1.0, 2.0], [0.0, 3.0]])
+    >>> def f(x):
+    ...     return x @ A @ x
+    >>> H = srcgrad.hessian(f)(np.ones(2))          # f(x) = x @ A @ x: H = A + A.T
+    >>> H
+    array([[2., 2.],
+           [2., 6.]])
     """
     if fun is None:
         return lambda f: Compiled(f, "hessian", wrt, backend, boundscheck, cache)
@@ -573,7 +585,14 @@ def jacobian(fun=None, *, wrt=0, mode="auto", backend=None, boundscheck=True, ca
     ``"auto"`` picks forward mode at run time where the inputs have no more elements than the
     output. One compiled call: the loop over basis vectors is inside the native code.
 
-    >>> J = srcgrad.jacobian(f)(x)         # f: R^n -> R^m, J: (m, n)
+    >>> import numpy as np, srcgrad
+    >>> def f(x):
+    ...     return np.array([x[0] * x[1], np.sin(x[0]), 2.0 * x[1]])
+    >>> J = srcgrad.jacobian(f)(np.array([1.0, 2.0]))         # f: R^n -> R^m, J: (m, n)
+    >>> J.round(4)
+    array([[2.    , 1.    ],
+           [0.5403, 0.    ],
+           [0.    , 2.    ]])
     """
     if mode not in ("auto", "fwd", "rev"):
         raise ValueError(f"mode must be 'auto', 'fwd' or 'rev', got {mode!r}")
@@ -599,7 +618,12 @@ def hvp(fun=None, *, wrt=0, backend=None, boundscheck=True, cache=False):
     (like ``args[wrt]``; for a tuple ``wrt``, ``v`` is a tuple of directions and so is the
     result), forward mode over the gradient, without forming H: about the cost of 2-3 gradients.
 
-    >>> Hv = srcgrad.hvp(f)(x, v)
+    >>> import numpy as np, srcgrad
+    >>> def f(x):
+    ...     return np.sum(x ** 3)
+    >>> Hv = srcgrad.hvp(f)(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+    >>> Hv
+    array([6., 0.])
     """
     if fun is None:
         return lambda f: Compiled(f, "hvp", wrt, backend, boundscheck, cache)
@@ -623,7 +647,13 @@ def vectorize(fun=None, *, target="cpu", backend=None, boundscheck=True, cache=F
     gradient at every point, and a vectorized function is one too (``.ir``, ``.llvm_ir``,
     ``jit(vectorize(f))``, ``vjp(vectorize(f), x)``).
 
+    >>> import math, numpy as np, srcgrad
+    >>> def f(x, y):
+    ...     return math.sin(x) * y
+    >>> xs, ys = np.zeros(3), np.arange(3.0)
     >>> dx, dy = srcgrad.vectorize(srcgrad.grad(f, wrt=(0, 1)))(xs, ys)     # xs, ys: arrays
+    >>> dx, dy
+    (array([0., 1., 2.]), array([0., 0., 0.]))
     """
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
@@ -649,8 +679,13 @@ def vjp(fun, *primals, backend=None, checkpoint=None):
     """``(outputs, pullback)``: ``pullback(cotangent)`` gives one vector-Jacobian product per
     argument (None for integer and bool arguments).
 
+    >>> import srcgrad
+    >>> def f(x, y):
+    ...     return x * y
     >>> y, pullback = srcgrad.vjp(f, 1.0, 2.0)
     >>> dx, dy = pullback(1.0)
+    >>> y, dx, dy
+    (2.0, 2.0, 1.0)
     """
     Policy.of(checkpoint, "vjp")
     compiled = _compiled(fun, "vjp", backend, checkpoint)
@@ -706,7 +741,12 @@ def jvp(fun, primals, tangents, backend=None):
     """``(outputs, output tangents)``: forward-mode derivative of ``fun`` at ``primals`` in the
     direction ``tangents`` (one per argument; those of integer arguments are ignored).
 
+    >>> import srcgrad
+    >>> def f(x, y):
+    ...     return x * y
     >>> y, ydot = srcgrad.jvp(f, (1.0, 2.0), (1.0, 0.0))
+    >>> y, ydot
+    (2.0, 2.0)
     """
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
@@ -737,7 +777,24 @@ def show(obj, stage="adjoint", locs=False):
     (a ``vectorize(f, target="cuda")``'s kernel); with
     ``locs``, the IR shows the user's source line above the ops made from it.
 
+    >>> import srcgrad
+    >>> def f(x):
+    ...     return x * x
+    >>> df = srcgrad.grad(f)
+    >>> df(3.0)                          # compiled for the types of its first call
+    6.0
     >>> srcgrad.show(df, "ir", locs=True)
+    func f(%x: f64) -> f64 {
+      # line 2: return x * x
+      %0 = mul %x, %x : f64
+      return %0
+    }
+    <BLANKLINE>
+    func f_grad(%x: f64) -> f64 {
+      # line 2: return x * x
+      %dx = add %x, %x : f64
+      return %dx
+    }
     """
     if stage == "ir":
         print(obj.ir_text(locs))
