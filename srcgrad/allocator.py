@@ -6,11 +6,13 @@ fault them in again on the next call. The cache holds only blocks no array uses;
 compiled functions return are numpy's until they die, and then their blocks come back too.
 
 Example:
-    >>> import srcgrad
-    >>> srcgrad.memory_cached()           # bytes kept for the next call (0 before any)
-    0
+    >>> import os, srcgrad
+    >>> from srcgrad.backends.llvm.block_cache import default_limit
     >>> srcgrad.set_cache_limit(256 << 20) # keep at most 256 MiB (SRCGRAD_CACHE_LIMIT sets it too)
     >>> srcgrad.empty_cache()             # give every kept block back to the C library
+    >>> srcgrad.memory_cached()           # bytes kept for the next call (0 after empty_cache)
+    0
+    >>> srcgrad.set_cache_limit(default_limit(os.environ))   # the limit back to its default
 """
 
 
@@ -25,7 +27,10 @@ def empty_cache():
     the cache again as they free blocks.
 
     Example:
+        >>> import srcgrad
         >>> srcgrad.empty_cache()
+        >>> srcgrad.memory_cached()
+        0
     """
     _runtime().empty_cache()
 
@@ -34,7 +39,11 @@ def memory_cached():
     """The bytes of the blocks the cache keeps for later calls (no array uses them).
 
     Example:
-        >>> srcgrad.grad(f)(x); srcgrad.memory_cached() > 0
+        >>> import numpy as np, srcgrad
+        >>> def f(x):
+        ...     return np.sum(np.cumsum(x) * x)
+        >>> dx = srcgrad.grad(f)(np.ones(1000))
+        >>> srcgrad.memory_cached() > 0
         True
     """
     return int(_runtime().cached_bytes())
@@ -46,7 +55,12 @@ def set_cache_limit(nbytes):
     kept beyond a lower limit are given back.
 
     Example:
+        >>> import os, srcgrad
+        >>> from srcgrad.backends.llvm.block_cache import default_limit
         >>> srcgrad.set_cache_limit(0)        # no cache: memory goes back after every call
+        >>> srcgrad.memory_cached()
+        0
+        >>> srcgrad.set_cache_limit(default_limit(os.environ))   # the default again
     """
     if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0:
         raise ValueError(f"set_cache_limit takes a number of bytes, 0 or more, not {nbytes!r}")

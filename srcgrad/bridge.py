@@ -9,10 +9,19 @@ Hessian-vector products, gradient penalties); a third derivative through it, and
 compiled objects (``grad(f)``...) called on tensors that require grad, are clear errors.
 
 Example:
+    >>> import numpy as np
+    >>> import srcgrad
+    >>> import srcgrad as torch
+    >>> def energy(x):
+    ...     return np.sum(x * x)
     >>> f = srcgrad.jit(energy)
     >>> y = f(torch.tensor([0.1, 0.2], requires_grad=True))
     >>> y.grad_fn
     <torch.autograd.function.CompiledFunctionBackward object at 0x...>
+    >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> f(x).backward()                  # the compiled vjp
+    >>> x.grad
+    tensor([2., 4.])
 """
 import numpy as np
 

@@ -14,7 +14,13 @@ function) gets the object it rebuilt the first time, with what it compiled: each
 carries a token of the object it came from.
 
 Example:
-    >>> g = pickle.loads(pickle.dumps(srcgrad.grad(loss)))     # loss: a module-level function
+    >>> import pickle, srcgrad
+    >>> import cloudpickle                # pickle alone, where loss is a module-level function
+    >>> def loss(x):
+    ...     return x * x
+    >>> g = pickle.loads(cloudpickle.dumps(srcgrad.grad(loss)))     # loss by value, with its source
+    >>> g(3.0)
+    6.0
 """
 import collections
 import sys

@@ -4,8 +4,14 @@ default, as in PyTorch 2.6+ — unpickles only tensors, numpy arrays and plain c
 numbers, so a checkpoint from elsewhere cannot run code.
 
 Example:
-    >>> torch.save(model.state_dict(), "model.pt")
-    >>> model.load_state_dict(torch.load("model.pt", weights_only=True))
+    >>> import os, tempfile
+    >>> import srcgrad as torch
+    >>> model = torch.nn.Linear(2, 1)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "model.pt")
+    ...     torch.save(model.state_dict(), path)
+    ...     model.load_state_dict(torch.load(path, weights_only=True))
+    <All keys matched successfully>
 """
 import io
 import os

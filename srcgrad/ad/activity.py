@@ -14,7 +14,7 @@ and float arrays are nodes: ints, bools and tapes carry no derivative.
   since a zero adjoint times an infinite partial derivative (sqrt at 0) would be NaN.
 
 Example:
-    >>> active = active_values(fn, [fn.params[0]]) & useful_values(fn)
+    active = active_values(fn, [fn.params[0]]) & useful_values(fn)
 """
 from collections import defaultdict
 

@@ -9,7 +9,7 @@ adjoints), ``rev.exclusive(acc)`` (an adjoint array the rule may update in place
 ``rev.zero_like(v, mapping)``.
 
 Example:
-    >>> ARRAY_ADJOINT["index"]      # dx[i] += g
+    ARRAY_ADJOINT["index"]      # dx[i] += g
 """
 from ..ir.core import current
 from ..ir.types import F64

@@ -37,8 +37,17 @@ Refused, with the write's line: a write into an array the loop does not carry in
 from start to end (one it replaces by a new array in some iteration).
 
 Example:
+    >>> import numpy as np
+    >>> import srcgrad
+    >>> def f(x):
+    ...     for i in range(100):
+    ...         x = np.sin(x)
+    ...     return np.sum(x)
+    >>> x = np.ones(3)
     >>> dx = srcgrad.grad(f, checkpoint=64)(x)        # 64 snapshots per loop
-    >>> dx = srcgrad.grad(f, checkpoint="100MB")(x)   # as many as fit in 100 MB
+    >>> dx2 = srcgrad.grad(f, checkpoint="100MB")(x)  # as many as fit in 100 MB
+    >>> bool(np.all(dx == srcgrad.grad(f)(x))), bool(np.all(dx2 == dx))      # bit for bit
+    (True, True)
 """
 import re
 from dataclasses import dataclass

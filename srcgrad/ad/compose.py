@@ -12,7 +12,7 @@ around a derivative compiled in place, so the whole matrix is built in one nativ
   reverse(primal, cotangents=True)), whose forward sweep runs again for each row.
 
 Example:
-    >>> h = hessian_function(primal, hvp_function(gradient, [0]), [0])    # H(x), (n, n)
+    h = hessian_function(primal, hvp_function(gradient, [0]), [0])    # H(x), (n, n)
 """
 from ..errors import TypingError
 from ..ir.core import Block, Builder, Function, Value, current, for_op, if_op

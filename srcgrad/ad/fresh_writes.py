@@ -14,7 +14,7 @@ between ``A`` and the write in program order, or anywhere in a loop around the w
 iteration reads before it).
 
 Example:
-    >>> unsaved_writes(fn, Buffers(fn), logged)      # a set of write ops
+    unsaved_writes(fn, Buffers(fn), logged)      # a set of write ops
 """
 from ..ir.core import nested_ops, walk_blocks
 from ..ir.memory import read_operands

@@ -15,7 +15,7 @@ A scalar ``v`` (broadcast to every place) gets the sum of its places' adjoints, 
 ``v`` the adjoint summed to its shape (``sum_to``).
 
 Example:
-    >>> ARRAY_ADJOINT["gather"]      # dx = np.add.at(dx, idx, g)
+    ARRAY_ADJOINT["gather"]      # dx = np.add.at(dx, idx, g)
 """
 from ..ir.core import current
 from ..ir.types import F64

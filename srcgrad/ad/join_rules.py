@@ -5,7 +5,7 @@ copy, since the engine may update an adjoint in place), the diagonal of ``g`` fo
 built from a vector, ``g`` rolled back for np.roll. np.split is made of slices (array_rules.py).
 
 Example:
-    >>> ADJOINT["roll"]       # d roll(x, s) = roll(g, -s)
+    ADJOINT["roll"]       # d roll(x, s) = roll(g, -s)
 """
 from ..ir.core import current
 from .tables import adjoint_rule, no_derivative

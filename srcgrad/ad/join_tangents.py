@@ -2,7 +2,7 @@
 each op is linear in its array operand, so its tangent is the same op of the tangents.
 
 Example:
-    >>> TANGENT["concat"]       # d concatenate([a, b]) = concatenate([da, db])
+    TANGENT["concat"]       # d concatenate([a, b]) = concatenate([da, db])
 """
 from ..ir.core import current
 from .rules import as_float64

@@ -8,7 +8,7 @@ the 2-norm's gradient at the zero vector is 0 (torch.linalg.norm's); the singula
 is U diag(g) V^T without the terms of a zero singular value (so 0 at the zero matrix).
 
 Example:
-    >>> ADJOINT["inv"]        # -inv(A).T @ g @ inv(A).T
+    ADJOINT["inv"]        # -inv(A).T @ g @ inv(A).T
 """
 from ..ir.core import current, select
 from .rules import _eq, _nonzero

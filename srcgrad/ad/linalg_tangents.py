@@ -2,7 +2,7 @@
 to fill ``TANGENT`` (the conventions are those of linalg_rules.py).
 
 Example:
-    >>> TANGENT["solve"]      # d(A^-1 b) = A^-1 (db - dA x)
+    TANGENT["solve"]      # d(A^-1 b) = A^-1 (db - dA x)
 """
 from ..errors import TypingError
 from ..ir.core import current, select

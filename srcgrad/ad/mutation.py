@@ -12,7 +12,7 @@ What is still refused, with the user's line:
 - ``refuse_stale_uses``: a view used after a write through another name (both modes).
 
 Example:
-    >>> logged_writes(fn, Buffers(fn))      # the writes whose old values the undo log keeps
+    logged_writes(fn, Buffers(fn))      # the writes whose old values the undo log keeps
 """
 from ..errors import UnsupportedSyntaxError
 from ..ir.core import nested_ops, walk_blocks, walk_ops

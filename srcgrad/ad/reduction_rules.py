@@ -3,7 +3,7 @@ primitives: keepdims' new axis, the scans np.cumsum / np.cumprod, np.argmax / np
 the float rounding functions (np.floor, np.ceil, np.trunc, np.rint).
 
 Example:
-    >>> ADJOINT["cumsum"]       # d cumsum: the adjoint summed from the end
+    ADJOINT["cumsum"]       # d cumsum: the adjoint summed from the end
 """
 from ..ir.core import current
 from .tables import adjoint_rule, no_derivative, tangent_rule

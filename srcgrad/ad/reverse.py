@@ -12,7 +12,15 @@ Only values that depend on the ``wrt`` arguments get adjoints (activity analysis
 adjoint code is made for the other arguments.
 
 Example:
+    >>> import numpy as np
+    >>> from srcgrad.frontend.lower import lower
+    >>> from srcgrad.ir.interpret import interpret
+    >>> from srcgrad.ir.types import F64
+    >>> def f(x, y):
+    ...     return x * y + np.sin(x)
     >>> adj = reverse(lower(f, [F64, F64]), wrt=[0])   # returns (value, df/dx)
+    >>> [round(v, 4) for v in interpret(adj, [1.0, 2.0])]
+    [2.8415, 2.5403]
 """
 from ..errors import TypingError
 from ..ir.core import Block, Builder, Function, Value, current, for_op, if_op, while_op

@@ -6,7 +6,7 @@ Thunks are called only for operands that need an adjoint, so no dead code is emi
 Primitives with no derivative (comparisons, integer ops, array shapes) map to None.
 
 Example:
-    >>> ADJOINT["sin"]        # g * cos(x)
+    ADJOINT["sin"]        # g * cos(x)
 """
 import math
 

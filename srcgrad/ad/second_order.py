@@ -24,7 +24,14 @@ activity, so that a derivative through them is a clear error (``refuse_twice``),
 silent zero.
 
 Example:
+    >>> import numpy as np
+    >>> import srcgrad
+    >>> def f(x):
+    ...     return np.sum(x ** 3)
+    >>> x, v = np.array([1.0, 2.0]), np.array([1.0, 0.0])
     >>> y, hv = srcgrad.jvp(srcgrad.grad(f), (x,), (v,))      # H(x) v
+    >>> hv
+    array([6., 0.])
 """
 from ..errors import TypingError
 from ..ir.core import current

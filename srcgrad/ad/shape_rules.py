@@ -4,7 +4,7 @@ Each is linear and moves elements only: the adjoint undoes the move (reshape bac
 inverse permutation, the same flip, expand_dims for squeeze), the tangent repeats it.
 
 Example:
-    >>> ADJOINT["restride"]      # d(x.transpose(axes)) -> g.transpose(argsort(axes))
+    ADJOINT["restride"]      # d(x.transpose(axes)) -> g.transpose(argsort(axes))
 """
 from ..ir.core import current
 from ..ir.shape_eval import inverse_restride

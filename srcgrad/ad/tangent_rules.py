@@ -13,7 +13,7 @@ the result, or None when it is zero: ``ts`` are the operands' tangents (None: ze
 the operands and ``out`` the result in the new function, ``op`` the primal op.
 
 Example:
-    >>> TANGENT["transpose"]      # d(x.T) = (dx).T
+    TANGENT["transpose"]      # d(x.T) = (dx).T
 """
 from ..errors import TypingError
 from ..ir.core import current

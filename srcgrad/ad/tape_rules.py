@@ -17,7 +17,14 @@ body of another, at that loop's own index (the tapes ad/reverse.py makes for ``f
 A ``while`` loop's growing tape keeps the clear error of ad/second_order.py.
 
 Example:
-    >>> srcgrad.grad(srcgrad.grad(f))(x)     # f with a loop: through its gradient's tape
+    >>> import numpy as np
+    >>> import srcgrad
+    >>> def f(x):
+    ...     for i in range(3):
+    ...         x = x * np.sin(x)
+    ...     return x
+    >>> round(srcgrad.grad(srcgrad.grad(f))(0.5), 6)     # f with a loop: through its gradient's tape
+    0.633561
 """
 from ..ir.core import current, walk_ops
 from ..ir.types import F64, ArrayType, is_float

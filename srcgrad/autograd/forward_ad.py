@@ -1,6 +1,7 @@
 """``torch.autograd.forward_ad`` for the eager mode (srcgrad/eager/forward_ad.py).
 
 Example:
+    >>> import srcgrad as torch
     >>> import srcgrad.autograd.forward_ad as fwAD
     >>> with fwAD.dual_level():
     ...     y = fwAD.make_dual(torch.tensor(2.0), torch.tensor(1.0)).exp()

@@ -8,7 +8,7 @@ checks and writes the results, and returns 0; an exception is kept for the entry
 raise and the callback returns 1, which makes the compiled code stop.
 
 Example:
-    >>> bridge = make_bridge(op)        # keep it alive as long as the compiled code
+    bridge = make_bridge(op)        # keep it alive as long as the compiled code
 """
 import ctypes
 import threading

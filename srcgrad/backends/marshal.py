@@ -5,7 +5,11 @@ numbers, as the argument itself, as a view of an argument, or as an array over m
 call allocated, which the returned array then owns.
 
 Example:
+    >>> import numpy as np
+    >>> from srcgrad.ir.types import F64, ArrayType
     >>> s = array_struct(ctype_of(ArrayType(F64, 1)), np.ones(3))
+    >>> list(s.shape), list(s.strides)
+    ([3], [1])
 """
 import ctypes
 import ctypes.util

@@ -95,7 +95,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
     >>> (gx,) = grad((x * x).sum(), [x], create_graph=True)
     >>> gx
-    tensor([2., 4.], grad_fn=<MulBackward0>)
+    tensor([2., 4.], grad_fn=<AddBackward0>)
     """
     if is_grads_batched:
         raise NotImplementedError("srcgrad.autograd.grad: is_grads_batched=True is not supported; "

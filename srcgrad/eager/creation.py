@@ -47,8 +47,10 @@ class Generator:
     """``torch.Generator``: a stream of random numbers of its own (numpy's PCG64 underneath),
     for the ``generator=`` arguments of ``rand``, ``randperm``, ``random_split``, samplers...
 
+    >>> import srcgrad as torch
     >>> g = torch.Generator().manual_seed(42)
     >>> torch.randperm(4, generator=g)
+    tensor([3, 2, 1, 0])
     """
 
     def __init__(self, device="cpu"):

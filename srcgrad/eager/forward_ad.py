@@ -15,6 +15,7 @@ function before the level opened (``from srcgrad import sin`` at import time) ru
 and give no tangent.
 
 Example:
+    >>> import srcgrad as torch
     >>> import srcgrad.autograd.forward_ad as fwAD
     >>> with fwAD.dual_level():
     ...     x = fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 0.0]))
@@ -71,8 +72,13 @@ def exit_dual_level(*, level=None):
 class dual_level:
     """``with dual_level():`` — make_dual and unpack_dual work inside; tangents end with it.
 
+    >>> import srcgrad as torch
+    >>> import srcgrad.autograd.forward_ad as fwAD
     >>> with fwAD.dual_level():
-    ...     ...
+    ...     x = fwAD.make_dual(torch.tensor(1.0), torch.tensor(2.0))
+    ...     t = fwAD.unpack_dual(x * 3.0).tangent
+    >>> t
+    tensor(6.)
     """
 
     def __enter__(self):

@@ -14,7 +14,7 @@ Example:
     ...         return gy * y
     >>> x = torch.tensor([0.0], requires_grad=True)
     >>> Exp.apply(x).grad_fn
-    <ExpBackward object at 0x...>
+    <torch.autograd.function.ExpBackward object at 0x...>
 """
 import numpy as np
 

@@ -15,7 +15,7 @@ not indexed, a ``None`` for a new axis of length 1. Advanced indexing makes a co
   twice is added to once (numpy's buffered semantics; ``np.add.at`` accumulates).
 
 Example (inside the lowering):
-    >>> self.subscript_value(node, arr, env)      # x[1:, None] -> slice op
+    self.subscript_value(node, arr, env)      # x[1:, None] -> slice op
 """
 import ast
 

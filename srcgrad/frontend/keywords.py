@@ -4,7 +4,7 @@ call of the table passes (each ``Callee`` declares the keywords it accepts; ``ou
 (``axis=``, ``keepdims=``, ``dtype=``, ``ddof=``) that the lowerings share.
 
 Example:
-    >>> check_keywords(lw, node, CALLS[np.sum], "np.sum")      # np.sum(x, out=y) refused
+    check_keywords(lw, node, CALLS[np.sum], "np.sum")      # np.sum(x, out=y) refused
 """
 import ast
 

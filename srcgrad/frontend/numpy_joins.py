@@ -9,7 +9,7 @@ itself (``raw_args``). np.split gives a Python list of slices (views, as numpy's
 tuple assignment unpacks: ``a, b = np.split(x, 2)``.
 
 Example:
-    >>> JOIN_CALLS[np.concatenate].lower(lw, node, None, env)      # a 'concat' op's result
+    JOIN_CALLS[np.concatenate].lower(lw, node, None, env)      # a 'concat' op's result
 """
 import ast
 

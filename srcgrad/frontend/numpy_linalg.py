@@ -10,7 +10,7 @@ of squares, whose gradient at the zero vector is 0, as torch.linalg.norm's; the 
 ord=2, -2 and 'nuc' are the largest, smallest and sum of the singular values (``svdvals``).
 
 Example:
-    >>> LINALG_CALLS[np.linalg.det].lower      # emits the ``det`` primitive
+    LINALG_CALLS[np.linalg.det].lower      # emits the ``det`` primitive
 """
 import ast
 import string

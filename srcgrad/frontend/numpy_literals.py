@@ -9,8 +9,12 @@ bool; ``dtype=`` may ask for float64, float32, int64 or bool (an int or bool dty
 elements is refused: write int(a) for each).
 
 Example:
-    >>> srcgrad.grad(lambda a: np.sum(np.array([a, a * 2.0, 1.0]) ** 2))(0.5)
-    2.5
+    >>> import numpy as np
+    >>> import srcgrad
+    >>> def f(a):
+    ...     return np.sum(np.array([a, a * 2.0, 1.0]) ** 2)
+    >>> srcgrad.grad(f)(0.5)
+    5.0
 """
 import ast
 
@@ -49,7 +53,9 @@ def _numbers(lw, node, items):
 def array_literal(lw, node, kws, env, tree=None):
     """np.array(list or array[, dtype=...]) (see the module doc).
 
-    >>> array_literal(lw, ast.parse("np.array([a, 1.0])", mode="eval").body, {}, env)     # a pack op
+    Example::
+
+        array_literal(lw, ast.parse("np.array([a, 1.0])", mode="eval").body, {}, env)     # a pack op
     """
     if len(node.args) != 1:
         lw.typing_error(node, "np.array takes one list (or array)")

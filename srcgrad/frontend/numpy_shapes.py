@@ -12,7 +12,12 @@ shares is refused (``refuse_layout_dependent_writes``) unless the reshaped array
 one (np.zeros, x.copy(), ...), where both are views.
 
 Example:
-    >>> srcgrad.grad(lambda x: np.sum(np.flip(x.reshape(2, 3), 1)[0]))(np.ones(6))
+    >>> import numpy as np
+    >>> import srcgrad
+    >>> def f(x):
+    ...     return np.sum(np.flip(x.reshape(2, 3), 1)[0])
+    >>> srcgrad.grad(f)(np.ones(6))
+    array([1., 1., 1., 0., 0., 0.])
 """
 import ast
 import builtins
@@ -55,7 +60,9 @@ def shape_sizes(lw, node, env):
     """The sizes a shape argument gives: ``n``, ``(n, m)``, ``[n, m]``, ``y.shape``, a global
     tuple or a local one, as int values (``np.zeros(x.shape)``, ``x.reshape(y.shape)``).
 
-    >>> shape_sizes(lw, ast.parse("(n, 2)", mode="eval").body, env)      # [%n, const 2]
+    Example::
+
+        shape_sizes(lw, ast.parse("(n, 2)", mode="eval").body, env)      # [%n, const 2]
     """
     if isinstance(node, (ast.Tuple, ast.List)):
         sizes = [lw.expr(e, env) for e in node.elts]
@@ -104,8 +111,9 @@ def dtype_of(lw, node, env):
     np.float32, 'float64', ``y.dtype`` (the dtype of an array is part of its type), or a
     variable holding one of these (``t = y.dtype``).
 
-    >>> dtype_of(lw, ast.parse("np.float32", mode="eval").body, env)
-    f32
+    Example::
+
+        dtype_of(lw, ast.parse("np.float32", mode="eval").body, env)      # f32
     """
     if not (isinstance(node, ast.Constant) or lw.is_global_name(node) or lw.global_object(node) is not None):
         v = lw.expr_any(node, env)
@@ -136,7 +144,9 @@ def dtype_comparison(lw, node, env):
     """``x.dtype == np.float32`` (or ``!=``, or a variable holding a dtype) as the constant it
     is (dtypes are part of the types); None for a comparison without a dtype value.
 
-    >>> dtype_comparison(lw, ast.parse("x.dtype == float", mode="eval").body, env)     # const True
+    Example::
+
+        dtype_comparison(lw, ast.parse("x.dtype == float", mode="eval").body, env)     # const True
     """
     if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
         return None
@@ -351,7 +361,9 @@ SHAPE_METHODS = tuple(_METHODS)
 def lower_shape_call(lw, node, fobj, env):
     """The value of a call this module lowers (see the module doc), or None for other calls.
 
-    >>> lower_shape_call(lw, ast.parse("x.reshape(2, 3)", mode="eval").body, None, env)    # a reshape op
+    Example::
+
+        lower_shape_call(lw, ast.parse("x.reshape(2, 3)", mode="eval").body, None, env)    # a reshape op
     """
     func = node.func
     try:
@@ -418,8 +430,10 @@ def refuse_layout_dependent_writes(fn):
     the layout, so whether the write shows through the other name would too. Writes before
     the reshape (not in a loop around it) are fine, and so is a reshape only copied.
 
-    >>> refuse_layout_dependent_writes(lower(f, types))     # f: y = x.reshape(6); y[0] = 1.0
-    UnsupportedSyntaxError: ... writing in place into an array that shares memory with a reshape ...
+    Example::
+
+        refuse_layout_dependent_writes(lower(f, types))     # f: y = x.reshape(6); y[0] = 1.0
+        # UnsupportedSyntaxError: ... writing in place into an array that shares memory with a reshape ...
     """
     ops = list(_ops_in_loops(fn.body))
     uses = {}

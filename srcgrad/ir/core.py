@@ -12,9 +12,8 @@ Example:
     >>> print(fn)      # doctest: +NORMALIZE_WHITESPACE
     func f(%x: f64) -> f64 {
       %0 = sin %x : f64
-      %1 = const 2.0 : f64
-      %2 = mul %0, %1 : f64
-      return %2
+      %1 = mul %0, 2.0 : f64
+      return %1
     }
 """
 import threading

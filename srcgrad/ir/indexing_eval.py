@@ -2,8 +2,7 @@
 the interpreter's entries for them (merged into interpret.EVAL), computed by numpy itself.
 
 Example:
-    >>> INDEXING_EVAL["gather"](None, op, [np.arange(5.0), np.array([4, -1])])
-    array([4., 4.])
+    INDEXING_EVAL["gather"](None, op, [np.arange(5.0), np.array([4, -1])])     # array([4., 4.])
 """
 import numpy as np
 

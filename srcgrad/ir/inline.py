@@ -3,8 +3,8 @@ with its parameters bound to values there, so that the optimisation passes and t
 see one function (a Hessian's loop around an HVP, a compiled function called from another).
 
 Example:
-    >>> with Builder(block):
-    ...     outs = inline(gradient_fn, [x, w])      # the gradient's results, as values of block
+    with Builder(block):
+        outs = inline(gradient_fn, [x, w])      # the gradient's results, as values of block
 """
 from .core import Block, Builder, Op, Value, current
 

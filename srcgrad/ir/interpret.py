@@ -18,7 +18,12 @@ Semantics, op by op (``EVAL``, keyed by primitive name like every other table):
 - tapes are Python lists holding references (not copies) of what was stored.
 
 Example:
+    >>> from srcgrad.frontend.lower import lower
+    >>> from srcgrad.ir.types import F64
+    >>> def f(x):
+    ...     return x * x + 1.0
     >>> interpret(lower(f, [F64]), [0.5])      # what compiled f(0.5) must return
+    1.25
 """
 import math
 

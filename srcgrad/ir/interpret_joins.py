@@ -2,7 +2,7 @@
 split and build arrays: numpy's own functions, with numpy's errors.
 
 Example:
-    >>> JOIN_EVAL["split_size"](None, op, [6])      # 3 for np.split(x, 2)
+    JOIN_EVAL["split_size"](None, op, [6])      # 3 for np.split(x, 2)
 """
 import numpy as np
 

@@ -3,6 +3,8 @@ relatives, np.split's equal division, diagonals, triangles, np.linspace, np.roll
 the one table of ir/primitives.py when it is imported.
 
 Example:
+    >>> from srcgrad.ir.primitives import PRIMITIVES
+    >>> from srcgrad.ir.types import F64, ArrayType
     >>> PRIMITIVES["concat"].result_type([ArrayType(F64, 1)] * 2, {"axis": 0, "expand": (False, False)})
     f64[1]
 """

@@ -10,9 +10,8 @@ array), the argument it came from, or ``EXTERN`` for memory of unknown origin (t
 what user code returned).
 
 Example:
-    >>> facts = Buffers(fn)
-    >>> facts.observable(write_op)      # the write changes memory someone may read
-    True
+    facts = Buffers(fn)
+    facts.observable(write_op)      # True: the write changes memory someone may read
 """
 from .core import walk_ops as _walk
 from .primitives import PRIMITIVES

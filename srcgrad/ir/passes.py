@@ -8,7 +8,7 @@ effect is kept: in-place writes into memory someone may read (ir/memory.py), rai
 the order of effects. The facts about each op come from its record in ir/primitives.py.
 
 Example:
-    >>> optimize(fn)       # then str(fn) shows the simpler IR
+    optimize(fn)       # then str(fn) shows the simpler IR
 """
 import math
 

@@ -4,6 +4,8 @@ moveaxis, swapaxes, flip, squeeze, expand_dims), astype, and the array literals 
 ir/primitives.py calls ``define_all`` once, and these records join its table.
 
 Example:
+    >>> from srcgrad.ir.primitives import PRIMITIVES
+    >>> from srcgrad.ir.types import F64, I64, ArrayType
     >>> PRIMITIVES["reshape"].result_type([ArrayType(F64, 1), I64, I64], {})
     f64[2]
 """

@@ -7,7 +7,7 @@ Broadcasting is by index: along an axis where an argument has length 1 its index
 the last axes, as in numpy. Numbers (not arrays) are passed to every call as they are.
 
 Example:
-    >>> fn = vectorize_function(scalar_ir, [ArrayType(F64, 1), F64])   # (x[n], y) -> out[n]
+    fn = vectorize_function(scalar_ir, [ArrayType(F64, 1), F64])   # (x[n], y) -> out[n]
 """
 from ..errors import TypingError
 from .core import Block, Builder, Function, Value, for_op, if_op

@@ -2,7 +2,7 @@
 scope that encloses the use), known primitives, terminators, region arities and types.
 
 Example:
-    >>> verify(fn)      # raises IRError naming the first problem
+    verify(fn)      # raises IRError naming the first problem
 """
 from .primitives import PRIMITIVES
 

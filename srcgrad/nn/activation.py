@@ -1,6 +1,7 @@
 """Activation layers: each calls its ``nn.functional`` twin and prints its options as PyTorch does.
 
 Example:
+    >>> import srcgrad as torch
     >>> torch.nn.LeakyReLU(0.2)
     LeakyReLU(negative_slope=0.2)
 """

@@ -3,8 +3,9 @@ and one on its outputs, so that the engine hands them ``grad_output`` (first) an
 ``grad_input``, as PyTorch's ``BackwardHookFunctionBackward`` nodes do.
 
 Example:
+    >>> import srcgrad as torch
     >>> lin = torch.nn.Linear(2, 1)
-    >>> lin.register_full_backward_hook(lambda m, gin, gout: print(gout[0].shape))
+    >>> handle = lin.register_full_backward_hook(lambda m, gin, gout: print(gout[0].shape))
     >>> lin(torch.ones(1, 2, requires_grad=True)).sum().backward()
     torch.Size([1, 1])
 """

@@ -2,6 +2,7 @@
 their index or key so that ``parameters()`` and ``state_dict`` see them.
 
 Example:
+    >>> import srcgrad as torch
     >>> net = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
     >>> net[0]
     Linear(in_features=2, out_features=4, bias=True)

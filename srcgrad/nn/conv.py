@@ -4,6 +4,7 @@ the weight: in_channels / groups × kernel size for a convolution, out_channels 
 size for a transposed one, whose weight is (in_channels, out_channels / groups, kernel...)).
 
 Example:
+    >>> import srcgrad as torch
     >>> torch.nn.Conv2d(1, 32, 3)
     Conv2d(1, 32, kernel_size=(3, 3), stride=(1, 1))
 """

@@ -1,6 +1,7 @@
 """``Dropout`` and ``Flatten``/``Unflatten``.
 
 Example:
+    >>> import srcgrad as torch
     >>> torch.nn.Dropout(p=0.2)
     Dropout(p=0.2, inplace=False)
 """

@@ -3,8 +3,13 @@ recorded). Random numbers come from srcgrad's generator (``srcgrad.manual_seed``
 distributions are PyTorch's, the draws are not.
 
 Example:
+    >>> import srcgrad as torch
     >>> w = torch.empty(3, 5)
-    >>> torch.nn.init.xavier_uniform_(w, gain=torch.nn.init.calculate_gain("relu"))
+    >>> torch.nn.init.xavier_uniform_(w, gain=torch.nn.init.calculate_gain("relu")) is w     # in place
+    True
+    >>> bound = torch.nn.init.calculate_gain("relu") * (6 / (3 + 5)) ** 0.5
+    >>> bool(w.abs().max() <= bound)
+    True
 """
 import math
 

@@ -2,6 +2,7 @@
 from U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (kaiming_uniform_ with a = sqrt(5) for the weight).
 
 Example:
+    >>> import srcgrad as torch
     >>> layer = torch.nn.Linear(20, 30)
     >>> layer(torch.randn(128, 20)).size()
     torch.Size([128, 30])

@@ -2,6 +2,7 @@
 'none'); class weights are buffers.
 
 Example:
+    >>> import srcgrad as torch
     >>> loss_fn = torch.nn.CrossEntropyLoss()
     >>> loss_fn(torch.zeros(2, 3), torch.tensor([0, 2]))
     tensor(1.0986)

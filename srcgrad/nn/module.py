@@ -71,6 +71,7 @@ class Module:
     as attributes in ``__init__`` (after ``super().__init__()``) and define ``forward``;
     calling the module runs the forward pre-hooks, ``forward`` and the forward hooks.
 
+    >>> import srcgrad as torch
     >>> net = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU())
     >>> sum(p.numel() for p in net.parameters())
     9

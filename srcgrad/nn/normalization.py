@@ -5,8 +5,9 @@ BatchNorm keeps running statistics as buffers (``running_mean``, ``running_var``
 average over batches), used in eval mode.
 
 Example:
+    >>> import srcgrad as torch
     >>> torch.nn.BatchNorm2d(16)
-    BatchNorm2d(16, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    BatchNorm2d(16, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
 """
 from ..eager import creation, dtypes
 from . import functional as F

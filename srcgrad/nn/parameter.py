@@ -14,6 +14,7 @@ class Parameter(Tensor):
     """A leaf tensor that requires grad (unless told otherwise) and that, assigned to an
     attribute of a ``Module``, becomes one of its ``parameters()``. It shares ``data``'s memory.
 
+    >>> import srcgrad as torch
     >>> p = Parameter(torch.ones(3))
     >>> p.requires_grad, p.is_leaf
     (True, True)

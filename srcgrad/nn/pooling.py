@@ -3,6 +3,7 @@ to the kernel size) and the adaptive ones, ``AdaptiveAvgPool1d``/``AdaptiveAvgPo
 ``AdaptiveMaxPool1d``/``AdaptiveMaxPool2d`` (given the output size instead of a kernel).
 
 Example:
+    >>> import srcgrad as torch
     >>> torch.nn.MaxPool2d(2)
     MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
     >>> torch.nn.AdaptiveAvgPool2d((1, 1))
@@ -83,6 +84,7 @@ class _AdaptiveAvgPoolNd(Module):
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """The mean over each of ``output_size`` windows splitting L as evenly as they can.
 
+    >>> import srcgrad as torch
     >>> torch.nn.AdaptiveAvgPool1d(5)(torch.randn(1, 64, 8)).shape
     torch.Size([1, 64, 5])
     """
@@ -95,6 +97,7 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """The mean over each of the windows splitting H x W into ``output_size`` (an int, or a
     pair whose None entries keep that input size) as evenly as they can.
 
+    >>> import srcgrad as torch
     >>> torch.nn.AdaptiveAvgPool2d((5, None))(torch.randn(1, 64, 8, 9)).shape
     torch.Size([1, 64, 5, 9])
     """
@@ -116,6 +119,7 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """The max over each of ``output_size`` windows splitting L as evenly as they can (with
     ``return_indices``, also where each max was).
 
+    >>> import srcgrad as torch
     >>> torch.nn.AdaptiveMaxPool1d(5)(torch.randn(1, 64, 8)).shape
     torch.Size([1, 64, 5])
     """
@@ -128,6 +132,7 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """The max over each of the windows splitting H x W into ``output_size`` as evenly as they
     can (with ``return_indices``, also each max's flat index into its H x W plane).
 
+    >>> import srcgrad as torch
     >>> torch.nn.AdaptiveMaxPool2d(7)(torch.randn(1, 64, 10, 9)).shape
     torch.Size([1, 64, 7, 7])
     """

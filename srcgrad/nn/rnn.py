@@ -292,6 +292,7 @@ class RNN(RNNBase):
     Input (L, N, input_size) (``batch_first``: (N, L, input_size)) or unbatched (L, input_size);
     returns ``(output, h_n)``: output (L, N, D * hidden_size), h_n (D * num_layers, N, hidden_size).
 
+    >>> import srcgrad as torch
     >>> rnn = torch.nn.RNN(10, 20, 2)
     >>> output, h_n = rnn(torch.randn(5, 3, 10), torch.randn(2, 3, 20))
     >>> output.shape
@@ -321,6 +322,7 @@ class GRU(RNNBase):
 
     Same inputs and outputs as ``RNN``.
 
+    >>> import srcgrad as torch
     >>> gru = torch.nn.GRU(10, 20, bidirectional=True)
     >>> output, h_n = gru(torch.randn(5, 3, 10))
     >>> output.shape, h_n.shape
@@ -348,6 +350,7 @@ class LSTM(RNNBase):
     Returns ``(output, (h_n, c_n))``; the optional initial state is a pair ``(h_0, c_0)``.
     ``proj_size > 0`` is not supported.
 
+    >>> import srcgrad as torch
     >>> lstm = torch.nn.LSTM(3, 3)
     >>> out, (h, c) = lstm(torch.randn(5, 1, 3))
     >>> out.shape, h.shape
@@ -455,6 +458,7 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     """One step of an Elman RNN: h' = tanh(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh) (or ReLU).
 
+    >>> import srcgrad as torch
     >>> cell = torch.nn.RNNCell(10, 20)
     >>> cell(torch.randn(3, 10)).shape
     torch.Size([3, 20])
@@ -477,6 +481,7 @@ class RNNCell(RNNCellBase):
 class LSTMCell(RNNCellBase):
     """One LSTM step: returns ``(h', c')`` from the input and the state ``(h, c)`` (zeros if not given).
 
+    >>> import srcgrad as torch
     >>> cell = torch.nn.LSTMCell(10, 20)
     >>> h, c = cell(torch.randn(3, 10))
     >>> h.shape, c.shape
@@ -495,6 +500,7 @@ class LSTMCell(RNNCellBase):
 class GRUCell(RNNCellBase):
     """One GRU step (the formulas of ``GRU``).
 
+    >>> import srcgrad as torch
     >>> cell = torch.nn.GRUCell(10, 20)
     >>> cell(torch.randn(3, 10), torch.zeros(3, 20)).shape
     torch.Size([3, 20])

@@ -32,7 +32,15 @@ class Adadelta(Optimizer):
     ``state[p]`` holds 'step', 'square_avg' (v) and 'acc_delta' (u). ``foreach`` is accepted and
     changes nothing; ``capturable=True`` and ``differentiable=True`` raise.
 
-    >>> opt = Adadelta(model_params, lr=1.0, rho=0.9, eps=1e-6)
+    >>> import srcgrad as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = Adadelta([w], lr=1.0, rho=0.9, eps=1e-6)
+    >>> for step in range(2):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([ 0.9936, -1.9936], requires_grad=True)
     """
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,

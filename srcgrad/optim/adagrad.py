@@ -31,7 +31,15 @@ class Adagrad(Optimizer):
     ``state[p]`` holds 'step' and 'sum' (s); like PyTorch it is made when the optimizer is.
     ``foreach`` and ``fused`` are accepted and change nothing; ``differentiable=True`` raises.
 
-    >>> opt = Adagrad(model_params, lr=1e-2, lr_decay=1e-4)
+    >>> import srcgrad as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = Adagrad([w], lr=1e-2, lr_decay=1e-4)
+    >>> for step in range(2):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([ 0.9830, -1.9829], requires_grad=True)
     """
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,

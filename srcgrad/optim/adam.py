@@ -35,7 +35,15 @@ class Adam(Optimizer):
     'max_exp_avg_sq'. ``foreach`` and ``fused`` are accepted and change nothing;
     ``capturable=True`` and ``differentiable=True`` raise.
 
-    >>> opt = Adam(model_params, lr=1e-3, betas=(0.9, 0.999), amsgrad=True)
+    >>> import srcgrad as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = Adam([w], lr=1e-3, betas=(0.9, 0.999), amsgrad=True)
+    >>> for step in range(2):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([ 0.9980, -1.9980], requires_grad=True)
     """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
@@ -112,7 +120,15 @@ class AdamW(Adam):
     parameters, ``p = p * (1 - lr * weight_decay)``, instead of adding ``weight_decay * p`` to the
     gradient. Same as ``Adam(..., decoupled_weight_decay=True)``; the default weight_decay is 1e-2.
 
-    >>> opt = AdamW(model_params, lr=1e-3, weight_decay=1e-2)
+    >>> import srcgrad as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = AdamW([w], lr=1e-3, weight_decay=1e-2)
+    >>> for step in range(2):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([ 0.9980, -1.9980], requires_grad=True)
     """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,

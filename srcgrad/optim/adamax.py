@@ -32,7 +32,15 @@ class Adamax(Optimizer):
     ``state[p]`` holds 'step', 'exp_avg' (m) and 'exp_inf' (u). ``foreach`` is accepted and
     changes nothing; ``capturable=True`` and ``differentiable=True`` raise.
 
-    >>> opt = Adamax(model_params, lr=2e-3, betas=(0.9, 0.999))
+    >>> import srcgrad as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = Adamax([w], lr=2e-3, betas=(0.9, 0.999))
+    >>> for step in range(2):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([ 0.9960, -1.9960], requires_grad=True)
     """
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,

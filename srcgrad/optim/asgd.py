@@ -37,7 +37,15 @@ class ASGD(Optimizer):
     ``foreach`` is accepted and changes nothing; ``capturable=True`` and ``differentiable=True``
     raise.
 
-    >>> opt = ASGD(model_params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6)
+    >>> import srcgrad as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = ASGD([w], lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6)
+    >>> for step in range(2):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([ 0.9604, -1.9208], requires_grad=True)
     """
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,

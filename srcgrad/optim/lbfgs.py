@@ -167,8 +167,17 @@ class LBFGS(Optimizer):
     and the state lives in ``state[params[0]]`` with PyTorch's keys. The closure must clear the
     gradients, compute the loss, call ``backward`` and return the loss.
 
-    >>> opt = LBFGS(model_params, lr=1, history_size=10, line_search_fn="strong_wolfe")
-    >>> loss = opt.step(closure)
+    >>> import srcgrad as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = LBFGS([w], lr=1, history_size=10, line_search_fn="strong_wolfe")
+    >>> def closure():
+    ...     opt.zero_grad()
+    ...     loss = ((w - 3.0) ** 2).sum()
+    ...     loss.backward()
+    ...     return loss
+    >>> loss = opt.step(closure)         # the loss at the start; w at the minimum
+    >>> loss, w
+    (tensor(29., grad_fn=<SumBackward0>), tensor([3.0000, 3.0000], requires_grad=True))
     """
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,

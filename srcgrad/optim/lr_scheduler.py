@@ -89,8 +89,12 @@ class LRScheduler:
     Making a scheduler stores each group's ``initial_lr`` (``base_lrs``) and takes a first step
     to epoch 0. Pass ``last_epoch`` only to resume (the groups must then have ``initial_lr``).
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = ExponentialLR(opt, gamma=0.9)
     >>> opt.step(); sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.09]
     """
 
     _get_lr_called_within_step = False
@@ -194,7 +198,14 @@ class _LRScheduler(LRScheduler):
 class LambdaLR(LRScheduler):
     """``lr = initial_lr * lr_lambda(epoch)``; ``lr_lambda`` is one function or one per group.
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = LambdaLR(opt, lr_lambda=lambda epoch: 0.95 ** epoch)
+    >>> for epoch in range(2):
+    ...     opt.step()
+    ...     sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.09025]
     """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
@@ -232,7 +243,14 @@ class StepLR(LRScheduler):
     """Multiply the learning rate by ``gamma`` every ``step_size`` epochs:
     ``lr = initial_lr * gamma ** (epoch // step_size)``.
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = StepLR(opt, step_size=30, gamma=0.1)
+    >>> for epoch in range(30):
+    ...     opt.step()
+    ...     sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.01]
     """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
@@ -254,7 +272,14 @@ class MultiStepLR(LRScheduler):
     """Multiply the learning rate by ``gamma`` at each epoch in ``milestones`` (a milestone
     listed twice multiplies by ``gamma ** 2``).
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = MultiStepLR(opt, milestones=[30, 80], gamma=0.1)
+    >>> for epoch in range(80):
+    ...     opt.step()
+    ...     sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.001]
     """
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
@@ -276,7 +301,14 @@ class MultiStepLR(LRScheduler):
 class ExponentialLR(LRScheduler):
     """Multiply the learning rate by ``gamma`` every epoch: ``lr = initial_lr * gamma ** epoch``.
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = ExponentialLR(opt, gamma=0.95)
+    >>> for epoch in range(2):
+    ...     opt.step()
+    ...     sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.09025]
     """
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
@@ -303,7 +335,14 @@ class CosineAnnealingLR(LRScheduler):
     which, left alone, equals ``eta_min + (initial_lr - eta_min) * (1 + cos(pi t / T_max)) / 2``;
     past ``T_max`` the learning rate climbs back, with period ``2 * T_max``.
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = CosineAnnealingLR(opt, T_max=50, eta_min=1e-5)
+    >>> for epoch in range(25):
+    ...     opt.step()
+    ...     sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.050005]
     """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
@@ -337,7 +376,14 @@ class ConstantLR(LRScheduler):
     ``lr = initial_lr * factor`` for ``epoch < total_iters``, ``initial_lr`` after (chainable: the
     factor is applied at epoch 0 and undone at ``total_iters``).
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = ConstantLR(opt, factor=0.5, total_iters=4)     # a warm-up at half the rate
+    >>> for epoch in range(4):
+    ...     opt.step()
+    ...     sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.1]
     """
 
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
@@ -368,7 +414,14 @@ class LinearLR(LRScheduler):
 
     computed in the chainable form (each step multiplies by the ratio of successive factors).
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = LinearLR(opt, start_factor=0.1, total_iters=10)   # a linear warm-up
+    >>> for epoch in range(5):
+    ...     opt.step()
+    ...     sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.055]
     """
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
@@ -405,7 +458,14 @@ class PolynomialLR(LRScheduler):
 
     computed in the chainable form (each step multiplies by the ratio of successive values).
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = PolynomialLR(opt, total_iters=50, power=0.9)
+    >>> for epoch in range(25):
+    ...     opt.step()
+    ...     sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.053589]
     """
 
     def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
@@ -461,9 +521,16 @@ class SequentialLR(LRScheduler):
     on. At a milestone the next scheduler starts from its epoch 0 (by its closed form where it
     has one), from the learning rates its predecessor left.
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> warmup = LinearLR(opt, start_factor=0.1, total_iters=5)
     >>> decay = ExponentialLR(opt, gamma=0.9)
     >>> sched = SequentialLR(opt, schedulers=[warmup, decay], milestones=[5])
+    >>> for epoch in range(6):
+    ...     opt.step()
+    ...     sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.09]
     """
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
@@ -518,7 +585,14 @@ class ChainedScheduler(LRScheduler):
     """Step several chainable schedulers together: each ``step()`` steps all of them in order, so
     that their factors multiply.
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = ChainedScheduler([ConstantLR(opt, factor=0.1, total_iters=2), ExponentialLR(opt, gamma=0.9)])
+    >>> for epoch in range(2):
+    ...     opt.step()
+    ...     sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.081]
     """
 
     def __init__(self, schedulers, optimizer=None):
@@ -552,8 +626,13 @@ class ReduceLROnPlateau(LRScheduler):
     'max'), or ``best -/+ threshold`` ('abs'). The rate never drops below ``min_lr``, and a change
     smaller than ``eps`` is skipped.
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = ReduceLROnPlateau(opt, mode="min", factor=0.5, patience=3)
-    >>> sched.step(val_loss)
+    >>> for val_loss in [1.0, 0.9, 0.9, 0.9, 0.9, 0.9]:       # no better than 0.9 for 4 epochs
+    ...     sched.step(val_loss)
+    >>> sched.get_last_lr()
+    [0.05]
     """
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
@@ -660,7 +739,14 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     ``T_i = T_0 * T_mult ** i`` epochs. ``step(epoch)`` takes fractional epochs too (e.g.
     ``epoch + batch / batches``).
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = CosineAnnealingWarmRestarts(opt, T_0=10, T_mult=2, eta_min=1e-5)
+    >>> for epoch in range(5):
+    ...     opt.step()
+    ...     sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.050005]
     """
 
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
@@ -727,7 +813,14 @@ class OneCycleLR(LRScheduler):
     further. With ``cycle_momentum`` the momentum (or Adam's beta1) moves the opposite way,
     between ``max_momentum`` and ``base_momentum``. Stepping past ``total_steps`` raises.
 
+    >>> import srcgrad as torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> sched = OneCycleLR(opt, max_lr=0.1, total_steps=100)
+    >>> for epoch in range(30):
+    ...     opt.step()
+    ...     sched.step()
+    >>> [round(lr, 6) for lr in sched.get_last_lr()]
+    [0.09995]
     """
 
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,

@@ -40,7 +40,15 @@ class NAdam(Optimizer):
     ``foreach`` is accepted and changes nothing; ``capturable=True`` and ``differentiable=True``
     raise.
 
-    >>> opt = NAdam(model_params, lr=2e-3, momentum_decay=4e-3, decoupled_weight_decay=True)
+    >>> import srcgrad as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = NAdam([w], lr=2e-3, momentum_decay=4e-3, decoupled_weight_decay=True)
+    >>> for step in range(2):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([ 0.9963, -1.9963], requires_grad=True)
     """
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,

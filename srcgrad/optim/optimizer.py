@@ -173,7 +173,9 @@ class Optimizer:
     groups, each with ``'params'`` and any per-group options); ``defaults`` fills the options a
     group does not set.
 
-    >>> opt = SGD([{"params": [w]}, {"params": [b], "lr": 0.01}], lr=0.1)
+    >>> import srcgrad as torch
+    >>> w, b = torch.ones(2, requires_grad=True), torch.zeros(1, requires_grad=True)
+    >>> opt = torch.optim.SGD([{"params": [w]}, {"params": [b], "lr": 0.01}], lr=0.1)
     >>> [g["lr"] for g in opt.param_groups]
     [0.1, 0.01]
     """

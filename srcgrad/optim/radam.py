@@ -41,7 +41,15 @@ class RAdam(Optimizer):
     ``state[p]`` holds 'step', 'exp_avg' (m) and 'exp_avg_sq' (v). ``foreach`` is accepted and
     changes nothing; ``capturable=True`` and ``differentiable=True`` raise.
 
-    >>> opt = RAdam(model_params, lr=1e-3, weight_decay=1e-2, decoupled_weight_decay=True)
+    >>> import srcgrad as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = RAdam([w], lr=1e-3, weight_decay=1e-2, decoupled_weight_decay=True)
+    >>> for step in range(2):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([ 0.9960, -1.9920], requires_grad=True)
     """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,

@@ -34,7 +34,15 @@ class RMSprop(Optimizer):
     when used. ``foreach`` is accepted and changes nothing; ``capturable=True`` and
     ``differentiable=True`` raise.
 
-    >>> opt = RMSprop(model_params, lr=1e-2, alpha=0.99, centered=True)
+    >>> import srcgrad as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = RMSprop([w], lr=1e-2, alpha=0.99, centered=True)
+    >>> for step in range(2):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([ 0.8318, -1.8298], requires_grad=True)
     """
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,

@@ -32,7 +32,15 @@ class SGD(Optimizer):
     The momentum buffer ``b`` is kept in ``state[p]['momentum_buffer']`` when momentum != 0.
     ``foreach`` and ``fused`` are accepted and change nothing; ``differentiable=True`` raises.
 
-    >>> opt = SGD(model_params, lr=0.1, momentum=0.9, nesterov=True)
+    >>> import srcgrad as torch
+    >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = SGD([w], lr=0.1, momentum=0.9, nesterov=True)
+    >>> for step in range(2):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([ 0.2224, -0.4448], requires_grad=True)
     """
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,

@@ -8,9 +8,9 @@ context is the device's primary context, the one CuPy, PyTorch and JAX use in th
 process, so device pointers pass between them.
 
 Example:
-    >>> gpu = driver()                       # CudaUnavailable without a driver or a GPU
-    >>> gpu.arch                             # 'sm_90' on an H100
-    >>> module = gpu.load(ptx_text); function = module.function("srcgrad_kernel")
+    gpu = driver()                       # CudaUnavailable without a driver or a GPU
+    gpu.arch                             # 'sm_90' on an H100
+    module = gpu.load(ptx_text); function = module.function("srcgrad_kernel")
 """
 import ctypes
 import os

@@ -5,7 +5,7 @@ reporting and the launcher's copies are checked on machines without a GPU; only 
 differs from the GPU's (libm and LLVM's intrinsics here, libdevice there).
 
 Example:
-    >>> out = kernel.run(HostDevice(threads=3), [x, 0.5], "f", ["x", "a"])
+    out = kernel.run(HostDevice(threads=3), [x, 0.5], "f", ["x", "a"])
 """
 import ctypes
 

@@ -15,7 +15,7 @@ first one to fail wins) and its numbers in ``errors[1:]``, for the host to raise
 would; the other elements still run.
 
 Example:
-    >>> module, name, layout, errors = kernel_module(element_ir, [ArrayType(F64, 1), F64], cuda_target("sm_90"))
+    module, name, layout, errors = kernel_module(element_ir, [ArrayType(F64, 1), F64], cuda_target("sm_90"))
 """
 from llvmlite import ir
 

@@ -12,9 +12,9 @@ A device is the CUDA driver (driver.py) or, in the tests, ``HostDevice`` (host_d
 which runs the same kernel compiled for the CPU.
 
 Example:
-    >>> kernel = Kernel(element_ir, types, boundscheck=True)
-    >>> kernel.ptx                  # for the GPU of this process (sm_90 where there is none)
-    >>> out = kernel.run(current_device(), [x, 0.5], "f", ["x", "a"])
+    kernel = Kernel(element_ir, types, boundscheck=True)
+    kernel.ptx                  # for the GPU of this process (sm_90 where there is none)
+    out = kernel.run(current_device(), [x, 0.5], "f", ["x", "a"])
 """
 import contextlib
 import ctypes

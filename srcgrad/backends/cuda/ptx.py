@@ -7,8 +7,8 @@ so the optimised module is checked first: a call of a function that is neither d
 one of the intrinsics NVPTX lowers becomes a Python error naming it.
 
 Example:
-    >>> text, llvm_ir = ptx(module, "srcgrad_kernel", "sm_90")
-    >>> assemble(text, "sm_90")          # ptxas's report; raises where ptxas rejects it
+    text, llvm_ir = ptx(module, "srcgrad_kernel", "sm_90")
+    assemble(text, "sm_90")          # ptxas's report; raises where ptxas rejects it
 """
 import os
 import re

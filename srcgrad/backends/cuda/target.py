@@ -8,8 +8,8 @@ Element functions compute in float64 on every target (float32 arrays are read in
 and written back rounded, as on the CPU), so only the double versions are called.
 
 Example:
-    >>> t = cuda_target("sm_90")
-    >>> t.triple(), t.math["sin"]
+    t = cuda_target("sm_90")
+    t.triple(), t.math["sin"]
 """
 import functools
 import threading

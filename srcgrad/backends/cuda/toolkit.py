@@ -2,7 +2,7 @@
 (``bin/ptxas``, ``nvvm/libdevice/``), in the order they are tried, for libdevice.py and ptx.py.
 
 Example:
-    >>> [os.path.join(root, "bin", "ptxas") for root in roots()]
+    [os.path.join(root, "bin", "ptxas") for root in roots()]
 """
 import glob
 import os

@@ -16,8 +16,8 @@ fusion.py + lazy.py (element-wise chains computed in their consumer's loop), che
 disk_cache.py (``cache=True``).
 
 Example:
-    >>> run, llvm_ir = compile_function(ir_function)
-    >>> run(1.0, 2.0)
+    run, llvm_ir = compile_function(ir_function)
+    run(1.0, 2.0)
 """
 from .jit import compile_function, symbol_name
 

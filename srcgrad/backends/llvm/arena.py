@@ -8,10 +8,10 @@ the freeing is one loop of native code (``srcgrad.rt.free_arena``, runtime.py). 
 back to the block cache (block_cache.py), the ones numpy takes over too when their array dies.
 
 Example:
-    >>> allocations = Allocations(arena, count)       # after the call returned
-    >>> low in allocations                            # does a result start in memory the call made?
-    >>> allocations.take(low)                         # the owner an array over it keeps alive
-    >>> allocations.release()                         # frees all that no result took, and the arena
+    allocations = Allocations(arena, count)       # after the call returned
+    low in allocations                            # does a result start in memory the call made?
+    allocations.take(low)                         # the owner an array over it keeps alive
+    allocations.release()                         # frees all that no result took, and the arena
 """
 import ctypes
 

@@ -10,7 +10,7 @@ call's arena (memory.py) and handed to numpy on return.
 ``ARRAY`` holds the rules of the array primitives; ``Arrays`` the lowering's helpers for them.
 
 Example (inside the lowering):
-    >>> part = self.slice_view(op, t, arr, bounds)
+    part = self.slice_view(op, t, arr, bounds)
 """
 import numpy as np
 from llvmlite import ir

@@ -26,7 +26,7 @@ keeps, and ``srcgrad.empty_cache()`` gives it all back. The lowering calls ``mal
 optimised module's declarations are then renamed to these (``use_block_cache``).
 
 Example:
-    >>> define(module, libc)            # in runtime.py, once a process
+    define(module, libc)            # in runtime.py, once a process
 """
 from llvmlite import ir
 

@@ -5,7 +5,7 @@ passes in, with the operands and results as arrays of pointers to stack cells.
 ``CALLS`` holds the rules of the call primitives.
 
 Example:
-    >>> CALLS["call_custom"](ctx, op, ins)
+    CALLS["call_custom"](ctx, op, ins)
 """
 from llvmlite import ir
 

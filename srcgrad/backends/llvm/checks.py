@@ -8,8 +8,8 @@ otherwise (which raises IndexError at the right iteration, as before). Without c
 inside, LLVM can vectorise the loop.
 
 Example:
-    >>> accesses = checkable_accesses(for_op)      # [(op, array, [IndexForm, ...]), ...]
-    >>> outs = versioned_loop(ctx, accesses, start, stop, step, inits, iteration)
+    accesses = checkable_accesses(for_op)      # [(op, array, [IndexForm, ...]), ...]
+    outs = versioned_loop(ctx, accesses, start, stop, step, inits, iteration)
 """
 from dataclasses import dataclass
 

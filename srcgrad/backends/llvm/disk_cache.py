@@ -9,8 +9,8 @@ temporary file renamed into place, so two processes compiling the same function 
 both end with a whole entry. No code is pickled: the entry is LLVM's object file.
 
 Example:
-    >>> cache = DiskCache.for_code(str(ir_function), options="boundscheck=True")
-    >>> cache.load() or None        # bytes of object code, or None
+    cache = DiskCache.for_code(str(ir_function), options="boundscheck=True")
+    cache.load() or None        # bytes of object code, or None
 """
 import hashlib
 import os

@@ -7,8 +7,7 @@ slots. The messages are taken from the running Python and numpy where they raise
 condition, so they read exactly as the python backend's.
 
 Example:
-    >>> exception_for(ZERO_DIVISION, [], err)
-    ZeroDivisionError('integer division or modulo by zero')
+    exception_for(ZERO_DIVISION, [], err)     # ZeroDivisionError('integer division or modulo by zero')
 """
 import struct
 

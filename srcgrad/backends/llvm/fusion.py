@@ -20,7 +20,7 @@ once). Nothing between the op and its root may write to an array (element or sli
 loops, branches, custom calls), so reading the operands later gives the same numbers.
 
 Example:
-    >>> lazy = lazy_ops(fn)          # a set of Ops
+    lazy = lazy_ops(fn)          # a set of Ops
 """
 from ...ir.core import walk_blocks, walk_ops
 from ...ir.primitives import PRIMITIVES

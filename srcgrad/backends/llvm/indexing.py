@@ -8,7 +8,7 @@ writes to one place the last stays, as in numpy. A mask's count of True is known
 first pass over it; the result of ``x[mask]`` is allocated then and filled in a second.
 
 Example (inside the lowering):
-    >>> INDEXING["gather"](ctx, op, ins)
+    INDEXING["gather"](ctx, op, ins)
 """
 from llvmlite import ir
 

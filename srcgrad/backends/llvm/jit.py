@@ -7,8 +7,8 @@ it writes its results through the pointers and returns 0, or an error code that 
 stub turns into the exception the python backend would raise (error_codes.py).
 
 Example:
-    >>> run, llvm_ir = compile_function(ir_function)
-    >>> run(1.0, 2.0)
+    run, llvm_ir = compile_function(ir_function)
+    run(1.0, 2.0)
 """
 import ctypes
 import hashlib

@@ -3,7 +3,7 @@ loop nest over the result (or over each operand) that copies elements, with nump
 and messages (shapes that do not join, a split that is not equal, a negative count).
 
 Example (inside the lowering):
-    >>> JOINS["roll"](ctx, op, ins)       # a new array: x rolled by shift
+    JOINS["roll"](ctx, op, ins)       # a new array: x rolled by shift
 """
 from llvmlite import ir
 

@@ -5,7 +5,7 @@ lie in memory.
 ``KERNELS`` holds their rules; ``Kernels`` the lowering's helpers for them.
 
 Example (inside the lowering):
-    >>> total = self.reduce_sum(op, t, arr)
+    total = self.reduce_sum(op, t, arr)
 """
 from llvmlite import ir
 

@@ -9,7 +9,7 @@ at run time and otherwise runs a strict copy of its loop, where each such ``sum_
 first computed into an array.
 
 Example (inside the lowering):
-    >>> self.evaluating([v], lambda: self.each_index(shape, step))
+    self.evaluating([v], lambda: self.each_index(shape, step))
 """
 from llvmlite import ir
 

@@ -14,7 +14,7 @@ the ValueError of solve's mismatched sizes.
 ``LINALG`` holds the whole-array rules, ``LINALG_SCALAR`` the element-wise ``norm_sqrt``.
 
 Example:
-    >>> LINALG["det"]         # rule(ctx, op, ins) -> the LLVM double
+    LINALG["det"]         # rule(ctx, op, ins) -> the LLVM double
 """
 import numpy as np
 from llvmlite import ir

@@ -14,8 +14,7 @@ tape that may keep an iteration's arrays is a checkpointed loop's snapshots (ad/
 its slots own copies, which the arena marks as theirs (memory.py, ``tape_put``).
 
 Example:
-    >>> frees_each_iteration(loop_op)
-    True
+    frees_each_iteration(loop_op)      # True
 """
 from ...ir.core import walk_ops
 from ...ir.primitives import PRIMITIVES

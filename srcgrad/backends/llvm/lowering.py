@@ -23,7 +23,7 @@ Errors leave the function through its exit block with a status (error_codes.py);
 checks a loop can make before it are made there (checks.py). jit.py compiles the result.
 
 Example:
-    >>> Lowering(fn, module, CPU).build("srcgrad.fn.f.0123")       # the ir.Function
+    Lowering(fn, module, CPU).build("srcgrad.fn.f.0123")       # the ir.Function
 """
 from llvmlite import ir
 

@@ -11,7 +11,7 @@ of the pointer set, which ``release_since`` keeps), and freed when the slot is t
 ``TAPES`` holds the rules of the tape primitives; ``Memory`` the lowering's helpers.
 
 Example (inside the lowering):
-    >>> data, slot = self.allocate(count, 8, zeroed=True)
+    data, slot = self.allocate(count, 8, zeroed=True)
 """
 from llvmlite import ir
 

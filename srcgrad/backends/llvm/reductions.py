@@ -3,7 +3,7 @@ np.cumsum / np.cumprod and cumprod's gradient, and np.argmax / np.argmin, each a
 nest over C order (numpy's order of accumulation along the scanned axis).
 
 Example (inside the lowering):
-    >>> REDUCTIONS["cumsum"](ctx, op, ins)
+    REDUCTIONS["cumsum"](ctx, op, ins)
 """
 from llvmlite import ir
 

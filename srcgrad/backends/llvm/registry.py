@@ -5,8 +5,8 @@ The rule returns the value of the op's one result, or None when it has no result
 its results itself (``ctx.values[r] = ...``).
 
 Example:
-    >>> @lower(ARRAY, "transpose")
-    ... def _transpose(ctx, op, ins): ...
+    @lower(ARRAY, "transpose")
+    def _transpose(ctx, op, ins): ...
 """
 
 

@@ -13,8 +13,8 @@ they die, at interpreter exit too. ``os.fork`` (multiprocessing's too) takes the
 first, as glibc does with malloc's.
 
 Example:
-    >>> rt = load()
-    >>> rt.empty_cache()          # bytes the block cache gave back to glibc
+    rt = load()
+    rt.empty_cache()          # bytes the block cache gave back to glibc
 """
 import ctypes
 import os

@@ -8,7 +8,7 @@ Each entry is ``lower(ctx, in_types, out_type, ins, elementwise)``: the scalar v
 element step of a whole-array operation (numpy's semantics where they differ from Python's).
 
 Example:
-    >>> SCALAR["div"](ctx, [F64, F64], F64, [x, y], False)      # an fdiv
+    SCALAR["div"](ctx, [F64, F64], F64, [x, y], False)      # an fdiv
 """
 import math
 

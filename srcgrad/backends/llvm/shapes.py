@@ -8,7 +8,7 @@ C's) and otherwise a C-ordered copy, then viewed. Errors raise numpy's own messa
 ``SHAPES`` holds the rules (registered in lowering.py's tables).
 
 Example (inside the lowering):
-    >>> SHAPES["reshape"](ctx, op, ins)
+    SHAPES["reshape"](ctx, op, ins)
 """
 import numpy as np
 from llvmlite import ir
@@ -134,7 +134,9 @@ def convert(ctx, value, to):
     float to int64 truncates (NaN and out of range: the minimum int64, as numpy on x86-64), to
     bool is ``!= 0`` (NaN: True).
 
-    >>> convert(ctx, ir.Constant(DOUBLE, -1.5), I64)       # i64 -1
+    Example::
+
+        convert(ctx, ir.Constant(DOUBLE, -1.5), I64)       # i64 -1
     """
     b = ctx.b
     if to in (F64, F32):

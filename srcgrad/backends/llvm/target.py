@@ -5,7 +5,7 @@ math functions (scalar_math.py), and what it supports. A second target (CUDA: th
 of the lowering.
 
 Example:
-    >>> CPU.triple(), CPU.math["sin"]
+    CPU.triple(), CPU.math["sin"]
 """
 import ctypes.util
 

@@ -4,7 +4,7 @@ elements, a tape as a pointer to structs of its items, reverse mode's undo log a
 its stack struct (``UNDO_LOG_STRUCT``).
 
 Example:
-    >>> ltype(ArrayType(F64, 2))
+    >>> print(ltype(ArrayType(F64, 2)))
     {i8*, [2 x i64], [2 x i64]}
 """
 from llvmlite import ir

@@ -18,7 +18,7 @@ anything is read, the error the write itself would raise.
 ``UNDO`` holds the rules of the four primitives.
 
 Example (inside the lowering):
-    >>> UNDO["undo_save"](ctx, op, ins)      # op.attrs["write"]: setitem, setslice, scatter, ...
+    UNDO["undo_save"](ctx, op, ins)      # op.attrs["write"]: setitem, setslice, scatter, ...
 """
 from llvmlite import ir
 

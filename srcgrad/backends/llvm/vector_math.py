@@ -12,9 +12,8 @@ the bit). ``SRCGRAD_VECTOR_MATH=0`` keeps libm's scalar calls everywhere. Only f
 this machine's libmvec has, and widths its CPU runs, are renamed; without libmvec nothing is.
 
 Example:
-    >>> text = rename("... call <4 x double> @llvm.sin.v4f64(<4 x double> %x) ...")
-    >>> "@_ZGVdN4v_sin" in text
-    True
+    text = rename("... call <4 x double> @llvm.sin.v4f64(<4 x double> %x) ...")
+    "@_ZGVdN4v_sin" in text        # True where libmvec is loaded and the CPU has AVX2
 """
 import ctypes.util
 import os

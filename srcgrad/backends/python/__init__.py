@@ -12,8 +12,8 @@ user's variables (``s``, ``s_1``; adjoints ``ds``, ``dx``).
 - ``source.py``: printing, compiling, and numpy's IndexErrors said in the user's words.
 
 Example:
-    >>> src = to_source(fn)        # fn: an IR Function
-    >>> f = compile_function(fn)   # a Python callable
+    src = to_source(fn)        # fn: an IR Function
+    f = compile_function(fn)   # a Python callable
 """
 from .emit import STMT, Emitter
 from .exprs import EXPR

@@ -8,8 +8,8 @@ Names come from the user's variables (``s``, ``s_1``; adjoints ``ds``, ``dx``); 
 ``# line N: <source>`` comment heads each group of statements from one source line.
 
 Example:
-    >>> em = Emitter(fn)
-    >>> tree = em.function()       # an ast.FunctionDef
+    em = Emitter(fn)
+    tree = em.function()       # an ast.FunctionDef
 """
 import ast
 import linecache

@@ -6,7 +6,7 @@ fill the table, one line a primitive, as in the llvm backend's tables; ops that 
 statements (writes, tapes, regions, calls) are in ``emit.STMT``.
 
 Example:
-    >>> EXPR["add"](None, op, [ast_name("a"), ast_name("b")])     # a + b
+    EXPR["add"](None, op, [ast_name("a"), ast_name("b")])     # a + b
 """
 import ast
 import math

@@ -3,7 +3,7 @@ written as themselves (numpy's semantics, errors included), the writes as ``x[id
 ``x[mask] = v`` and ``np.add.at(x, idx, v)``.
 
 Example:
-    >>> INDEXING_EXPR["gather"](em, op, [ast_name("x"), ast_name("idx")])     # x[idx]
+    INDEXING_EXPR["gather"](em, op, [ast_name("x"), ast_name("idx")])     # x[idx]
 """
 import ast
 

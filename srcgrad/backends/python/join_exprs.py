@@ -3,7 +3,7 @@ building arrays: numpy's own functions, so values and error messages are numpy's
 lacks is in backends/runtime_joins.py, called as ``_joins.<name>``.
 
 Example:
-    >>> JOIN_EXPR["concat"](em, op, [a, b])       # np.concatenate((a, b), axis=0)
+    JOIN_EXPR["concat"](em, op, [a, b])       # np.concatenate((a, b), axis=0)
 """
 import ast
 

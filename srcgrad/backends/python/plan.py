@@ -10,8 +10,8 @@ order, raising the same error first):
 - which loop (if) results take the name of the value they continue (no ``dx_1 = dx`` copy).
 
 Example:
-    >>> plan = Plan(fn)             # fn: an IR Function
-    >>> plan.folded                 # values written in place of their single use
+    plan = Plan(fn)             # fn: an IR Function
+    plan.folded                 # values written in place of their single use
 """
 import linecache
 import re

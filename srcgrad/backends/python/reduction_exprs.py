@@ -3,7 +3,7 @@ np.cumprod and its gradient, np.argmax/argmin, np.floor & co on floats), merged 
 ``exprs.EXPR``; ``HELPERS`` are the functions the generated code calls by a private name.
 
 Example:
-    >>> REDUCTION_EXPR["cumsum"]        # np.cumsum(x, axis=k)
+    REDUCTION_EXPR["cumsum"]        # np.cumsum(x, axis=k)
 """
 import ast
 

@@ -2,7 +2,7 @@
 and copies, values and errors are numpy's.
 
 Example:
-    >>> SHAPE_EXPR["restride"](em, op, [_name("x")])      # np.transpose(x, (1, 0))
+    SHAPE_EXPR["restride"](em, op, [_name("x")])      # np.transpose(x, (1, 0))
 """
 import ast
 

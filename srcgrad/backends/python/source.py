@@ -2,8 +2,8 @@
 generated code as the llvm backend says them (the user's array, index, size and line).
 
 Example:
-    >>> source, externals = generate(fn)
-    >>> f = compile_function(fn, source, externals)
+    source, externals = generate(fn)
+    f = compile_function(fn, source, externals)
 """
 import ast
 import math

@@ -3,7 +3,7 @@ saves what it overwrites, ``undo.append((x, np.s_[i], x[i]))``; the reverse swee
 ``_rewind(undo, h)``, to the height ``h = len(undo)`` taken before.
 
 Example:
-    >>> UNDO_STMT["undo_mark"](em, op, None)        # [h = len(undo)]
+    UNDO_STMT["undo_mark"](em, op, None)        # [h = len(undo)]
 """
 import ast
 

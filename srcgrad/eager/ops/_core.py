@@ -1,7 +1,12 @@
 """What every eager op shares: turning operands into arrays, recording a node, broadcasting back.
 
-Example (inside an op):
+Example (what ``exp`` does inside):
+    >>> import srcgrad as torch
+    >>> from srcgrad.eager.ops.pointwise import ExpBackward0
+    >>> x = torch.tensor([0.0, 1.0], requires_grad=True)
     >>> out = record(np.exp(x._data), ExpBackward0, (x,), saved=(OUT,))
+    >>> out
+    tensor([1.0000, 2.7183], grad_fn=<ExpBackward0>)
 """
 import numpy as np
 

@@ -685,6 +685,7 @@ def adaptive_avg_pool2d(input, output_size):
     as evenly as they can (window i of n rows: [floor(i*n/OH), ceil((i+1)*n/OH))).
     ``output_size``: an int, or a pair whose None entries keep that input size.
 
+    >>> import srcgrad as torch
     >>> adaptive_avg_pool2d(torch.arange(16.0).reshape(1, 4, 4), (2, 1))
     tensor([[[ 3.5000],
              [11.5000]]])
@@ -699,6 +700,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     """The max over each adaptive window (as in ``adaptive_avg_pool2d``); with ``return_indices``
     also each max's flat index h * W + w into its plane.
 
+    >>> import srcgrad as torch
     >>> adaptive_max_pool2d(torch.arange(16.0).reshape(1, 4, 4), 1, return_indices=True)
     (tensor([[[15.]]]), tensor([[[15]]]))
     """
@@ -731,6 +733,7 @@ def _adaptive_1d_size(fn, input, output_size):
 def adaptive_avg_pool1d(input, output_size):
     """``adaptive_avg_pool2d`` over (N, C, L) or (C, L), as a pool over H = 1.
 
+    >>> import srcgrad as torch
     >>> adaptive_avg_pool1d(torch.tensor([[1.0, 2.0, 3.0, 4.0, 5.0]]), 2)   # windows [0, 3) and [2, 5)
     tensor([[2., 4.]])
     """
@@ -741,6 +744,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """``adaptive_max_pool2d`` over (N, C, L) or (C, L); indices are positions along L.
 
+    >>> import srcgrad as torch
     >>> adaptive_max_pool1d(torch.tensor([[1.0, 5.0, 3.0, 4.0, 2.0]]), 2)
     tensor([[5., 4.]])
     """

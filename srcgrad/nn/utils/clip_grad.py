@@ -2,7 +2,14 @@
 place, between ``backward()`` and the optimizer's ``step()``.
 
 Example:
+    >>> import srcgrad as torch
+    >>> model = torch.nn.Linear(3, 1)
+    >>> with torch.no_grad():
+    ...     _ = model.weight.fill_(1.0), model.bias.fill_(0.0)
+    >>> model(torch.ones(1, 3)).sum().backward()          # grads: weight [[1, 1, 1]], bias [1]
     >>> total = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    >>> total, model.bias.grad           # the norm before clipping; the grads scaled to norm 1
+    (tensor(2.), tensor([0.5000]))
 """
 import numpy as np
 
