@@ -50,7 +50,8 @@ WHAT_INSTEAD = {
     ast.YieldFrom: "return the values (a tuple) instead of yielding them",
     ast.ListComp: "write the loop out with an array: x = np.zeros(n); for i in range(n): x[i] = ...",
     ast.Delete: "leave the variable; it goes out of scope on return",
-    ast.Raise: "check inputs before calling the compiled function",
+    ast.Raise: "write `assert condition, \"message\"` instead: an assert compiles, and raises AssertionError "
+               "with its message",
     ast.Import: "import at module level; the compiled function reads module globals",
     ast.ImportFrom: "import at module level; the compiled function reads module globals",
 }
@@ -384,8 +385,6 @@ class Expressions(Containers, Indexing):
         if a.type.is_array or b.type.is_array:
             if op == "matmul" and a.type.is_array and b.type.is_array and max(a.type.ndim, b.type.ndim) > 2:
                 return matmul_any_rank(self, node, a, b)
-            if op == "matmul":
-                return self.emit(node, "matmul", self.to_float_array_operands(node, a, b), name=name)
             return self.emit(node, op, self.to_float_array_operands(node, a, b), name=name)
         if op == "matmul":
             self.typing_error(node, f"@ needs arrays, got {a.type} and {b.type}")

@@ -367,10 +367,6 @@ define("assert", lambda ts, a: NONE, "raises AssertionError(message) when the op
 define("yield", lambda ts, a: NONE, "ends a region", effect=True)
 define("return", lambda ts, a: NONE, "ends the function", effect=True)
 
-DIFFERENTIABLE_FLOAT_OPS = UNARY_MATH + ("add", "sub", "mul", "div", "pow", "neg", "abs", "min", "max", "atan2",
-                                         "hypot", "mod", "select", "to_f64")
-
-
 # linear algebra and contractions (issue 11; frontend/numpy_linalg.py makes them)
 def _matrix(t, what, square=True):
     if not (isinstance(t, ArrayType) and t.ndim == 2 and t.dtype in (F64, I64, BOOL, F32)):

@@ -44,24 +44,6 @@ class ArrayType:
         return f"{self.dtype}[{self.ndim}]"
 
 
-class TupleType:
-    """The type of a tuple result: ``(f64, f64)``."""
-
-    is_array = False
-
-    def __init__(self, items):
-        self.items = tuple(items)
-
-    def __eq__(self, other):
-        return isinstance(other, TupleType) and self.items == other.items
-
-    def __hash__(self):
-        return hash(self.items)
-
-    def __repr__(self):
-        return "(" + ", ".join(map(repr, self.items)) + ")"
-
-
 class TapeType:
     """Per-iteration storage of a loop's values for the reverse sweep."""
 
@@ -129,10 +111,6 @@ def user_name(t):
 def is_float(t):
     """Values with gradients: f64 numbers and float arrays."""
     return t is F64 or (isinstance(t, ArrayType) and t.dtype in (F64, F32))
-
-
-def is_scalar(t):
-    return t in (F64, I64, BOOL)
 
 
 def unify(a, b):

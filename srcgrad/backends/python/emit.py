@@ -398,7 +398,8 @@ def _write(augmented, key):
         arr, v, *rest = op.operands
         em.names.alias(op.result, em.names.name(arr))
         value = em.value(v)
-        target = em.site(ast.Subscript(value=ast_name(em.names.name(arr)), slice=key(em, op, rest), ctx=ast.Store()), op)
+        place = ast.Subscript(value=ast_name(em.names.name(arr)), slice=key(em, op, rest), ctx=ast.Store())
+        target = em.site(place, op)
         if augmented:
             return [ast.AugAssign(target=target, op=ast.Add(), value=value)]
         return [ast.Assign(targets=[target], value=value, lineno=0)]

@@ -195,7 +195,8 @@ def range_args(bounds, ins):
 
 def _svdvals(em, op, ins):
     """``np.linalg.svd(a, compute_uv=False)`` (its operand is a float64 array)."""
-    return ast_call(ast_attr(ast_attr("np", "linalg"), "svd"), ins, [ast.keyword(arg="compute_uv", value=ast.Constant(False))])
+    return ast_call(ast_attr(ast_attr("np", "linalg"), "svd"), ins,
+                    [ast.keyword(arg="compute_uv", value=ast.Constant(False))])
 
 
 def _linalg(fname, part=None):

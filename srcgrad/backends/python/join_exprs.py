@@ -11,7 +11,8 @@ from .syntax import ast_attr, ast_call
 
 
 def _np(fname, ins, **keywords):
-    return ast_call(ast_attr("np", fname), ins, [ast.keyword(arg=k, value=ast.Constant(v)) for k, v in keywords.items()])
+    return ast_call(ast_attr("np", fname), ins,
+                    [ast.keyword(arg=k, value=ast.Constant(v)) for k, v in keywords.items()])
 
 
 def _concat(em, op, ins):
@@ -51,7 +52,8 @@ def _summed_back(fname):
 
 JOIN_EXPR = {
     "concat": _concat,
-    "split_size": lambda em, op, ins: ast_call(ast_attr("_joins", "split_size"), ins + [ast.Constant(op.attrs["sections"])]),
+    "split_size": lambda em, op, ins: ast_call(ast_attr("_joins", "split_size"),
+                                               ins + [ast.Constant(op.attrs["sections"])]),
     "diagonal": lambda em, op, ins: ast_call(ast_attr(_np("diagonal", ins), "copy"), []),
     "diag_embed": _joins("diag_embed"),
     "tri": lambda em, op, ins: _np("tri", ins, dtype="bool"),
