@@ -26,7 +26,6 @@ from .backends import python as python_backend
 from .errors import TypingError, UnsupportedSyntaxError
 from .ir.core import walk_ops
 from .ir.types import ArrayType, TapeType, UndoLogType, is_float
-from .ir.verifier import verify
 from .ir.vectorize import element_type, vectorize_function
 from .pipeline import pipeline
 from .specialisation import Specialisation
@@ -68,7 +67,7 @@ class Transform:
     takes_extra: bool = False
 
 
-def _derivative(code):
+def _from_primal(code):
     """A ``specialise`` that builds the code from the primal IR by ``code(c, ir, types)``, which
     returns the code's IR and the container its results come back in."""
     def specialise(c, types, units):
@@ -88,17 +87,19 @@ def _gradient_code(c, ir, types):
     return pipeline(code_ir, keep_errors=False), ir.result_tree
 
 
-def _hvp_code(c, ir, types):
-    wrt = c.wrt_leaves(types, containers=False)
+def _hvp_ir(ir, wrt):
+    """(x, v) -> H v: forward mode over the gradient in ``wrt``."""
     gradient = pipeline(reverse(ir, wrt, with_value=False), keep_errors=False)
-    return pipeline(hvp_function(gradient, wrt), keep_errors=False), ir.result_tree
+    return pipeline(hvp_function(gradient, wrt), keep_errors=False)
+
+
+def _hvp_code(c, ir, types):
+    return _hvp_ir(ir, c.wrt_leaves(types, containers=False)), ir.result_tree
 
 
 def _hessian_code(c, ir, types):
     wrt = c.wrt_leaves(types, containers=False)
-    gradient = pipeline(reverse(ir, wrt, with_value=False), keep_errors=False)
-    hvp = pipeline(hvp_function(gradient, wrt), keep_errors=False)
-    code_ir = verify(hessian_function(ir, hvp, wrt, c.single))
+    code_ir = hessian_function(ir, _hvp_ir(ir, wrt), wrt, c.single)
     return pipeline(code_ir, keep_errors=False), code_ir.result_tree
 
 
@@ -220,17 +221,17 @@ def _vectorize_call(c, args, kwargs):
 
 
 TRANSFORMS = {
-    "jit": Transform(_derivative(_jit_code), has_wrt=False),
-    "grad": Transform(_derivative(_gradient_code), results=_gradients, primal_results=_gradient_primal_results,
+    "jit": Transform(_from_primal(_jit_code), has_wrt=False),
+    "grad": Transform(_from_primal(_gradient_code), results=_gradients, primal_results=_gradient_primal_results,
                       number_result=True),
-    "value_and_grad": Transform(_derivative(_gradient_code), results=_gradients,
+    "value_and_grad": Transform(_from_primal(_gradient_code), results=_gradients,
                                 primal_results=_gradient_primal_results, number_result=True),
-    "hvp": Transform(_derivative(_hvp_code), call=_hvp_call, number_result=True, takes_extra=True),
-    "hessian": Transform(_derivative(_hessian_code), number_result=True),
-    "jacobian": Transform(_derivative(_jacobian_code)),
-    "vjp": Transform(_derivative(_vjp_code), call=_extra_call, has_wrt=False, takes_extra=True),
-    "jvp": Transform(_derivative(_jvp_code), call=_extra_call, has_wrt=False, takes_extra=True),
-    "vjp_jvp": Transform(_derivative(_vjp_jvp_code), call=_extra_call, has_wrt=False, takes_extra=True),
+    "hvp": Transform(_from_primal(_hvp_code), call=_hvp_call, number_result=True, takes_extra=True),
+    "hessian": Transform(_from_primal(_hessian_code), number_result=True),
+    "jacobian": Transform(_from_primal(_jacobian_code)),
+    "vjp": Transform(_from_primal(_vjp_code), call=_extra_call, has_wrt=False, takes_extra=True),
+    "jvp": Transform(_from_primal(_jvp_code), call=_extra_call, has_wrt=False, takes_extra=True),
+    "vjp_jvp": Transform(_from_primal(_vjp_jvp_code), call=_extra_call, has_wrt=False, takes_extra=True),
     "vectorize": Transform(_vectorize_specialise, call=_vectorize_call, has_wrt=False),
 }
 

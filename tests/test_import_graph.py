@@ -82,10 +82,9 @@ def import_graph():
                     continue
                 edges[name].add(t)
                 parts = t.split(".")
-                for k in range(len(parts)):       # the packages above t run first
+                for k in range(1, len(parts)):    # the packages above t (srcgrad's own runs first anyway)
                     package = ".".join(parts[:k])
-                    if package in modules and package != name and not name.startswith(package + ".") \
-                            and not (package == "" and name):
+                    if package in modules and package != name and not name.startswith(package + "."):
                         edges[name].add(package)
     return modules, edges
 

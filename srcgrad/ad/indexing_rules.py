@@ -25,12 +25,6 @@ from .names import adjoint_name
 from .tables import array_rule, tangent_rule
 
 
-def _reverse(*names):
-    return array_rule(*names)
-
-
-def _tangent(*names):
-    return tangent_rule(*names)
 
 
 def _located(v, op):
@@ -38,7 +32,7 @@ def _located(v, op):
     return v
 
 
-@_reverse("gather", "mask_select")
+@array_rule("gather", "mask_select")
 def _read(rev, op, g, adj, mapping):
     """y = x[idx]: dx[idx] += g, repeated places accumulating; y = x[mask]: dx[mask] += g."""
     arr, *rest = op.operands
@@ -62,7 +56,7 @@ def _value_adjoint(rev, adj, v, part, mapping):
     rev.add(adj, v, adjoint_name(dv, v))
 
 
-@_reverse("scatter", "setmask", "scatter_add")
+@array_rule("scatter", "setmask", "scatter_add")
 def _write(rev, op, g, adj, mapping):
     """x' = x with x[idx] = v (or x[mask] = v, or np.add.at(x, idx, v))."""
     b = current()
@@ -83,7 +77,7 @@ def _write(rev, op, g, adj, mapping):
         rev.add(adj, arr, _located(cleared, op))
 
 
-@_tangent("gather", "mask_select")
+@tangent_rule("gather", "mask_select")
 def _read_tangent(op, ts, xs, out):
     """d(x[idx]) = dx[idx]; d(x[mask]) = dx[mask]."""
     if ts[0] is None:
@@ -91,7 +85,7 @@ def _read_tangent(op, ts, xs, out):
     return current().emit(op.prim, [ts[0]] + xs[1:])
 
 
-@_tangent("scatter", "setmask", "scatter_add")
+@tangent_rule("scatter", "setmask", "scatter_add")
 def _write_tangent(op, ts, xs, out):
     """x[idx] = v: dx[idx] = dv, into a copy of dx (which may be another value's tangent too);
     np.add.at(x, idx, v): dx[idx] += dv (repeated places accumulating, as the values do)."""

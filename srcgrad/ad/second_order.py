@@ -70,12 +70,6 @@ def refuse_twice(op, how, table):
                       op.loc)
 
 
-def _adjoint(name):
-    return adjoint_rule(name)
-
-
-def _tangent(*names):
-    return tangent_rule(*names)
 
 
 def _emit(prim, operands, attrs=None):
@@ -88,13 +82,13 @@ def _to_shape_of(g, x):
 
 
 # adjoints: each linear op's transpose
-@_adjoint("sum_to")
+@adjoint_rule("sum_to")
 def _sum_to_adjoint(g, x, like, out):
     """y = sum_to(x, like) sums x's broadcast dims away, so dx = g broadcast back to x's shape."""
     return (lambda: _emit("broadcast_like", [g, x], {"axis": None}), None)
 
 
-@_adjoint("broadcast_like")
+@adjoint_rule("broadcast_like")
 def _broadcast_like_adjoint(g, x, like, out):
     """y = x broadcast to like's shape (``axis``: x lost that axis in a reduction): dx = g
     summed over that axis, then to x's shape."""
@@ -126,13 +120,13 @@ adjoint_rule("slice_add")(_accumulation_adjoint("slice"))     # acc[a:b] += v: d
 
 
 # tangents: the same linear op applied to the tangents
-@_tangent("sum_to", "broadcast_like", "tile_sum", "repeat_sum", "repeat_each_sum")
+@tangent_rule("sum_to", "broadcast_like", "tile_sum", "repeat_sum", "repeat_each_sum")
 def _linear_in_first(op, ts, xs, out):
     """Linear in operand 0 (the others give shapes or counts): the op applied to its tangent."""
     return _emit(op.prim, [ts[0]] + xs[1:], dict(op.attrs)) if ts[0] is not None else None
 
 
-@_tangent("kron_grad")
+@tangent_rule("kron_grad")
 def _kron_grad(op, ts, xs, out):
     """kron_grad(g, other, ...) is linear in g and in other: the sum of both directions."""
     terms = []
@@ -145,7 +139,7 @@ def _kron_grad(op, ts, xs, out):
     return terms[0] if len(terms) == 1 else _emit("add", terms)
 
 
-@_tangent("index_add", "slice_add")
+@tangent_rule("index_add", "slice_add")
 def _accumulation(op, ts, xs, out):
     """acc[idx] += v: dacc[idx] += dv, into a tangent array of its own (zeros where acc's is zero)."""
     b = current()

@@ -53,7 +53,8 @@ class Primitive:
       finite (``sqrt`` at 0): reverse mode takes a zero adjoint times it as 0, not NaN;
     - ``adjoint``: how reverse mode differentiates it (``ADJOINT_KINDS``);
     - ``adjoint_shaped``: its rule's contributions have their operand's shape already, so
-      reverse mode never sums one back over broadcast axes (``@``, reshape, concatenate);
+      reverse mode never sums one back over broadcast axes (``@``, reshape, concatenate; a
+      ``sum_to`` would also type a float32 operand's adjoint as float32);
     - ``scalar_only``: the backends lower it for numbers only (never an array operand or result).
     """
 
