@@ -191,6 +191,9 @@ def show(obj, stage="adjoint", locs=False):
     >>> df(2.0)
     12.0
     >>> srcgrad.show(df, "adjoint")       # doctest: +ELLIPSIS
+    from srcgrad.runtime import np
+    <BLANKLINE>
+    <BLANKLINE>
     def cube_grad(x):
     ...
     """

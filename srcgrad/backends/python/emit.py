@@ -16,6 +16,7 @@ import linecache
 
 import numpy as np
 
+from ... import runtime
 from ...ir.types import F64
 from ..callbacks import checked_vjp
 from .exprs import EXPR, constant, is_const, range_args
@@ -26,8 +27,6 @@ from .write_keys import WRITE_KEYS
 from .plan import Plan
 
 COMMENT = "__srcgrad_line_"      # a marker statement ``__srcgrad_line_<k>__``: the k-th comment
-HELPERS = ("_sum_to", "_broadcast_like", "_reduce_grad", "_power", "_int_power", "_einsum", "_cholesky_grad",
-           "_svdvals_grad", "_joins", "_rewind")
 
 
 class Namer:
@@ -36,7 +35,7 @@ class Namer:
     def __init__(self):
         self.of = {}
         self.used = {"np", "math", "range", "reversed", "len", "float", "int", "bool", "abs", "min", "max",
-                     "round", *HELPERS}
+                     "round", *runtime.__all__}
         self.temp = 0
         self.suffix = {}         # base name -> the next _k to try
 

@@ -80,7 +80,7 @@ def builtin(fname):
 
 
 def helper(fname):
-    """A function of ``runtime.py`` that the generated code calls by a private name."""
+    """A function of srcgrad/runtime.py, called by its name there."""
     return lambda em, op, ins: ast_call(ast_name(fname), ins)
 
 
@@ -107,9 +107,9 @@ def reduction(fname):
 def _pow(em, op, ins):
     t = op.results[0].type
     if t is F64 and not _integral(op.operands[1]):
-        return ast_call(ast_name("_power"), ins)           # a negative base would give a complex number
+        return ast_call(ast_name("power"), ins)           # a negative base would give a complex number
     if t is I64 and not _integral(op.operands[1]):
-        return ast_call(ast_name("_int_power"), ins)       # a negative exponent would give a float
+        return ast_call(ast_name("int_power"), ins)       # a negative exponent would give a float
     return ast.BinOp(left=ins[0], op=ast.Pow(), right=ins[1])
 
 
@@ -134,11 +134,11 @@ def _broadcast_like(em, op, ins):
             return ast_call(ast_attr("np", "ones_like"), [ins[1]])
         return ast_call(ast_attr("np", "ones"), [ast_attr(ins[1], "shape")])
     args = ins + ([ast.Constant(axis)] if axis is not None else [])
-    return ast_call(ast_name("_broadcast_like"), args)
+    return ast_call(ast_name("broadcast_like"), args)
 
 
 def _reduce_grad(em, op, ins):
-    return ast_call(ast_name("_reduce_grad"), ins + [ast.Constant(op.attrs["of"]), ast.Constant(op.attrs.get("axis"))])
+    return ast_call(ast_name("reduce_grad"), ins + [ast.Constant(op.attrs["of"]), ast.Constant(op.attrs.get("axis"))])
 
 
 def _slice(em, op, ins):
@@ -210,7 +210,7 @@ def _linalg(fname, part=None):
 
 
 def _einsum(em, op, ins):
-    return ast_call(ast_name("_einsum"), [ast.Constant(spec_text(op.attrs["spec"]))] + list(ins))
+    return ast_call(ast_name("einsum"), [ast.Constant(spec_text(op.attrs["spec"]))] + list(ins))
 
 
 EXPR = {
@@ -238,14 +238,14 @@ EXPR = {
     "copy": method("copy"), "outer": np_call("outer"), "arange": np_call("arange"), "full": _full,
     "zeros_like": np_call("zeros_like"), "sum": reduction("sum"), "prod": reduction("prod"),
     "amax": reduction("max"), "amin": reduction("min"),
-    # adjoint helpers (runtime.py where numpy has no such function)
-    "sum_to": helper("_sum_to"), "broadcast_like": _broadcast_like, "reduce_grad": _reduce_grad,
+    # adjoint helpers (srcgrad/runtime.py where numpy has no such function)
+    "sum_to": helper("sum_to"), "broadcast_like": _broadcast_like, "reduce_grad": _reduce_grad,
     "range_len": _range_len,
-    # linear algebra (linalg_eval.py has the helpers)
+    # linear algebra (the helpers are linalg_eval.py's, in srcgrad/runtime.py)
     "einsum": _einsum, "norm_sqrt": np_call("sqrt"), "det": _linalg("det"), "slogdet_sign": _linalg("slogdet", 0),
     "slogdet_log": _linalg("slogdet", 1), "inv": _linalg("inv"), "solve": _linalg("solve"),
-    "cholesky": _linalg("cholesky"), "cholesky_grad": helper("_cholesky_grad"), "svdvals": _svdvals,
-    "svdvals_grad": lambda em, op, ins: ast_call(ast_name("_svdvals_grad"), ins + [ast.Constant(op.attrs["mode"])]),
+    "cholesky": _linalg("cholesky"), "cholesky_grad": helper("cholesky_grad"), "svdvals": _svdvals,
+    "svdvals_grad": lambda em, op, ins: ast_call(ast_name("svdvals_grad"), ins + [ast.Constant(op.attrs["mode"])]),
 }
 
 EXPR.update(REDUCTION_EXPR)     # the reductions family (reduction_exprs.py)

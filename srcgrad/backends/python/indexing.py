@@ -13,7 +13,7 @@ from .write_keys import subscript as _key
 
 def _gather(em, op, ins):
     if op.attrs.get("last_only"):
-        return ast_call(ast_name("_gather_last"), [ins[0], ast.Tuple(elts=list(ins[1:]), ctx=ast.Load())])
+        return ast_call(ast_name("gather_last"), [ins[0], ast.Tuple(elts=list(ins[1:]), ctx=ast.Load())])
     return ast.Subscript(value=ins[0], slice=_key(ins[1:]), ctx=ast.Load())
 
 

@@ -1,13 +1,13 @@
 """The python backend's expressions (``EXPR``, see exprs.py) of joining, splitting and
 building arrays: numpy's own functions, so values and error messages are numpy's; what numpy
-lacks is in backends/runtime_joins.py, called as ``_joins.<name>``.
+lacks is in srcgrad/runtime.py, called by its name there.
 
 Example:
     JOIN_EXPR["concat"](em, op, [a, b])       # np.concatenate((a, b), axis=0)
 """
 import ast
 
-from .syntax import ast_attr, ast_call
+from .syntax import ast_attr, ast_call, ast_name
 
 
 def _np(fname, ins, **keywords):
@@ -32,8 +32,8 @@ def _linspace(em, op, ins):
     return _np("linspace", ins) if op.attrs["endpoint"] else _np("linspace", ins, endpoint=False)
 
 
-def _joins(fname):
-    return lambda em, op, ins: ast_call(ast_attr("_joins", fname), ins)
+def _runtime(fname):
+    return lambda em, op, ins: ast_call(ast_name(fname), ins)
 
 
 def _tile(em, op, ins):
@@ -46,16 +46,16 @@ def _repeat(em, op, ins):
 
 
 def _summed_back(fname):
-    return lambda em, op, ins: ast_call(ast_attr("_joins", fname), ins + [ast.Constant(op.attrs.get("axis"))]
+    return lambda em, op, ins: ast_call(ast_name(fname), ins + [ast.Constant(op.attrs.get("axis"))]
                                      if fname != "tile_sum" else ins)
 
 
 JOIN_EXPR = {
     "concat": _concat,
-    "split_size": lambda em, op, ins: ast_call(ast_attr("_joins", "split_size"),
+    "split_size": lambda em, op, ins: ast_call(ast_name("split_size"),
                                                ins + [ast.Constant(op.attrs["sections"])]),
     "diagonal": lambda em, op, ins: ast_call(ast_attr(_np("diagonal", ins), "copy"), []),
-    "diag_embed": _joins("diag_embed"),
+    "diag_embed": _runtime("diag_embed"),
     "tri": lambda em, op, ins: _np("tri", ins, dtype="bool"),
     "linspace": _linspace,
     "roll": _roll,
@@ -64,7 +64,7 @@ JOIN_EXPR = {
     "repeat": _repeat,
     "repeat_sum": _summed_back("repeat_sum"),
     "kron": lambda em, op, ins: _np("kron", ins),
-    "kron_grad": lambda em, op, ins: ast_call(ast_attr("_joins", "kron_grad"), ins + [ast.Constant(op.attrs["wrt"])]),
+    "kron_grad": lambda em, op, ins: ast_call(ast_name("kron_grad"), ins + [ast.Constant(op.attrs["wrt"])]),
     "repeat_each": _repeat,
     "repeat_each_sum": _summed_back("repeat_each_sum"),
 }

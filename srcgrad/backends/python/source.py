@@ -6,16 +6,13 @@ Example:
     f = compile_function(fn, source, externals)
 """
 import ast
-import math
 import re
 
 import astor
 import astor.source_repr
 import numpy as np
 
-from .. import indexing_runtime, runtime, runtime_joins
-from ...ir import linalg_eval, undo_eval
-from .reduction_exprs import HELPERS as REDUCTION_HELPERS
+from ... import runtime
 from .emit import COMMENT, Emitter, is_comment
 
 _MARKER = re.compile(r"^(\s*)" + COMMENT + r"(\d+)__$", re.M)
@@ -28,11 +25,30 @@ def generate(fn):
 
 def _generate(fn):
     em = Emitter(fn)
-    tree = ast.Module(body=[em.function()], type_ignores=[])
+    function = em.function()
+    tree = ast.Module(body=_imports(function) + [function], type_ignores=[])
     text = astor.to_source(tree, pretty_source=_lines)
     source = _MARKER.sub(lambda m: m.group(1) + em.comments[int(m.group(2))], text)
+    first, rest = source.split("\n", 1)
+    source = f"{first}\n{_externals_comment(em.externals)}{rest}"
     _drop_markers(tree.body)
     return source, em.externals, em, tree
+
+
+def _imports(function):
+    """The first line, ``from srcgrad.runtime import ...``: the modules (np, math) and the
+    helpers ``function`` calls, so that its source runs as printed."""
+    used = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    names = [name for name in runtime.__all__ if name in used] or ["np"]
+    return [ast.ImportFrom(module="srcgrad.runtime", names=[ast.alias(name=n) for n in names], level=0)]
+
+
+def _externals_comment(externals):
+    """A line below the imports naming the objects the code uses that it does not define (array
+    constants and Python functions the compiled function passes in), where there are any."""
+    if not externals:
+        return ""
+    return f"# passed in by the compiled function, not defined here: {', '.join(externals)}\n"
 
 
 def _lines(source):
@@ -121,20 +137,18 @@ def _index_error(fn, source, filename, error):
     return None
 
 
+def _function_name(source):
+    return next(s.name for s in ast.parse(source).body if isinstance(s, ast.FunctionDef))
+
+
 def compile_function(fn, source=None, externals=None):
     """A Python callable running IR function ``fn``."""
     if source is None:
         source, externals = generate(fn)
-    namespace = {"np": np, "math": math, "_sum_to": runtime.sum_to, "_broadcast_like": runtime.broadcast_like,
-                 "_reduce_grad": runtime.reduce_grad, "_power": runtime.power, "_int_power": runtime.int_power,
-                 **indexing_runtime.NAMES,
-                 "_einsum": linalg_eval.einsum, "_cholesky_grad": linalg_eval.cholesky_grad,
-                 "_rewind": undo_eval.rewind, "_svdvals_grad": linalg_eval.svdvals_grad,
-                 "_joins": runtime_joins,
-                 **REDUCTION_HELPERS, **(externals or {})}
+    namespace = dict(externals or {})
     filename = f"<srcgrad {fn.name}>"
     exec(compile(source, filename, "exec"), namespace)
-    compiled = namespace[ast.parse(source).body[0].name]
+    compiled = namespace[_function_name(source)]
 
     def run(*args):
         try:

@@ -1,6 +1,6 @@
 """The python backend's undo log (ad/reverse.py): a list of (array, key, old values). A write
 saves what it overwrites, ``undo.append((x, np.s_[i], x[i]))``; the reverse sweep puts it back,
-``_rewind(undo, h)``, to the height ``h = len(undo)`` taken before.
+``rewind(undo, h)`` (srcgrad/runtime.py), to the height ``h = len(undo)`` taken before.
 
 Example:
     UNDO_STMT["undo_mark"](em, op, None)        # [h = len(undo)]
@@ -36,7 +36,7 @@ def _save(em, op, yield_to):
 
 
 def _rewind(em, op, yield_to):
-    return [ast.Expr(value=ast_call(ast_name("_rewind"), [em.value(v) for v in op.operands]))]
+    return [ast.Expr(value=ast_call(ast_name("rewind"), [em.value(v) for v in op.operands]))]
 
 
 UNDO_STMT = {"undo_new": _new, "undo_mark": _mark, "undo_save": _save, "undo_rewind": _rewind}
