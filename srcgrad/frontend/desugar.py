@@ -5,9 +5,9 @@ run; it computes what the input does.
 - ``return`` inside a loop stores its values in made-up slots (``retval0 = None`` before the
   loop: the lowering types a slot by what is stored in it), sets ``returned0`` and breaks
   out; after the loop, ``if returned0: return retval0``.
-- ``break`` sets a flag and ends the iteration (``broken0 = True; continue``); the body first
-  skips the iteration while the flag is set, and the loop's test reads ``not broken0 and ...``
-  (the test of every ``while`` nested in it reads the flag too: it is False there).
+- ``break`` sets a flag and ends the iteration (``broken0 = True; continue``), and the loop's
+  test reads ``not broken0 and ...``, so no iteration starts with the flag set (the test of
+  every ``while`` nested in it reads the flag too: it is False there).
 - ``for row in x`` (not over ``range``) is ``for index0 in range(len(iter0)): row = iter0[index0]``
   with ``iter0 = x`` before the loop.
 - ``for i in range(...)`` with ``break`` runs as a ``while`` over the trip count (the IR's ``for``
@@ -33,8 +33,6 @@ Example:
         k0 = 0
         broken0 = False
         while not broken0 and k0 < len(range0):
-            if broken0:
-                continue
             i = range0[k0]
             k0 = k0 + 1
             if x * i > 3.0:
@@ -177,8 +175,7 @@ class _Desugarer:
         if _has_break(s.body):
             flag = self.names("broken")
             inits = [_at(ast.Assign(targets=[_name(flag, True)], value=ast.Constant(False)), s)]
-            guard = _at(ast.If(test=_name(flag), body=[ast.Continue()], orelse=[]), s.body[0])
-            s.body = [guard] + _replace_breaks(s.body, flag)
+            s.body = _replace_breaks(s.body, flag)
         if flag is not None:
             s.test = ast.BoolOp(op=ast.And(), values=[_at(ast.UnaryOp(op=ast.Not(), operand=_name(flag)), s), s.test])
             ast.copy_location(s.test, s)

@@ -36,15 +36,11 @@ SEARCH_DESUGARED = textwrap.dedent("""\
         k0 = 0
         broken0 = False
         while not broken0 and k0 < len(range0):
-            if broken0:
-                continue
             i = range0[k0]
             k0 = k0 + 1
             j = 0
             broken1 = False
             while not broken1 and j < 4:
-                if broken1:
-                    continue
                 s += x * j
                 if s > 5.0:
                     retval0 = s
