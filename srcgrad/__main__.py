@@ -1,4 +1,6 @@
-"""``python -m srcgrad show path/to/file.py:func [--stage ir|adjoint] [--wrt 0,1] [--args ...]``
+"""``python -m srcgrad show path/to/file.py:func [--stage ir|adjoint] [--wrt 0,1] [--args ...]``;
+``python -m srcgrad primitives [name ...]`` lists the IR's primitives, each with what it computes
+and the facts its record states (docs/architecture.md says what each fact means).
 
 The function is compiled for the argument values given with ``--args`` (Python literals or
 ``array(n)``/``array(n,m)`` for float64 arrays of ones); by default every argument is 1.0.
@@ -60,6 +62,26 @@ def _show_ptx(fn, wrt, a):
     print(kernel.ptx)
 
 
+_FACTS = ("elementwise", "writes", "key", "accumulates", "internal", "effect", "may_raise", "allocates", "view",
+          "may_alias", "shape_operand", "shaped_like", "index_start", "overflows", "unbounded_slope", "adjoint_shaped",
+          "scalar_only")
+
+
+def _list_primitives(names):
+    """One paragraph per primitive: its name, its record's doc, the facts that are set."""
+    from .ir.primitives import PRIMITIVES
+    unknown = [n for n in names if n not in PRIMITIVES]
+    if unknown:
+        raise SystemExit(f"no primitive named {', '.join(unknown)}; python -m srcgrad primitives lists them all")
+    for name in names or sorted(PRIMITIVES):
+        p = PRIMITIVES[name]
+        facts = [f if getattr(p, f) is True else f"{f}={getattr(p, f)}" for f in _FACTS
+                 if getattr(p, f) is not None and getattr(p, f) is not False]
+        if p.adjoint != "rule":
+            facts.append(f"adjoint={p.adjoint}")
+        print(f"{name}: {p.doc or '(no description)'}" + (f"\n    {', '.join(facts)}" if facts else ""))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m srcgrad", description="Show the stages of a compiled function.")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -70,7 +92,12 @@ def main(argv=None):
     show.add_argument("--args", default="", help='argument values, e.g. "array(3), 0.5" (default: all 1.0)')
     show.add_argument("--jit", action="store_true", help="compile the forward function only")
     show.add_argument("--locs", action="store_true", help="with --stage ir: the source line above its ops")
+    listing = sub.add_parser("primitives", help="list the IR's primitives and the facts of their records")
+    listing.add_argument("names", nargs="*", help="only these primitives (default: all)")
     a = ap.parse_args(argv)
+    if a.command == "primitives":
+        _list_primitives(a.names)
+        return
     fn = _load(a.target)
     import inspect
     n = len(inspect.signature(fn).parameters)

@@ -21,6 +21,10 @@ from ..ir.memory import read_operands
 from ..ir.primitives import PRIMITIVES
 
 YES, NO, MAYBE = "yes", "no", "maybe"
+# passes over a loop body before giving up on the fixpoint: each carried value can only move
+# once (to MAYBE), so this is enough unless one carried value feeds the next along a chain;
+# past it, every carried value that may be current is taken as MAYBE (saved: always safe)
+_LOOP_ROUNDS = 4
 
 
 def _join(a, b):
@@ -65,7 +69,7 @@ def _loop(op, state):
     """A loop's carried values: their initial values' states joined with what the body yields,
     until nothing changes."""
     carried = [state.get(v, NO) for v in op.inits]
-    for _ in range(4):
+    for _ in range(_LOOP_ROUNDS):
         for blk in op.regions:
             args = blk.args[1:] if op.prim == "for" else blk.args
             state.update(zip(args, carried))

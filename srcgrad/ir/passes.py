@@ -15,6 +15,7 @@ import math
 from .core import Op, walk_blocks, walk_ops as _walk
 from .memory import Buffers
 from .primitives import PRIMITIVES
+from .shape_passes import simplify_broadcasts, take_shapes_early
 
 _I64_RANGE = (-(1 << 63), (1 << 63) - 1)
 _FOLD = {
@@ -463,29 +464,11 @@ def _fused(first, second):
     return fused
 
 
-def take_shapes_early(fn):
-    """An operand read only for its shape may be any array of the same type and shape: take the
-    earliest one along elementwise ops (``exp(x)`` is shaped like ``x``), so that values a
-    gradient needs only the shape of (the loss before ``sum``, say) are not computed at all."""
-    for op in _walk(fn.body):
-        k = PRIMITIVES[op.prim].shape_operand
-        if k is None or not op.operands[k].type.is_array:
-            continue
-        v = op.operands[k]
-        while v.owner is not None and PRIMITIVES[v.owner.prim].elementwise:
-            same = {u for u in v.owner.operands if u.type == v.type}      # y * y is shaped like y too
-            others = [u for u in v.owner.operands if u not in same]
-            if len(same) != 1 or any(u.type.is_array for u in others):
-                break
-            (v,) = same
-        op.operands[k] = v
-    return fn
-
-
 PIPELINE = (
     ("fold_constants", fold_constants),
     ("eliminate_common_subexpressions", eliminate_common_subexpressions),
     ("remove_dead_code", remove_dead_code),
+    ("simplify_broadcasts", simplify_broadcasts),
     ("take_shapes_early", take_shapes_early),
     ("remove_dead_code", remove_dead_code),
     ("run_accumulations_forward", run_accumulations_forward),
@@ -497,8 +480,8 @@ PIPELINE = (
 
 
 def optimize(fn, after_pass=None, keep_errors=True):
-    """Constant folding, CSE, dead-code removal, tape pruning, shapes taken early and
-    forward-running reverse sweeps. ``after_pass(name, fn)``, when given, is called after
+    """Constant folding, CSE, dead-code removal, tape pruning, no-op broadcasts dropped
+    (shape_passes.py), shapes taken early and forward-running reverse sweeps. ``after_pass(name, fn)``, when given, is called after
     each pass (translation validation runs the IR interpreter there). ``keep_errors=False``
     lets dead-code removal drop unused ops that could only raise (for derivative code)."""
     for name, run in PIPELINE:

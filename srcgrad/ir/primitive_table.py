@@ -48,6 +48,9 @@ class Primitive:
     - ``may_alias``: the result may be operand 0 itself or an array kept elsewhere (a tape
       item, what a user's vjp returned): copy before writing into it;
     - ``shape_operand``: the operand an op reads only for its shape, or None;
+    - ``shaped_like``: the operand whose shape an array result always has (``np.cumsum(x,
+      axis=k)``, ``x.copy()``), or None; ``shape_operand`` says it too for an array result
+      (``Primitive.shaped_as``), and a write's new version has its array's shape;
     - ``index_start``: for element accesses, where the index operands start;
     - ``unbounded_slope``: the derivative is infinite at some point where the function is
       finite (``sqrt`` at 0): reverse mode takes a zero adjoint times it as 0, not NaN;
@@ -61,7 +64,7 @@ class Primitive:
     def __init__(self, name, type_rule, region_op=False, doc="", writes=None, key=None, accumulates=False,
                  internal=False, effect=False, may_raise=False, allocates=False, view=False, may_alias=False,
                  shape_operand=None, index_start=None, overflows=False, unbounded_slope=False, adjoint="rule",
-                 adjoint_shaped=False, scalar_only=False):
+                 adjoint_shaped=False, scalar_only=False, shaped_like=None):
         assert adjoint in ADJOINT_KINDS, f"{name}: adjoint={adjoint!r}"
         assert (key in WRITE_KEYS) == (writes is not None), f"{name}: a write, and only a write, has a key"
         assert not accumulates or writes is not None, f"{name}: only a write accumulates"
@@ -74,6 +77,7 @@ class Primitive:
         self.effect, self.may_raise = effect, may_raise
         self.allocates, self.view, self.may_alias = allocates, view or writes is not None, may_alias
         self.shape_operand, self.index_start, self.overflows = shape_operand, index_start, overflows
+        self.shaped_like = shaped_like
         self.unbounded_slope = unbounded_slope
         self.adjoint, self.adjoint_shaped, self.scalar_only = adjoint, adjoint_shaped, scalar_only
 
@@ -92,6 +96,15 @@ class Primitive:
         not a view, a new version or a possibly shared value)."""
         return bool(op.results) and op.results[0].type.is_array and not (self.view or self.may_alias) \
             and not self.region_op and self.name != "const"
+
+    def shaped_as(self, op):
+        """The operand ``op``'s array result has the shape of (see ``shaped_like``), or None."""
+        if not (len(op.results) == 1 and op.results[0].type.is_array):
+            return None
+        for k in (self.shaped_like, self.writes, self.shape_operand):
+            if k is not None and op.operands[k].type.is_array:
+                return k
+        return None
 
     @property
     def user_write(self):

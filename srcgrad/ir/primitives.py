@@ -99,13 +99,13 @@ def _region_rule(ts, attrs):
 # constants and conversions
 define("const", _const_rule, "a literal or a global read at compile time; attrs: value, type")
 define("to_f64", lambda ts, a: ArrayType(F64, ts[0].ndim) if isinstance(ts[0], ArrayType) else F64,
-     "float(x); an int or bool array becomes a float64 array")
+     "float(x); an int or bool array becomes a float64 array", shaped_like=0)
 define("to_i64", lambda ts, a: I64, "int(x): truncates toward 0", may_raise=True)     # int(nan), int(inf)
 define("to_bool", lambda ts, a: BOOL, "bool(x)")
 
 # arithmetic (Python semantics: / is true division, // and % floor toward -inf)
-for _n in ("add", "sub", "mul"):
-    define(_n, _elementwise(_arith_rule), overflows=True)
+for _n, _sym in (("add", "+"), ("sub", "-"), ("mul", "*")):
+    define(_n, _elementwise(_arith_rule), f"a {_sym} b (ints: 64 bits, OverflowError beyond)", overflows=True)
 def _div_rule(ts, attrs):
     _arith_rule(ts, attrs)      # checks the operands
     return F64
@@ -116,31 +116,35 @@ define("floordiv", _elementwise(_arith_rule), "floor division (toward -inf)", ma
 define("mod", _elementwise(_arith_rule), "remainder with the sign of the divisor", may_raise=True)
 define("pow", _elementwise(_pow_rule), "x ** y; attrs: int_result for int ** non-negative int constant",
      may_raise=True, unbounded_slope=True, overflows=True)
-define("neg", _elementwise(_same_rule), overflows=True)
-define("abs", _elementwise(_same_rule), overflows=True)
+define("neg", _elementwise(_same_rule), "-x", overflows=True)
+define("abs", _elementwise(_same_rule), "abs(x); np.abs on arrays", overflows=True)
 define("min", _elementwise(_arith_rule), "min(a, b); np.minimum on arrays")
 define("max", _elementwise(_arith_rule), "max(a, b); np.maximum on arrays")
-define("atan2", _elementwise(_float_rule), may_raise=True)
-define("hypot", _elementwise(_float_rule), may_raise=True)
+define("atan2", _elementwise(_float_rule), "math.atan2(y, x): the angle of the point (x, y)", may_raise=True)
+define("hypot", _elementwise(_float_rule), "math.hypot(x, y): sqrt(x * x + y * y) without overflow",
+       may_raise=True)
 
 # elementary functions of floats
 UNARY_MATH = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "expm1", "log",
               "log1p", "log2", "log10", "sqrt", "erf")
+_ON_ARRAYS = {"asin": "; np.arcsin on arrays", "acos": "; np.arccos on arrays", "atan": "; np.arctan on arrays",
+              "erf": ""}
 # math.sqrt(-1.0), math.log(0.0) raise on the python backend; these never raise (NaN or inf instead)
 _TOTAL_MATH = ("sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "atan")
 for _n in UNARY_MATH:
-    define(_n, _elementwise(_float_rule), may_raise=_n not in _TOTAL_MATH,
+    define(_n, _elementwise(_float_rule), f"math.{_n}(x)" + _ON_ARRAYS.get(_n, f"; np.{_n} on arrays"),
+           may_raise=_n not in _TOTAL_MATH,
          unbounded_slope=_n in ("sqrt", "log", "log1p", "log2", "log10", "asin", "acos"))
 define("floor", lambda ts, a: I64, "math.floor: an int", may_raise=True)
 define("ceil", lambda ts, a: I64, "math.ceil: an int", may_raise=True)
 define("round", lambda ts, a: I64, "round(x): the nearest int, halves to even", may_raise=True)
 
 # comparisons and logic
-for _n in ("lt", "le", "gt", "ge", "eq", "ne"):
-    define(_n, _elementwise(_bool_rule))
-define("not", _bool_rule)
+for _n, _sym in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!=")):
+    define(_n, _elementwise(_bool_rule), f"a {_sym} b: a bool")
+define("not", _bool_rule, "not x")
 define("and", _bool_rule, "both operands evaluated (they have no side effects)")
-define("or", _bool_rule)
+define("or", _bool_rule, "either operand true (both evaluated)")
 def _select_array_rule(ts, attrs):
     c, a, b = ts
     if not any(isinstance(t, ArrayType) for t in ts):
@@ -304,7 +308,7 @@ define("size", lambda ts, a: I64, "x.size", shape_operand=0)
 define("matmul", _matmul_rule, "np.dot(a, b), a @ b for vectors and matrices", may_raise=True, adjoint_shaped=True)
 define("transpose", lambda ts, a: _float_array(ts[0], ".T"), "x.T", view=True)
 define("outer", lambda ts, a: ArrayType(F64, 2), "np.outer(a, b) of two vectors")
-define("copy", lambda ts, a: ts[0], "a fresh copy of an array", allocates=True)
+define("copy", lambda ts, a: ts[0], "a fresh copy of an array", allocates=True, shaped_like=0)
 define("sum_to", _like_second, "g summed over broadcast dims to the shape of the second operand; g itself "
      "when the shapes are equal", may_alias=True, shape_operand=1, may_raise=True, internal=True)
 define("broadcast_like", _like_second, "g broadcast to the shape of the second operand; attrs: axis",
@@ -469,11 +473,12 @@ def _arg_rule(ts, attrs):
 
 
 define("expand_dims", _expand_dims_rule, "a new axis of size 1 at attrs axis (keepdims=True): a view", view=True)
-define("cumsum", _scan_rule, "np.cumsum(x, axis=k); attrs: axis, reverse (sums from the end: its adjoint)")
-define("cumprod", _scan_rule, "np.cumprod(x, axis=k); attrs: axis")
+define("cumsum", _scan_rule, "np.cumsum(x, axis=k); attrs: axis, reverse (sums from the end: its adjoint)",
+       shaped_like=0)
+define("cumprod", _scan_rule, "np.cumprod(x, axis=k); attrs: axis", shaped_like=0)
 define("cumprod_grad", lambda ts, a: ArrayType(F64, ts[1].ndim), "d cumprod, exact at zeros (no division): "
      "operands: t, x; attrs: axis, mode ('vjp': t is the adjoint of the result; 'jvp': t is dx)", adjoint="refused",
-     internal=True)
+     internal=True, shaped_like=1)
 define("argmax", _arg_rule, "np.argmax(x[, axis=k]): the first largest (the first NaN)", may_raise=True)
 define("argmin", _arg_rule, "np.argmin(x[, axis=k]): the first smallest (the first NaN)", may_raise=True)
 for _n in ("float_floor", "float_ceil", "float_trunc", "float_rint"):

@@ -49,7 +49,7 @@ def _literal(v):
 
 
 def _attrs(op):
-    hidden = ("type", "result_types", "reverse_sweep") + (("value",) if op.prim == "const" else ())
+    hidden = ("type", "result_types") + (("value",) if op.prim == "const" else ())
     shown = {k: v for k, v in op.attrs.items() if k not in hidden}
     return " {" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + "}" if shown else ""
 
@@ -90,12 +90,13 @@ def _op(op, names, indent, lines):
         shown = f"array(shape={value.shape})" if hasattr(value, "shape") and value.shape else repr(value)
         lines.append(f"{pad}{lhs}const {shown} : {types}")
     elif not op.regions:
-        lines.append(f"{pad}{lhs}{op.prim} {ins}{_attrs(op)}" + (f" : {types}" if types else ""))
+        head = f"{op.prim} {ins}" if ins else op.prim
+        lines.append(f"{pad}{lhs}{head}{_attrs(op)}" + (f" : {types}" if types else ""))
     elif op.prim == "for":
         start, stop, step = op.bounds
         it = ", ".join(f"{names(a)} = {names(v)}" for a, v in zip(op.carried, op.inits))
         lines.append(f"{pad}{lhs}for {names(op.index)} = {names(start)} to {names(stop)} step {names(step)}"
-                     f" iter({it}) {{")
+                     f" iter({it}){_attrs(op)} {{")
         _block(op.body, names, indent + 1, lines)
         lines.append(f"{pad}}}" + (f" : {types}" if types else ""))
     elif op.prim == "while":

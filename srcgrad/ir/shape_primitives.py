@@ -72,7 +72,7 @@ def define_all():
          "expand: np.expand_dims(x, axes)), axes (a tuple of axes of x, or of the result for expand)",
          view=True, may_raise=True)
     define("astype", _astype_rule, "x.astype(dtype): a fresh array (numpy's casts: a float to an int truncates "
-         "toward 0, to bool is x != 0); attrs: dtype", allocates=True)
+         "toward 0, to bool is x != 0); attrs: dtype", allocates=True, shaped_like=0)
     define("pack", _pack_rule, "np.array([a, b, ...]) or np.array([[a, b], [c, d]]) of numbers: a fresh C-ordered "
          "array; attrs: shape (the literal's, a tuple of ints), dtype", allocates=True)
     define("stack", _stack_rule, "np.array([x, y, ...]) of equal-shaped arrays: a fresh array one rank up; raises "

@@ -122,7 +122,7 @@ def p_matmul(m, v): return np.sum(m @ v)
 def p_transpose(m): return np.sum(m.T @ V)
 def p_outer(v): return np.sum(np.outer(v, v) * 0.5)
 def p_copy(v): return np.sum(v.copy() * v)
-def p_sum_to(v, x): return np.sum(v * x)
+def p_sum_to(m, v): return np.sum(m * v)          # v is broadcast along m's rows: its adjoint sums them
 def p_broadcast_like(m): return np.sum(np.sum(m, axis=0) * V)
 
 
@@ -259,7 +259,7 @@ CASES = {
     "transpose": (p_transpose, (M,), 0),
     "outer": (p_outer, (V,), 0),
     "copy": (p_copy, (V,), 0),
-    "sum_to": (p_sum_to, (V, 0.7), (0, 1)),
+    "sum_to": (p_sum_to, (M.copy(), V[:2]), (0, 1)),
     "broadcast_like": (p_broadcast_like, (M.T.copy(),), 0),
     "tape_new": (p_overwrite_in_loop, (0.7, 5), 0),
     "tape_put": (p_overwrite_in_loop, (0.7, 5), 0),

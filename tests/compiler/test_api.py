@@ -92,6 +92,18 @@ def test_command_line_show(tmp_path):
     assert "func g(%x: f64, %y: f64) -> f64" in out
 
 
+def test_command_line_lists_the_primitives():
+    out = subprocess.run([sys.executable, "-m", "srcgrad", "primitives", "sum_to", "setitem"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[0].startswith("sum_to: g summed over broadcast dims")
+    assert "may_alias, shape_operand=1" in out and "writes=0, key=item" in out, out
+    everything = subprocess.run([sys.executable, "-m", "srcgrad", "primitives"], capture_output=True, text=True,
+                                check=True).stdout
+    assert "(no description)" not in everything
+    bad = subprocess.run([sys.executable, "-m", "srcgrad", "primitives", "sine"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "no primitive named sine" in bad.stderr
+
+
 def test_float32_arrays_compute_in_float64_and_get_float32_gradients():
     x = np.array([0.5, -1.0, 2.0], dtype=np.float32)
     g = srcgrad.grad(array_loop)(x, 0.7)

@@ -140,7 +140,8 @@ def test_values_needed_only_for_their_shape_are_not_computed():
         return np.sum(y * y)
     g = srcgrad.grad(square, backend="python")
     np.testing.assert_allclose(g(x), 2.0 * x, rtol=1e-15)
-    assert "ones_like(y)" in g.adjoint_source           # not of y * y: an operand twice still has its shape
+    code = [line for line in g.adjoint_source.splitlines() if not line.strip().startswith("#")]
+    assert not any("y * y" in line for line in code)      # an operand twice still has its shape
 
 
 def _loops(fn):
