@@ -46,7 +46,7 @@ def _index_shape(ctx, ts, vals):
     return shape
 
 
-def _places(ctx, op, ts, views, arr_shape, idx):
+def index_places(ctx, op, ts, views, arr_shape, idx):
     """The checked places (axis by axis) that the index arrays name at index position ``idx``."""
     out = []
     for axis, (t, v) in enumerate(zip(ts, views)):
@@ -57,7 +57,7 @@ def _places(ctx, op, ts, views, arr_shape, idx):
     return out
 
 
-def _indexed(ctx, op, ins, first):
+def index_arrays(ctx, op, ins, first):
     """(index types, broadcast views of the index arrays, their shape) of an op whose index
     arrays start at operand ``first``."""
     ts = [v.type for v in op.operands[first:]]
@@ -79,7 +79,7 @@ def _flat(ctx, shape, idx):
 def _gather(ctx, op, ins):
     b = ctx.b
     arr_t = op.operands[0].type
-    ts, views, ishape = _indexed(ctx, op, ins, 1)
+    ts, views, ishape = index_arrays(ctx, op, ins, 1)
     arr_shape = ctx.shape_values(ins[0], arr_t.ndim)
     k, r = len(ts), len(ishape)
     out_t = op.results[0].type
@@ -90,10 +90,10 @@ def _gather(ctx, op, ins):
         owner_t = ArrayType(I64, k)
         owner = ctx.new_array(owner_t, arr_shape[:k], None)
         ctx.each_index(ishape, lambda idx: ctx.store_element(
-            owner_t, owner, _places(ctx, op, ts, views, arr_shape, idx), _flat(ctx, ishape, idx)))
+            owner_t, owner, index_places(ctx, op, ts, views, arr_shape, idx), _flat(ctx, ishape, idx)))
 
     def step(idx):
-        places = _places(ctx, op, ts, views, arr_shape, idx[:r])
+        places = index_places(ctx, op, ts, views, arr_shape, idx[:r])
         val = ctx.load_element(arr_t, ins[0], places + idx[r:])
         if owner is not None:
             last = ctx.load_element(ArrayType(I64, k), owner, places)
@@ -138,14 +138,14 @@ def _check_value(ctx, vt, v, target):
 @lower(INDEXING, "scatter", "scatter_add")
 def _scatter(ctx, op, ins):
     arr_t, vt = op.operands[0].type, op.operands[1].type
-    ts, views, ishape = _indexed(ctx, op, ins, 2)
+    ts, views, ishape = index_arrays(ctx, op, ins, 2)
     arr_shape = ctx.shape_values(ins[0], arr_t.ndim)
     k, r = len(ts), len(ishape)
     target = ishape + arr_shape[k:]
     v = _check_value(ctx, vt, ins[1], target) if vt.is_array else ins[1]
 
     def step(idx):
-        places = _places(ctx, op, ts, views, arr_shape, idx[:r]) + idx[r:]
+        places = index_places(ctx, op, ts, views, arr_shape, idx[:r]) + idx[r:]
         val = ctx.load_broadcast(vt, v, idx) if vt.is_array else v
         old = ctx.load_element(arr_t, ins[0], places) if op.prim == "scatter_add" else None
         ctx.store_element(arr_t, ins[0], places, _stored(ctx, arr_t, val, old))
@@ -153,7 +153,7 @@ def _scatter(ctx, op, ins):
     return ins[0]
 
 
-def _mask_shape(ctx, op, arr_shape, mask_t, mask):
+def mask_shape(ctx, op, arr_shape, mask_t, mask):
     """The mask's shape, which must be the array's on the axes it covers (numpy's IndexError)."""
     b = ctx.b
     shape = ctx.shape_values(mask, mask_t.ndim)
@@ -174,7 +174,7 @@ def _count(ctx, mask_t, mask, shape):
     return b.load(slot)
 
 
-def _each_true(ctx, mask_t, mask, shape, body):
+def each_true(ctx, mask_t, mask, shape, body):
     """``body(idx, c)`` for each True of the mask, ``c`` counting them from 0 in C order."""
     b = ctx.b
     slot = ctx.stack_slot(INT64)
@@ -193,11 +193,11 @@ def _mask_select(ctx, op, ins):
     arr_t, mask_t = op.operands[0].type, op.operands[1].type
     arr, mask = ins
     arr_shape = ctx.shape_values(arr, arr_t.ndim)
-    shape = _mask_shape(ctx, op, arr_shape, mask_t, mask)
+    shape = mask_shape(ctx, op, arr_shape, mask_t, mask)
     rest = arr_shape[mask_t.ndim:]
     out_t = op.results[0].type
     result = ctx.new_array(out_t, [_count(ctx, mask_t, mask, shape)] + rest, None)
-    _each_true(ctx, mask_t, mask, shape, lambda idx, c: ctx.each_index(rest, lambda more: ctx.store_element(
+    each_true(ctx, mask_t, mask, shape, lambda idx, c: ctx.each_index(rest, lambda more: ctx.store_element(
         out_t, result, [c] + more, ctx.load_element(arr_t, arr, idx + more))))
     return result
 
@@ -207,7 +207,7 @@ def _setmask(ctx, op, ins):
     arr_t, vt, mask_t = (v.type for v in op.operands)
     arr, v, mask = ins
     arr_shape = ctx.shape_values(arr, arr_t.ndim)
-    shape = _mask_shape(ctx, op, arr_shape, mask_t, mask)
+    shape = mask_shape(ctx, op, arr_shape, mask_t, mask)
     rest = arr_shape[mask_t.ndim:]
     if vt.is_array:
         count = _count(ctx, mask_t, mask, shape)
@@ -221,7 +221,7 @@ def _setmask(ctx, op, ins):
             val = ctx.load_broadcast(vt, v, [c] + more) if vt.is_array else v
             ctx.store_element(arr_t, arr, idx + more, _stored(ctx, arr_t, val))
         ctx.each_index(rest, one)
-    _each_true(ctx, mask_t, mask, shape, store)
+    each_true(ctx, mask_t, mask, shape, store)
     return ins[0]
 
 

@@ -319,25 +319,6 @@ _SVD_TOL = 2e-15           # columns p, q are orthogonal when |w_p.w_q| <= tol |
 _SVD_SWEEPS = 60           # at most (a few sweeps are enough for small matrices: 6-8 at 40×40)
 
 
-def _module_function(ctx, name, arg_types, ret, body):
-    """The module's internal function ``name`` (made on first use, one copy however many ops call
-    it: the compile time of O3 grows faster than a function's size), its code emitted by
-    ``body(*args)`` through ``ctx``'s loops and helpers with ``ctx``'s builder moved into it."""
-    f = ctx.module.globals.get(name)
-    if f is not None:
-        return f
-    f = ir.Function(ctx.module, ir.FunctionType(ret, arg_types), name=name)
-    f.linkage = "internal"
-    f.attributes.add("noinline")
-    saved = ctx.b, ctx.func
-    ctx.b, ctx.func = ir.IRBuilder(f.append_basic_block("entry")), f
-    try:
-        body(*f.args)
-    finally:
-        ctx.b, ctx.func = saved
-    return f
-
-
 class _Svd:
     """The one-sided Jacobi SVD (Hestenes) of a matrix A (m×n): B = A, or A^T when m < n (so
     that B, r×c, has r >= c rows), copied into W and scaled by 1/max|a| (no overflow in the
@@ -388,7 +369,7 @@ def _factor(ctx):
         pair = b.insert_value(ir.Constant(_FACTOR_RESULT, ir.Undefined), nan, 0)
         b.ret(b.insert_value(pair, top, 1))
     arr = ltype(MATRIX)
-    return _module_function(ctx, "srcgrad.rt.svd_factor", [arr, arr, arr, ltype(VECTOR)], _FACTOR_RESULT, body)
+    return ctx.module_function("srcgrad.rt.svd_factor", [arr, arr, arr, ltype(VECTOR)], _FACTOR_RESULT, body)
 
 
 _FACTOR_RESULT = ir.LiteralStructType([BIT, DOUBLE])
@@ -500,7 +481,7 @@ def _vjp(ctx):
         ctx.each_index([m, n], element)
         b.ret_void()
     arr, vec = ltype(MATRIX), ltype(VECTOR)
-    return _module_function(ctx, "srcgrad.rt.svd_vjp", [vec, arr, arr, vec, BIT, arr], ir.VoidType(), body)
+    return ctx.module_function("srcgrad.rt.svd_vjp", [vec, arr, arr, vec, BIT, arr], ir.VoidType(), body)
 
 
 def _jvp(ctx):
@@ -520,7 +501,7 @@ def _jvp(ctx):
                                                ctx.raw_pointer(VECTOR, out, [j])))
         b.ret_void()
     arr, vec = ltype(MATRIX), ltype(VECTOR)
-    return _module_function(ctx, "srcgrad.rt.svd_jvp", [arr, arr, arr, vec, BIT, vec], ir.VoidType(), body)
+    return ctx.module_function("srcgrad.rt.svd_jvp", [arr, arr, arr, vec, BIT, vec], ir.VoidType(), body)
 
 
 @lower(LINALG, "svdvals")

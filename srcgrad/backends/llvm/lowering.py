@@ -131,6 +131,24 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
             f = ir.Function(self.module, ir.FunctionType(ret, args), name=name)
         return f
 
+    def module_function(self, name, arg_types, ret, body):
+        """The module's internal function ``name`` (made on first use, one copy however many ops call
+        it: the compile time of O3 grows faster than a function's size), its code emitted by
+        ``body(*args)`` through the helpers, with this context's builder moved into it."""
+        f = self.module.globals.get(name)
+        if f is not None:
+            return f
+        f = ir.Function(self.module, ir.FunctionType(ret, arg_types), name=name)
+        f.linkage = "internal"
+        f.attributes.add("noinline")
+        saved = self.b, self.func
+        self.b, self.func = ir.IRBuilder(f.append_basic_block("entry")), f
+        try:
+            body(*f.args)
+        finally:
+            self.b, self.func = saved
+        return f
+
     def stack_slot(self, t):
         """A stack slot of LLVM type ``t``, made in the entry block (where LLVM promotes it to a
         register)."""

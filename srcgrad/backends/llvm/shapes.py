@@ -14,7 +14,7 @@ import numpy as np
 from llvmlite import ir
 
 from ...ir.types import F32, F64, I64
-from .error_codes import ERR_SLOTS, _raised
+from .error_codes import ERR_SLOTS, raised
 from .registry import lower
 from .types import BIT, DOUBLE, INT64
 
@@ -36,7 +36,7 @@ def _strides(ctx, arr, ndim):
 
 def _reshape_error(err):
     size, sizes = err[0], err[1:]
-    return _raised(lambda: np.broadcast_to(0.0, (size,)).reshape(sizes))
+    return raised(lambda: np.broadcast_to(0.0, (size,)).reshape(sizes))
 
 
 def _new_sizes(ctx, size, sizes):
@@ -96,7 +96,7 @@ def _reshape(ctx, op, ins):
     return out
 
 
-_SQUEEZE_MESSAGE = str(_raised(lambda: np.squeeze(np.zeros(2), axis=0)))
+_SQUEEZE_MESSAGE = str(raised(lambda: np.squeeze(np.zeros(2), axis=0)))
 
 
 @lower(SHAPES, "restride")
@@ -181,7 +181,7 @@ def _stack_error(ndim, count):
         if len(err) < ndim * count:
             return ValueError("setting an array element with a sequence: np.array([...]) of arrays of "
                               "different shapes")
-        return _raised(lambda: np.array([np.broadcast_to(0.0, s) for s in shapes]))
+        return raised(lambda: np.array([np.broadcast_to(0.0, s) for s in shapes]))
     return make
 
 

@@ -23,8 +23,7 @@ Example (inside the lowering):
 from llvmlite import ir
 
 from ...ir.types import BOOL, F32, F64, ArrayType
-from .indexing import _each_true, _indexed, _mask_shape, _places
-from .linalg import _module_function
+from .indexing import each_true, index_arrays, index_places, mask_shape
 from .registry import lower
 from .types import ELEMENT_SIZE, INT64, PTR, UNDO_ENTRY, UNDO_LOG_STRUCT
 
@@ -68,8 +67,8 @@ def _mark(ctx, op, ins):
 
 @lower(UNDO, "undo_rewind")
 def _rewind(ctx, op, ins):
-    ctx.b.call(_module_function(ctx, "srcgrad.rt.undo_rewind", [_LOG, INT64], ir.VoidType(),
-                                 lambda *args: _rewind_body(ctx, *args)), ins)
+    ctx.b.call(ctx.module_function("srcgrad.rt.undo_rewind", [_LOG, INT64], ir.VoidType(),
+                                   lambda *args: _rewind_body(ctx, *args)), ins)
 
 
 def _rewind_body(ctx, log, height):
@@ -106,8 +105,8 @@ def _reserve(ctx, log, n):
     need = b.add(b.load(_field(ctx, log, COUNT)), n)
     with b.if_then(b.icmp_signed(">", need, b.load(_field(ctx, log, CAPACITY))), likely=False):
         slot = b.gep(ctx.arena_pointers(), [b.load(_field(ctx, log, SLOT))])
-        grow = _module_function(ctx, "srcgrad.rt.undo_grow", [_LOG, INT64, ir.PointerType(PTR)], INT64,
-                                lambda *args: _grow_body(ctx, *args))
+        grow = ctx.module_function("srcgrad.rt.undo_grow", [_LOG, INT64, ir.PointerType(PTR)], INT64,
+                                   lambda *args: _grow_body(ctx, *args))
         failed = b.call(grow, [log, need, slot])
         ctx.memory_guard(b.icmp_signed("!=", failed, ir.Constant(INT64, 0)), failed,
                          ir.Constant(INT64, ENTRY_BYTES))
@@ -189,14 +188,14 @@ def _save_scatter(ctx, op, t, arr, log, idx):
     """Each place the index arrays name (indexing.py ``_scatter``), with the row under it where
     they index fewer axes than the array has; a place named twice is saved twice, which is
     right: rewinding latest first puts the oldest value back last."""
-    ts, views, ishape = _indexed(ctx, op, [arr, log] + list(idx), 2)
+    ts, views, ishape = index_arrays(ctx, op, [arr, log] + list(idx), 2)
     arr_shape = ctx.shape_values(arr, t.ndim)
     k, r = len(ts), len(ishape)
     target = ishape + arr_shape[k:]
     _reserve(ctx, log, ctx.product(target))
 
     def step(idx):
-        places = _places(ctx, op, ts, views, arr_shape, idx[:r]) + idx[r:]
+        places = index_places(ctx, op, ts, views, arr_shape, idx[:r]) + idx[r:]
         _push(ctx, log, t, ctx.raw_pointer(t, arr, places), reserved=True)
     ctx.each_index(target, step)
 
@@ -206,9 +205,9 @@ def _save_mask(ctx, op, t, arr, log, idx):
     (mask,) = idx
     mask_t = op.operands[2].type
     arr_shape = ctx.shape_values(arr, t.ndim)
-    shape = _mask_shape(ctx, op, arr_shape, mask_t, mask)
+    shape = mask_shape(ctx, op, arr_shape, mask_t, mask)
     rest = arr_shape[mask_t.ndim:]
-    _each_true(ctx, mask_t, mask, shape, lambda where, c: ctx.each_index(
+    each_true(ctx, mask_t, mask, shape, lambda where, c: ctx.each_index(
         rest, lambda more: _push(ctx, log, t, ctx.raw_pointer(t, arr, where + more))))
 
 
