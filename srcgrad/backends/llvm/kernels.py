@@ -2,7 +2,8 @@
 axis or over everything, and their gradients), each a loop nest chosen for how the operands
 lie in memory.
 
-``KERNELS`` holds their rules; each is the kernel itself.
+``KERNELS`` holds their rules; each is the kernel itself (``_matmul`` picks one of its loop
+orders, the functions after it, at run time).
 
 Example (inside the lowering):
     total = KERNELS["sum"](ctx, op, ins)
@@ -181,62 +182,90 @@ def _matmul(ctx, op, ins):
     first for the first."""
     if op in ctx.lazy:
         return lazy_row_dot(ctx, op, ins)
-    b = ctx.b
     (ta, tb), (a, c) = [x.type for x in op.operands], ins
     sa, sb = shape_values(ctx, a, ta.ndim), shape_values(ctx, c, tb.ndim)
-    k_a, k_b = sa[-1], sb[0]
-    core_mismatch(ctx, k_a, k_b)
-    out_t = op.results[0].type
-    out_shape = sa[:-1] + sb[1:]
-    acc = ctx.stack_slot(DOUBLE)
-
-    def dot(idx, a, c):
-        ia, ib = idx[:ta.ndim - 1], idx[ta.ndim - 1:]
-        b.store(ir.Constant(DOUBLE, 0.0), acc)
-        each_index(ctx, [k_a], lambda kk: b.store(sum_step(ctx, b.load(acc), b.fmul(
-            load_element(ctx, ta, a, ia + kk), load_element(ctx, tb, c, kk + ib))), acc))
-        return b.load(acc)
-    if not out_t.is_array:
-        return dot([], stored(ctx, ta, a), stored(ctx, tb, c))
-    result = new_array(ctx, out_t, out_shape, None)
-
-    def by_dots():
-        a_, c_ = stored(ctx, ta, a), stored(ctx, tb, c)
-        each_index(ctx, out_shape, lambda idx: store_element(ctx, out_t, result, idx, dot(idx, a_, c_)))
-
-    def add_to(idx, value):
-        ptr = raw_pointer(ctx, out_t, result, idx)
-        b.store(b.fadd(b.load(ptr), value), ptr)
-
-    def k_outermost():          # result (zeroed) += a[:, k] * b[k, :] for each k
-        def per_k(kk):
-            if tb.ndim == 1:            # a 2-d: result[i] += a[i, k] * c[k]
-                ck = as_f64(ctx, tb, element(ctx, tb, c, kk))
-                each_index(ctx, out_shape, lambda idx: add_to(idx, b.fmul(load_element(ctx, ta, a, idx + kk), ck)))
-            elif ta.ndim == 1:          # c 2-d: result[j] += a[k] * c[k, j]
-                ak = as_f64(ctx, ta, element(ctx, ta, a, kk))
-                each_index(ctx, out_shape, lambda idx: add_to(idx, b.fmul(ak, load_element(ctx, tb, c, kk + idx))))
-            else:
-                each_index(ctx, out_shape, lambda idx: add_to(idx, b.fmul(
-                    load_element(ctx, ta, a, idx[:1] + kk), load_element(ctx, tb, c, kk + idx[1:]))))
-        evaluating(ctx, [a, c], lambda: each_element(ctx, [k_a], per_k))
-
-    def k_middle():             # for each row i of a: result[i, :] += a[i, k] * b[k, :]
-        each_index(ctx, [sa[0]], lambda i: each_index(ctx, [k_a], lambda kk: each_index(
-            ctx, [sb[1]], lambda j: add_to(i + j, b.fmul(load_element(ctx, ta, a, i + kk),
-                                                         load_element(ctx, tb, c, kk + j))))))
-
-    def rows_contiguous(t, arr):        # |stride of the last axis| <= |stride of the first|
-        st = b.extract_value(arr, 2)
-        first, last = (b.extract_value(st, k) for k in (0, t.ndim - 1))
-        first, last = (b.select(b.icmp_signed("<", x, ir.Constant(INT64, 0)), b.neg(x), x) for x in (first, last))
-        return b.icmp_signed("<=", last, first)
-
+    core_mismatch(ctx, sa[-1], sb[0])
+    p = _Product(ta, tb, a, c, sa, sb, op.results[0].type, sa[:-1] + sb[1:], ctx.stack_slot(DOUBLE))
+    if not p.out_t.is_array:
+        return _dot(ctx, p, [], stored(ctx, ta, a), stored(ctx, tb, c))
+    p.result = new_array(ctx, p.out_t, p.out_shape, None)
+    by_dots, k_outermost = (lambda: _by_dots(ctx, p)), (lambda: _k_outermost(ctx, p))
     if ta.ndim == 2 and tb.ndim == 1:
-        choose(ctx, rows_contiguous(ta, a), by_dots, k_outermost)
+        choose(ctx, _rows_contiguous(ctx, ta, a), by_dots, k_outermost)
     elif ta.ndim == 1:
-        choose(ctx, rows_contiguous(tb, c), k_outermost, by_dots)
+        choose(ctx, _rows_contiguous(ctx, tb, c), k_outermost, by_dots)
     else:
-        choose(ctx, rows_contiguous(ta, a),
-               lambda: choose(ctx, rows_contiguous(tb, c), k_middle, by_dots), k_outermost)
-    return result
+        choose(ctx, _rows_contiguous(ctx, ta, a),
+               lambda: choose(ctx, _rows_contiguous(ctx, tb, c), lambda: _k_middle(ctx, p), by_dots), k_outermost)
+    return p.result
+
+
+class _Product:
+    """What each loop order of ``a @ c`` reads: the operands' types and values, their shapes
+    (``sa``, ``sb``), the result's type, shape and (zeroed) array, and ``acc``, the stack slot
+    a dot product sums in."""
+
+    def __init__(self, ta, tb, a, c, sa, sb, out_t, out_shape, acc):
+        self.ta, self.tb, self.a, self.c, self.sa, self.sb = ta, tb, a, c, sa, sb
+        self.out_t, self.out_shape, self.acc, self.result = out_t, out_shape, acc, None
+
+
+def _dot(ctx, p, idx, a, c):
+    """Element ``idx`` of ``a @ c`` (stored operands) as one dot product along the summed axis."""
+    b, ta, tb = ctx.b, p.ta, p.tb
+    ia, ib = idx[:ta.ndim - 1], idx[ta.ndim - 1:]
+    b.store(ir.Constant(DOUBLE, 0.0), p.acc)
+    each_index(ctx, [p.sa[-1]], lambda kk: b.store(sum_step(ctx, b.load(p.acc), b.fmul(
+        load_element(ctx, ta, a, ia + kk), load_element(ctx, tb, c, kk + ib))), p.acc))
+    return b.load(p.acc)
+
+
+def _by_dots(ctx, p):
+    """The loop order for rows of ``a`` (or a column of ``c``) contiguous: one dot product per
+    element of the result (lazy operands stored first)."""
+    a, c = stored(ctx, p.ta, p.a), stored(ctx, p.tb, p.c)
+    each_index(ctx, p.out_shape, lambda idx: store_element(ctx, p.out_t, p.result, idx, _dot(ctx, p, idx, a, c)))
+
+
+def _add_to(ctx, p, idx, value):
+    """result[idx] += value."""
+    ptr = raw_pointer(ctx, p.out_t, p.result, idx)
+    ctx.b.store(ctx.b.fadd(ctx.b.load(ptr), value), ptr)
+
+
+def _k_outermost(ctx, p):
+    """The loop order for columns of ``a`` contiguous: result (zeroed) += a[:, k] * c[k, :]
+    for each k, a lazy 1-d operand computed once per k."""
+    b, ta, tb, a, c = ctx.b, p.ta, p.tb, p.a, p.c
+
+    def per_k(kk):
+        if tb.ndim == 1:            # a 2-d: result[i] += a[i, k] * c[k]
+            ck = as_f64(ctx, tb, element(ctx, tb, c, kk))
+            each_index(ctx, p.out_shape, lambda idx: _add_to(ctx, p, idx, b.fmul(
+                load_element(ctx, ta, a, idx + kk), ck)))
+        elif ta.ndim == 1:          # c 2-d: result[j] += a[k] * c[k, j]
+            ak = as_f64(ctx, ta, element(ctx, ta, a, kk))
+            each_index(ctx, p.out_shape, lambda idx: _add_to(ctx, p, idx, b.fmul(
+                ak, load_element(ctx, tb, c, kk + idx))))
+        else:
+            each_index(ctx, p.out_shape, lambda idx: _add_to(ctx, p, idx, b.fmul(
+                load_element(ctx, ta, a, idx[:1] + kk), load_element(ctx, tb, c, kk + idx[1:]))))
+    evaluating(ctx, [a, c], lambda: each_element(ctx, [p.sa[-1]], per_k))
+
+
+def _k_middle(ctx, p):
+    """The loop order for rows of both contiguous: for each row i of a,
+    result[i, :] += a[i, k] * c[k, :] for each k."""
+    b, ta, tb, a, c = ctx.b, p.ta, p.tb, p.a, p.c
+    each_index(ctx, [p.sa[0]], lambda i: each_index(ctx, [p.sa[-1]], lambda kk: each_index(
+        ctx, [p.sb[1]], lambda j: _add_to(ctx, p, i + j, b.fmul(load_element(ctx, ta, a, i + kk),
+                                                                load_element(ctx, tb, c, kk + j))))))
+
+
+def _rows_contiguous(ctx, t, arr):
+    """Whether |stride of the last axis| <= |stride of the first| of ``arr``, at run time."""
+    b = ctx.b
+    st = b.extract_value(arr, 2)
+    first, last = (b.extract_value(st, k) for k in (0, t.ndim - 1))
+    first, last = (b.select(b.icmp_signed("<", x, ir.Constant(INT64, 0)), b.neg(x), x) for x in (first, last))
+    return b.icmp_signed("<=", last, first)
