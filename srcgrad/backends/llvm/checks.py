@@ -17,6 +17,8 @@ from llvmlite import ir
 
 from ...ir.core import Value
 from ...ir.primitives import PRIMITIVES
+from .arrays import shape_values
+from .loops import counted_loop, range_len
 from .types import BIT, INT64
 
 
@@ -92,7 +94,7 @@ def _form(v, i, inside, depth=4):
 
 
 def versioned_loop(ctx, accesses, start, stop, step, inits, iteration):
-    """``for i in range(start, stop, step)`` (ctx.counted_loop) emitted twice: unchecked where
+    """``for i in range(start, stop, step)`` (loops.counted_loop) emitted twice: unchecked where
     every access of ``accesses`` is in bounds throughout, else checked; returns the carried
     values after the loop."""
     b = ctx.b
@@ -102,7 +104,7 @@ def versioned_loop(ctx, accesses, start, stop, step, inits, iteration):
     for bb, trusted in ((fast, {a[0] for a in accesses}), (slow, set())):
         b.position_at_end(bb)
         ctx.trusted = trusted
-        versions.append((ctx.counted_loop(start, stop, step, inits, iteration), b.block))
+        versions.append((counted_loop(ctx, start, stop, step, inits, iteration), b.block))
         b.branch(join)
     ctx.trusted = set()
     b.position_at_end(join)
@@ -121,10 +123,10 @@ def _in_bounds_throughout(ctx, accesses, start, stop, step):
     b = ctx.b
     zero = ir.Constant(INT64, 0)
     first = start
-    last = b.add(start, b.mul(b.sub(ctx.range_len(start, stop, step), ir.Constant(INT64, 1)), step))
+    last = b.add(start, b.mul(b.sub(range_len(ctx, start, stop, step), ir.Constant(INT64, 1)), step))
     ok = ir.Constant(BIT, 1)
     for _, arr, forms in accesses:
-        shape = ctx.shape_values(ctx.v(arr), arr.type.ndim)
+        shape = shape_values(ctx, ctx.v(arr), arr.type.ndim)
         for form, n in zip(forms, shape):
             if form.invariant is not None:
                 v = ctx.v(form.invariant)

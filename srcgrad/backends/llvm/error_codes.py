@@ -19,7 +19,7 @@ SITE = 100
 ERR_SLOTS = 64        # i64 numbers a failing call leaves for its message (an index and a size, shapes)
 
 
-def _raised(compute):
+def raised(compute):
     """The exception Python or numpy raises for ``compute`` (their wording changes between
     versions, so it is taken from the running ones)."""
     try:
@@ -35,7 +35,7 @@ def as_float(bits):
 
 
 def _same_as(compute):
-    e = _raised(compute)
+    e = raised(compute)
     return lambda err: type(e)(*e.args)
 
 
@@ -45,7 +45,7 @@ def shape_text(dims):
     return f"({dims[0]},)" if len(dims) == 1 else "(" + ",".join(str(n) for n in dims) + ")"
 
 
-MATMUL_MESSAGE = str(_raised(lambda: np.ones(3) @ np.ones(2)))
+MATMUL_MESSAGE = str(raised(lambda: np.ones(3) @ np.ones(2)))
 MATMUL_MESSAGE = MATMUL_MESSAGE.replace("(size 2 is different from 3)", "(size {} is different from {})") \
     if "(size 2 is different from 3)" in MATMUL_MESSAGE else "matmul: size {} is different from {}"
 

@@ -13,7 +13,10 @@ Example (inside the lowering):
 from llvmlite import ir
 
 from ...ir.types import BOOL, I64, ArrayType
+from .arrays import (broadcast_view, check_index, from_end, load_broadcast, load_element, new_array, shape_values,
+                     store_element)
 from .error_codes import shape_text
+from .loops import each_index
 from .registry import lower
 from .types import BIT, DOUBLE, INT64
 
@@ -29,7 +32,7 @@ def _index_shape(ctx, ts, vals):
     dims = []
     for t, v in zip(ts, vals):
         lead = rank - t.ndim
-        for k, n in enumerate(ctx.shape_values(v, t.ndim)):
+        for k, n in enumerate(shape_values(ctx, v, t.ndim)):
             cur = shape[lead + k]
             ok = b.and_(ok, b.or_(b.or_(b.icmp_signed("==", cur, one), b.icmp_signed("==", n, one)),
                                   b.icmp_signed("==", cur, n)))
@@ -46,24 +49,24 @@ def _index_shape(ctx, ts, vals):
     return shape
 
 
-def _places(ctx, op, ts, views, arr_shape, idx):
+def index_places(ctx, op, ts, views, arr_shape, idx):
     """The checked places (axis by axis) that the index arrays name at index position ``idx``."""
     out = []
     for axis, (t, v) in enumerate(zip(ts, views)):
-        i, j = ctx.from_end(ctx.load_broadcast(t, v, idx), arr_shape[axis])
+        i, j = from_end(ctx, load_broadcast(ctx, t, v, idx), arr_shape[axis])
         if ctx.boundscheck:
-            ctx.check_index(op, axis, i, j, arr_shape[axis])
+            check_index(ctx, op, axis, i, j, arr_shape[axis])
         out.append(j)
     return out
 
 
-def _indexed(ctx, op, ins, first):
+def index_arrays(ctx, op, ins, first):
     """(index types, broadcast views of the index arrays, their shape) of an op whose index
     arrays start at operand ``first``."""
     ts = [v.type for v in op.operands[first:]]
     vals = ins[first:]
     shape = _index_shape(ctx, ts, vals)
-    return ts, [ctx.broadcast_view(t, v) for t, v in zip(ts, vals)], shape
+    return ts, [broadcast_view(ctx, t, v) for t, v in zip(ts, vals)], shape
 
 
 def _flat(ctx, shape, idx):
@@ -79,27 +82,27 @@ def _flat(ctx, shape, idx):
 def _gather(ctx, op, ins):
     b = ctx.b
     arr_t = op.operands[0].type
-    ts, views, ishape = _indexed(ctx, op, ins, 1)
-    arr_shape = ctx.shape_values(ins[0], arr_t.ndim)
+    ts, views, ishape = index_arrays(ctx, op, ins, 1)
+    arr_shape = shape_values(ctx, ins[0], arr_t.ndim)
     k, r = len(ts), len(ishape)
     out_t = op.results[0].type
-    result = ctx.new_array(out_t, ishape + arr_shape[k:], None)
+    result = new_array(ctx, out_t, ishape + arr_shape[k:], None)
     owner = None
     if op.attrs.get("last_only"):
         # owner[place] = the last index position naming the place (x[idx] = v kept its value)
         owner_t = ArrayType(I64, k)
-        owner = ctx.new_array(owner_t, arr_shape[:k], None)
-        ctx.each_index(ishape, lambda idx: ctx.store_element(
-            owner_t, owner, _places(ctx, op, ts, views, arr_shape, idx), _flat(ctx, ishape, idx)))
+        owner = new_array(ctx, owner_t, arr_shape[:k], None)
+        each_index(ctx, ishape, lambda idx: store_element(
+            ctx, owner_t, owner, index_places(ctx, op, ts, views, arr_shape, idx), _flat(ctx, ishape, idx)))
 
     def step(idx):
-        places = _places(ctx, op, ts, views, arr_shape, idx[:r])
-        val = ctx.load_element(arr_t, ins[0], places + idx[r:])
+        places = index_places(ctx, op, ts, views, arr_shape, idx[:r])
+        val = load_element(ctx, arr_t, ins[0], places + idx[r:])
         if owner is not None:
-            last = ctx.load_element(ArrayType(I64, k), owner, places)
+            last = load_element(ctx, ArrayType(I64, k), owner, places)
             val = b.select(b.icmp_signed("==", last, _flat(ctx, ishape, idx[:r])), val, ir.Constant(val.type, 0))
-        ctx.store_element(out_t, result, idx, val)
-    ctx.each_index(ishape + arr_shape[k:], step)
+        store_element(ctx, out_t, result, idx, val)
+    each_index(ctx, ishape + arr_shape[k:], step)
     return result
 
 
@@ -124,7 +127,7 @@ def _check_value(ctx, vt, v, target):
     b = ctx.b
     one = ir.Constant(INT64, 1)
     ok = ir.Constant(BIT, int(vt.ndim <= len(target)))
-    v_shape = ctx.shape_values(v, vt.ndim)
+    v_shape = shape_values(ctx, v, vt.ndim)
     for n, m in zip(target[len(target) - vt.ndim:], v_shape):
         ok = b.and_(ok, b.or_(b.icmp_signed("==", m, one), b.icmp_signed("==", m, n)))
 
@@ -132,31 +135,31 @@ def _check_value(ctx, vt, v, target):
         return ValueError(f"shape mismatch: value array of shape {shape_text(err[:vt.ndim])} could not be "
                           f"broadcast to indexing result of shape {shape_text(err[vt.ndim:])}")
     ctx.raise_at(b.not_(ok), make, v_shape + list(target))
-    return ctx.broadcast_view(vt, v)
+    return broadcast_view(ctx, vt, v)
 
 
 @lower(INDEXING, "scatter", "scatter_add")
 def _scatter(ctx, op, ins):
     arr_t, vt = op.operands[0].type, op.operands[1].type
-    ts, views, ishape = _indexed(ctx, op, ins, 2)
-    arr_shape = ctx.shape_values(ins[0], arr_t.ndim)
+    ts, views, ishape = index_arrays(ctx, op, ins, 2)
+    arr_shape = shape_values(ctx, ins[0], arr_t.ndim)
     k, r = len(ts), len(ishape)
     target = ishape + arr_shape[k:]
     v = _check_value(ctx, vt, ins[1], target) if vt.is_array else ins[1]
 
     def step(idx):
-        places = _places(ctx, op, ts, views, arr_shape, idx[:r]) + idx[r:]
-        val = ctx.load_broadcast(vt, v, idx) if vt.is_array else v
-        old = ctx.load_element(arr_t, ins[0], places) if op.prim == "scatter_add" else None
-        ctx.store_element(arr_t, ins[0], places, _stored(ctx, arr_t, val, old))
-    ctx.each_index(target, step)
+        places = index_places(ctx, op, ts, views, arr_shape, idx[:r]) + idx[r:]
+        val = load_broadcast(ctx, vt, v, idx) if vt.is_array else v
+        old = load_element(ctx, arr_t, ins[0], places) if op.prim == "scatter_add" else None
+        store_element(ctx, arr_t, ins[0], places, _stored(ctx, arr_t, val, old))
+    each_index(ctx, target, step)
     return ins[0]
 
 
-def _mask_shape(ctx, op, arr_shape, mask_t, mask):
+def mask_shape(ctx, op, arr_shape, mask_t, mask):
     """The mask's shape, which must be the array's on the axes it covers (numpy's IndexError)."""
     b = ctx.b
-    shape = ctx.shape_values(mask, mask_t.ndim)
+    shape = shape_values(ctx, mask, mask_t.ndim)
     for axis, (n, m) in enumerate(zip(arr_shape, shape)):
         ctx.raise_at(b.icmp_signed("!=", n, m), lambda err, axis=axis: IndexError(
             f"boolean index did not match indexed array along axis {axis}; size of axis is {err[0]} but size "
@@ -169,36 +172,36 @@ def _count(ctx, mask_t, mask, shape):
     b = ctx.b
     slot = ctx.stack_slot(INT64)
     b.store(ir.Constant(INT64, 0), slot)
-    ctx.each_index(shape, lambda idx: b.store(
-        b.add(b.load(slot), b.zext(ctx.load_element(mask_t, mask, idx), INT64)), slot))
+    each_index(ctx, shape, lambda idx: b.store(
+        b.add(b.load(slot), b.zext(load_element(ctx, mask_t, mask, idx), INT64)), slot))
     return b.load(slot)
 
 
-def _each_true(ctx, mask_t, mask, shape, body):
+def each_true(ctx, mask_t, mask, shape, body):
     """``body(idx, c)`` for each True of the mask, ``c`` counting them from 0 in C order."""
     b = ctx.b
     slot = ctx.stack_slot(INT64)
     b.store(ir.Constant(INT64, 0), slot)
 
     def step(idx):
-        with b.if_then(ctx.load_element(mask_t, mask, idx)):
+        with b.if_then(load_element(ctx, mask_t, mask, idx)):
             c = b.load(slot)
             body(idx, c)
             b.store(b.add(c, ir.Constant(INT64, 1)), slot)
-    ctx.each_index(shape, step)
+    each_index(ctx, shape, step)
 
 
 @lower(INDEXING, "mask_select")
 def _mask_select(ctx, op, ins):
     arr_t, mask_t = op.operands[0].type, op.operands[1].type
     arr, mask = ins
-    arr_shape = ctx.shape_values(arr, arr_t.ndim)
-    shape = _mask_shape(ctx, op, arr_shape, mask_t, mask)
+    arr_shape = shape_values(ctx, arr, arr_t.ndim)
+    shape = mask_shape(ctx, op, arr_shape, mask_t, mask)
     rest = arr_shape[mask_t.ndim:]
     out_t = op.results[0].type
-    result = ctx.new_array(out_t, [_count(ctx, mask_t, mask, shape)] + rest, None)
-    _each_true(ctx, mask_t, mask, shape, lambda idx, c: ctx.each_index(rest, lambda more: ctx.store_element(
-        out_t, result, [c] + more, ctx.load_element(arr_t, arr, idx + more))))
+    result = new_array(ctx, out_t, [_count(ctx, mask_t, mask, shape)] + rest, None)
+    each_true(ctx, mask_t, mask, shape, lambda idx, c: each_index(ctx, rest, lambda more: store_element(
+        ctx, out_t, result, [c] + more, load_element(ctx, arr_t, arr, idx + more))))
     return result
 
 
@@ -206,8 +209,8 @@ def _mask_select(ctx, op, ins):
 def _setmask(ctx, op, ins):
     arr_t, vt, mask_t = (v.type for v in op.operands)
     arr, v, mask = ins
-    arr_shape = ctx.shape_values(arr, arr_t.ndim)
-    shape = _mask_shape(ctx, op, arr_shape, mask_t, mask)
+    arr_shape = shape_values(ctx, arr, arr_t.ndim)
+    shape = mask_shape(ctx, op, arr_shape, mask_t, mask)
     rest = arr_shape[mask_t.ndim:]
     if vt.is_array:
         count = _count(ctx, mask_t, mask, shape)
@@ -218,22 +221,22 @@ def _setmask(ctx, op, ins):
 
     def store(idx, c):
         def one(more):
-            val = ctx.load_broadcast(vt, v, [c] + more) if vt.is_array else v
-            ctx.store_element(arr_t, arr, idx + more, _stored(ctx, arr_t, val))
-        ctx.each_index(rest, one)
-    _each_true(ctx, mask_t, mask, shape, store)
+            val = load_broadcast(ctx, vt, v, [c] + more) if vt.is_array else v
+            store_element(ctx, arr_t, arr, idx + more, _stored(ctx, arr_t, val))
+        each_index(ctx, rest, one)
+    each_true(ctx, mask_t, mask, shape, store)
     return ins[0]
 
 
 def _check_count(ctx, vt, v, count):
     """numpy's ValueError unless a 1-D ``v`` has one value per True (or one value)."""
     b = ctx.b
-    (n,) = ctx.shape_values(v, 1)
+    (n,) = shape_values(ctx, v, 1)
     bad = b.and_(b.icmp_signed("!=", n, count), b.icmp_signed("!=", n, ir.Constant(INT64, 1)))
     ctx.raise_at(bad, lambda err: ValueError(
         f"NumPy boolean array indexing assignment cannot assign {err[0]} input values to the {err[1]} output "
         "values where the mask is true"), [n, count])
-    return ctx.broadcast_view(vt, v)
+    return broadcast_view(ctx, vt, v)
 
 
 __all__ = ["INDEXING"]

@@ -9,7 +9,9 @@ from llvmlite import ir
 
 from ...ir.interpret_joins import SPLIT_MESSAGE, STACK_MESSAGE
 from ...ir.types import BOOL, F32, F64, I64
+from .arrays import as_f64, load_element, new_array, product, raw_pointer, shape_values, store_element
 from .error_codes import NEGATIVE_SIZE
+from .loops import each_index
 from .registry import lower
 from .types import DOUBLE, INT64
 
@@ -34,7 +36,7 @@ def _smax(b, x, y):
 def _convert(ctx, src_t, out_t, v):
     """An element of an array of ``src_t`` (as loaded) as a value for an array of ``out_t``."""
     if out_t.dtype in (F64, F32):
-        return ctx.as_f64(src_t, v)
+        return as_f64(ctx, src_t, v)
     if out_t.dtype is I64 and src_t.dtype is BOOL:
         return ctx.b.zext(v, INT64)
     return v
@@ -64,20 +66,20 @@ def _concat(ctx, op, ins):
     axis, expand = op.attrs["axis"], op.attrs["expand"]
     out_t = op.results[0].type
     ts = [v.type for v in op.operands]
-    given = [ctx.shape_values(x, t.ndim) for x, t in zip(ins, ts)]
+    given = [shape_values(ctx, x, t.ndim) for x, t in zip(ins, ts)]
     shapes = [s[:axis] + [_i64(1)] + s[axis:] if e else s for s, e in zip(given, expand)]
     _check_shapes(ctx, op, shapes, axis)
     total = _i64(0)
     for s in shapes:
         total = b.add(total, s[axis])
-    result = ctx.new_array(out_t, shapes[0][:axis] + [total] + shapes[0][axis + 1:], None)
+    result = new_array(ctx, out_t, shapes[0][:axis] + [total] + shapes[0][axis + 1:], None)
     offset = _i64(0)
     for x, t, s, e in zip(ins, ts, shapes, expand):
         def move(idx, x=x, t=t, e=e, offset=offset):
             src = idx[:axis] + idx[axis + 1:] if e else idx
-            value = _convert(ctx, t, out_t, ctx.load_element(t, x, src))
-            ctx.store_element(out_t, result, idx[:axis] + [b.add(idx[axis], offset)] + idx[axis + 1:], value)
-        ctx.each_index(s, move)
+            value = _convert(ctx, t, out_t, load_element(ctx, t, x, src))
+            store_element(ctx, out_t, result, idx[:axis] + [b.add(idx[axis], offset)] + idx[axis + 1:], value)
+        each_index(ctx, s, move)
         offset = b.add(offset, s[axis])
     return result
 
@@ -102,11 +104,11 @@ def _diagonal(ctx, op, ins):
     b = ctx.b
     x, k = ins
     t, out_t = op.operands[0].type, op.results[0].type
-    n, m = ctx.shape_values(x, 2)
+    n, m = shape_values(ctx, x, 2)
     length, row, col = _diagonal_span(b, n, m, k)
-    result = ctx.new_array(out_t, [length], None)
-    ctx.each_index([length], lambda i: b.store(b.load(ctx.raw_pointer(t, x, [b.add(row, i[0]), b.add(col, i[0])])),
-                                               ctx.raw_pointer(out_t, result, i)))
+    result = new_array(ctx, out_t, [length], None)
+    each_index(ctx, [length], lambda i: b.store(b.load(raw_pointer(ctx, t, x, [b.add(row, i[0]), b.add(col, i[0])])),
+                                                raw_pointer(ctx, out_t, result, i)))
     return result
 
 
@@ -115,11 +117,11 @@ def _diag_embed(ctx, op, ins):
     b = ctx.b
     v, n, m, k = ins
     t, out_t = op.operands[0].type, op.results[0].type
-    result = ctx.new_array(out_t, [n, m], 0.0)
+    result = new_array(ctx, out_t, [n, m], 0.0)
     length, row, col = _diagonal_span(b, n, m, k)
-    length = _smin(b, length, ctx.shape_values(v, 1)[0])
-    ctx.each_index([length], lambda i: b.store(b.load(ctx.raw_pointer(t, v, i)), ctx.raw_pointer(
-        out_t, result, [b.add(row, i[0]), b.add(col, i[0])])))
+    length = _smin(b, length, shape_values(ctx, v, 1)[0])
+    each_index(ctx, [length], lambda i: b.store(b.load(raw_pointer(ctx, t, v, i)), raw_pointer(
+        ctx, out_t, result, [b.add(row, i[0]), b.add(col, i[0])])))
     return result
 
 
@@ -128,8 +130,8 @@ def _tri(ctx, op, ins):
     b = ctx.b
     n, m, k = ins
     out_t = op.results[0].type
-    result = ctx.new_array(out_t, [n, m], None)
-    ctx.each_index([n, m], lambda idx: ctx.store_element(out_t, result, idx, b.icmp_signed(
+    result = new_array(ctx, out_t, [n, m], None)
+    each_index(ctx, [n, m], lambda idx: store_element(ctx, out_t, result, idx, b.icmp_signed(
         "<=", b.sub(idx[1], idx[0]), k)))
     return result
 
@@ -150,7 +152,7 @@ def _linspace(ctx, op, ins):
     positive = b.icmp_signed(">", div, _i64(0))
     zero_step = b.and_(positive, b.fcmp_ordered("==", step, ir.Constant(DOUBLE, 0.0)))
     out_t = op.results[0].type
-    result = ctx.new_array(out_t, [num], None)
+    result = new_array(ctx, out_t, [num], None)
 
     def point(idx):
         i = b.sitofp(idx[0], DOUBLE)
@@ -159,8 +161,8 @@ def _linspace(ctx, op, ins):
         value = b.fadd(scaled, start)
         if endpoint:
             value = b.select(b.and_(b.icmp_signed(">", num, _i64(1)), b.icmp_signed("==", idx[0], div)), stop, value)
-        ctx.store_element(out_t, result, idx, value)
-    ctx.each_index([num], point)
+        store_element(ctx, out_t, result, idx, value)
+    each_index(ctx, [num], point)
     return result
 
 
@@ -178,9 +180,9 @@ def _roll(ctx, op, ins):
     x, shift = ins
     t = op.operands[0].type
     axis = op.attrs.get("axis")
-    shape = ctx.shape_values(x, t.ndim)
-    result = ctx.new_array(t, shape, None)
-    n = shape[axis] if axis is not None else ctx.product(shape)
+    shape = shape_values(ctx, x, t.ndim)
+    result = new_array(ctx, t, shape, None)
+    n = shape[axis] if axis is not None else product(ctx, shape)
     s = _mod(b, shift, n)
 
     def back(i):                # (i - s) mod n, for 0 <= i < n
@@ -198,8 +200,8 @@ def _roll(ctx, op, ins):
             for size in reversed(shape):
                 src.insert(0, b.srem(flat, size))
                 flat = b.sdiv(flat, size)
-        b.store(b.load(ctx.raw_pointer(t, x, src)), ctx.raw_pointer(t, result, idx))
-    ctx.each_index(shape, move)
+        b.store(b.load(raw_pointer(ctx, t, x, src)), raw_pointer(ctx, t, result, idx))
+    each_index(ctx, shape, move)
     return result
 
 
@@ -229,9 +231,9 @@ def _no_negative(ctx, counts):
 
 def _gather(ctx, op, x, out_shape, source):
     t, out_t = op.operands[0].type, op.results[0].type
-    result = ctx.new_array(out_t, out_shape, None)
-    ctx.each_index(out_shape, lambda idx: ctx.b.store(ctx.b.load(ctx.raw_pointer(t, x, source(idx))),
-                                                      ctx.raw_pointer(out_t, result, idx)))
+    result = new_array(ctx, out_t, out_shape, None)
+    each_index(ctx, out_shape, lambda idx: ctx.b.store(ctx.b.load(raw_pointer(ctx, t, x, source(idx))),
+                                                       raw_pointer(ctx, out_t, result, idx)))
     return result
 
 
@@ -239,12 +241,12 @@ def _scatter_add(ctx, op, g, x, source):
     """The adjoint of a gather: zeros shaped like x, each element of g added where it came from."""
     b = ctx.b
     gt, xt, out_t = op.operands[0].type, op.operands[1].type, op.results[0].type
-    result = ctx.new_array(out_t, ctx.shape_values(x, xt.ndim), 0.0)
+    result = new_array(ctx, out_t, shape_values(ctx, x, xt.ndim), 0.0)
 
     def add(idx):
-        ptr = ctx.raw_pointer(out_t, result, source(idx))
-        b.store(b.fadd(b.load(ptr), ctx.as_f64(gt, ctx.load_element(gt, g, idx))), ptr)
-    ctx.each_index(ctx.shape_values(g, gt.ndim), add)
+        ptr = raw_pointer(ctx, out_t, result, source(idx))
+        b.store(b.fadd(b.load(ptr), as_f64(ctx, gt, load_element(ctx, gt, g, idx))), ptr)
+    each_index(ctx, shape_values(ctx, g, gt.ndim), add)
     return result
 
 
@@ -252,7 +254,7 @@ def _scatter_add(ctx, op, g, x, source):
 def _tile(ctx, op, ins):
     x, *reps = ins
     _no_negative(ctx, reps)
-    x_shape = ctx.shape_values(x, op.operands[0].type.ndim)
+    x_shape = shape_values(ctx, x, op.operands[0].type.ndim)
     padded = [_i64(1)] * (len(reps) - len(x_shape)) + x_shape
     out_shape = [ctx.b.mul(r, n) for r, n in zip(reps, padded)]
     return _gather(ctx, op, x, out_shape, lambda idx: _tile_source(ctx.b, idx, x_shape))
@@ -261,7 +263,7 @@ def _tile(ctx, op, ins):
 @lower(JOINS, "tile_sum")
 def _tile_sum(ctx, op, ins):
     g, x = ins[:2]
-    x_shape = ctx.shape_values(x, op.operands[1].type.ndim)
+    x_shape = shape_values(ctx, x, op.operands[1].type.ndim)
     return _scatter_add(ctx, op, g, x, lambda idx: _tile_source(ctx.b, idx, x_shape))
 
 
@@ -271,9 +273,9 @@ def _repeat(ctx, op, ins):
     x, r = ins
     _no_negative(ctx, [r])
     axis = op.attrs.get("axis")
-    x_shape = ctx.shape_values(x, op.operands[0].type.ndim)
+    x_shape = shape_values(ctx, x, op.operands[0].type.ndim)
     if axis is None:
-        out_shape = [b.mul(ctx.product(x_shape), r)]
+        out_shape = [b.mul(product(ctx, x_shape), r)]
     else:
         out_shape = x_shape[:axis] + [b.mul(x_shape[axis], r)] + x_shape[axis + 1:]
     return _gather(ctx, op, x, out_shape, lambda idx: _repeat_source(b, idx, x_shape, r, axis))
@@ -282,7 +284,7 @@ def _repeat(ctx, op, ins):
 @lower(JOINS, "repeat_sum")
 def _repeat_sum(ctx, op, ins):
     g, x, r = ins
-    x_shape = ctx.shape_values(x, op.operands[1].type.ndim)
+    x_shape = shape_values(ctx, x, op.operands[1].type.ndim)
     return _scatter_add(ctx, op, g, x, lambda idx: _repeat_source(ctx.b, idx, x_shape, r, op.attrs.get("axis")))
 
 
@@ -297,14 +299,14 @@ def _kron(ctx, op, ins):
     b = ctx.b
     a, c = ins
     t = op.operands[0].type
-    sa, sb = ctx.shape_values(a, t.ndim), ctx.shape_values(c, t.ndim)
-    result = ctx.new_array(t, [b.mul(m, p) for m, p in zip(sa, sb)], None)
+    sa, sb = shape_values(ctx, a, t.ndim), shape_values(ctx, c, t.ndim)
+    result = new_array(ctx, t, [b.mul(m, p) for m, p in zip(sa, sb)], None)
 
     def put(idx):
         i, k = idx[:t.ndim], idx[t.ndim:]
         at = [b.add(b.mul(ii, p), kk) for ii, kk, p in zip(i, k, sb)]
-        ctx.store_element(t, result, at, _product(ctx, t, ctx.load_element(t, a, i), ctx.load_element(t, c, k)))
-    ctx.each_index(sa + sb, put)
+        store_element(ctx, t, result, at, _product(ctx, t, load_element(ctx, t, a, i), load_element(ctx, t, c, k)))
+    each_index(ctx, sa + sb, put)
     return result
 
 
@@ -316,17 +318,17 @@ def _kron_grad(ctx, op, ins):
     gt, ot, lt = (v.type for v in op.operands)
     out_t = op.results[0].type
     wrt = op.attrs["wrt"]
-    so, sl = ctx.shape_values(other, ot.ndim), ctx.shape_values(like, lt.ndim)
+    so, sl = shape_values(ctx, other, ot.ndim), shape_values(ctx, like, lt.ndim)
     sa, sb = (sl, so) if wrt == 0 else (so, sl)
-    result = ctx.new_array(out_t, sl, 0.0)
+    result = new_array(ctx, out_t, sl, 0.0)
 
     def add(idx):
         i, k = idx[:lt.ndim], idx[lt.ndim:]
-        gv = ctx.as_f64(gt, ctx.load_element(gt, g, [b.add(b.mul(ii, p), kk) for ii, kk, p in zip(i, k, sb)]))
+        gv = as_f64(ctx, gt, load_element(ctx, gt, g, [b.add(b.mul(ii, p), kk) for ii, kk, p in zip(i, k, sb)]))
         mine, theirs = (i, k) if wrt == 0 else (k, i)
-        ptr = ctx.raw_pointer(out_t, result, mine)
-        b.store(b.fadd(b.load(ptr), b.fmul(gv, ctx.as_f64(ot, ctx.load_element(ot, other, theirs)))), ptr)
-    ctx.each_index(sa + sb, add)
+        ptr = raw_pointer(ctx, out_t, result, mine)
+        b.store(b.fadd(b.load(ptr), b.fmul(gv, as_f64(ctx, ot, load_element(ctx, ot, other, theirs)))), ptr)
+    each_index(ctx, sa + sb, add)
     return result
 
 
@@ -336,15 +338,15 @@ def _runs(ctx, op, x_shape, counts, axis, step):
     its count(i) copies: ``step(i, at)``, ``at`` the copy's position in the result. Checks
     numpy's conditions first; returns the result's length along the axis."""
     b = ctx.b
-    n = ctx.product(x_shape) if axis is None else x_shape[axis]
-    length = ctx.shape_values(counts, 1)[0]
+    n = product(ctx, x_shape) if axis is None else x_shape[axis]
+    length = shape_values(ctx, counts, 1)[0]
     one = b.icmp_signed("==", length, _i64(1))
     ctx.raise_at(b.and_(b.icmp_signed("!=", length, n), b.not_(one)), lambda err: ValueError(
         f"operands could not be broadcast together with shape ({err[0]},) ({err[1]},)"), [n, length])
     ct = op.operands[2 if op.prim == "repeat_each_sum" else 1].type
 
     def count(i):
-        return ctx.load_element(ct, counts, [b.select(one, _i64(0), i)])
+        return load_element(ctx, ct, counts, [b.select(one, _i64(0), i)])
     total = ctx.stack_slot(INT64)
     b.store(_i64(0), total)
 
@@ -355,7 +357,7 @@ def _runs(ctx, op, x_shape, counts, axis, step):
         ctx.guard(b.and_(negative, one), NEGATIVE_SIZE)
         ctx.raise_at(b.and_(negative, b.not_(one)), lambda err: ValueError(REPEATS_MESSAGE))
         b.store(b.add(b.load(total), c), total)
-    ctx.each_index([n], add_count)
+    each_index(ctx, [n], add_count)
     if step is not None:
         at = ctx.stack_slot(INT64)
         b.store(_i64(0), at)
@@ -364,8 +366,8 @@ def _runs(ctx, op, x_shape, counts, axis, step):
             def copy(t):
                 step(i[0], b.load(at))
                 b.store(b.add(b.load(at), _i64(1)), at)
-            ctx.each_index([count(i[0])], copy)
-        ctx.each_index([n], copies)
+            each_index(ctx, [count(i[0])], copy)
+        each_index(ctx, [n], copies)
     return b.load(total)
 
 
@@ -383,18 +385,18 @@ def _repeat_each(ctx, op, ins):
     x, counts = ins
     t, out_t = op.operands[0].type, op.results[0].type
     axis = op.attrs.get("axis")
-    x_shape = ctx.shape_values(x, t.ndim)
+    x_shape = shape_values(ctx, x, t.ndim)
     total = _runs(ctx, op, x_shape, counts, axis, None)
     out_shape = [total] if axis is None else x_shape[:axis] + [total] + x_shape[axis + 1:]
-    result = ctx.new_array(out_t, out_shape, None)
+    result = new_array(ctx, out_t, out_shape, None)
     rest = [] if axis is None else x_shape[:axis] + x_shape[axis + 1:]
 
     def step(i, at):
         def move(idx):
             src = _unravel(b, i, x_shape) if axis is None else idx[:axis] + [i] + idx[axis:]
             dst = [at] if axis is None else idx[:axis] + [at] + idx[axis:]
-            b.store(b.load(ctx.raw_pointer(t, x, src)), ctx.raw_pointer(out_t, result, dst))
-        ctx.each_index(rest, move)
+            b.store(b.load(raw_pointer(ctx, t, x, src)), raw_pointer(ctx, out_t, result, dst))
+        each_index(ctx, rest, move)
     _runs(ctx, op, x_shape, counts, axis, step)
     return result
 
@@ -405,16 +407,16 @@ def _repeat_each_sum(ctx, op, ins):
     g, x, counts = ins
     gt, xt, out_t = op.operands[0].type, op.operands[1].type, op.results[0].type
     axis = op.attrs.get("axis")
-    x_shape = ctx.shape_values(x, xt.ndim)
-    result = ctx.new_array(out_t, x_shape, 0.0)
+    x_shape = shape_values(ctx, x, xt.ndim)
+    result = new_array(ctx, out_t, x_shape, 0.0)
     rest = [] if axis is None else x_shape[:axis] + x_shape[axis + 1:]
 
     def step(i, at):
         def add(idx):
             dst = _unravel(b, i, x_shape) if axis is None else idx[:axis] + [i] + idx[axis:]
             src = [at] if axis is None else idx[:axis] + [at] + idx[axis:]
-            ptr = ctx.raw_pointer(out_t, result, dst)
-            b.store(b.fadd(b.load(ptr), ctx.as_f64(gt, ctx.load_element(gt, g, src))), ptr)
-        ctx.each_index(rest, add)
+            ptr = raw_pointer(ctx, out_t, result, dst)
+            b.store(b.fadd(b.load(ptr), as_f64(ctx, gt, load_element(ctx, gt, g, src))), ptr)
+        each_index(ctx, rest, add)
     _runs(ctx, op, x_shape, counts, axis, step)
     return result

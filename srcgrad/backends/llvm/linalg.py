@@ -20,6 +20,9 @@ import numpy as np
 from llvmlite import ir
 
 from ...ir.types import F64, ArrayType
+from .arrays import as_f64, load_element, new_array, raw_pointer, shape_values, store_element
+from .lazy import stored
+from .loops import counted_loop, each_index, sum_step
 from .registry import lower
 from .types import BIT, DOUBLE, INT64, ltype
 
@@ -56,7 +59,7 @@ def _loop(ctx, start, stop, body, step=1):
     def iteration(i, carried):
         body(i)
         return []
-    ctx.counted_loop(start, stop, _i(step), [], iteration)
+    counted_loop(ctx, start, stop, _i(step), [], iteration)
 
 
 def _down(ctx, n, body):
@@ -65,7 +68,7 @@ def _down(ctx, n, body):
 
 
 def _ptr(ctx, arr, i, j):
-    return ctx.raw_pointer(MATRIX, arr, [i, j])
+    return raw_pointer(ctx, MATRIX, arr, [i, j])
 
 
 def _get(ctx, arr, i, j):
@@ -74,7 +77,7 @@ def _get(ctx, arr, i, j):
 
 def _square(ctx, t, a):
     """n for an n×n matrix; numpy's LinAlgError for another shape."""
-    n, m = ctx.shape_values(a, 2)
+    n, m = shape_values(ctx, a, 2)
     ctx.raise_at(ctx.b.icmp_signed("!=", n, m), lambda err: np.linalg.LinAlgError(_SQUARE))
     return n
 
@@ -82,8 +85,9 @@ def _square(ctx, t, a):
 def _copy(ctx, t, a, shape):
     """A fresh C-ordered float64 copy of array ``a`` (any strides)."""
     out_t = ArrayType(F64, t.ndim)
-    out = ctx.new_array(out_t, shape, None)
-    ctx.each_index(shape, lambda idx: ctx.store_element(out_t, out, idx, ctx.as_f64(t, ctx.load_element(t, a, idx))))
+    out = new_array(ctx, out_t, shape, None)
+    each_index(ctx, shape, lambda idx: store_element(ctx, out_t, out, idx,
+                                                     as_f64(ctx, t, load_element(ctx, t, a, idx))))
     return out
 
 
@@ -99,7 +103,7 @@ def _eliminate(ctx, a, n, rhs=None, rhs_t=None, cols=None):
     b.store(_d(0.0), singular)
 
     def rhs_ptr(i, c):
-        return ctx.raw_pointer(rhs_t, rhs, [i] if rhs_t.ndim == 1 else [i, c])
+        return raw_pointer(ctx, rhs_t, rhs, [i] if rhs_t.ndim == 1 else [i, c])
 
     def column(k):
         def better(i, carried):         # the first row of the largest |a[i, k]|
@@ -108,7 +112,7 @@ def _eliminate(ctx, a, n, rhs=None, rhs_t=None, cols=None):
             more = b.fcmp_ordered(">", v, best)
             return [b.select(more, v, best), b.select(more, i, at)]
         start = ctx.call_intrinsic("llvm.fabs", [_get(ctx, a, k, k)])
-        best, p = ctx.counted_loop(b.add(k, _i(1)), n, _i(1), [start, k], better)
+        best, p = counted_loop(ctx, b.add(k, _i(1)), n, _i(1), [start, k], better)
         zero = b.fcmp_ordered("==", best, _d(0.0))
         with b.if_else(zero) as (yes, no):
             with yes:
@@ -190,7 +194,7 @@ def _solve_into(ctx, a, n, rhs, rhs_t, cols):
     ctx.raise_at(b.fcmp_ordered("!=", b.load(singular), _d(0.0)), lambda err: np.linalg.LinAlgError(_SINGULAR))
 
     def rhs_ptr(i, c):
-        return ctx.raw_pointer(rhs_t, rhs, [i] if rhs_t.ndim == 1 else [i, c])
+        return raw_pointer(ctx, rhs_t, rhs, [i] if rhs_t.ndim == 1 else [i, c])
 
     def back(c):
         def row(i):
@@ -206,7 +210,7 @@ def _solve(ctx, op, ins):
     b = ctx.b
     ta, tb = (v.type for v in op.operands)
     n = _square(ctx, ta, ins[0])
-    shape = ctx.shape_values(ins[1], tb.ndim)
+    shape = shape_values(ctx, ins[1], tb.ndim)
     ctx.raise_at(b.icmp_signed("!=", shape[0], n),
                  lambda err: ValueError(_SOLVE[tb.ndim].format(err[0], err[1])), [shape[0], n])
     a = _copy(ctx, ta, ins[0], [n, n])
@@ -220,7 +224,7 @@ def _inv(ctx, op, ins):
     t = op.operands[0].type
     n = _square(ctx, t, ins[0])
     a = _copy(ctx, t, ins[0], [n, n])
-    eye = ctx.new_array(MATRIX, [n, n], 0.0)
+    eye = new_array(ctx, MATRIX, [n, n], 0.0)
     _loop(ctx, _i(0), n, lambda i: ctx.b.store(_d(1.0), _ptr(ctx, eye, i, i)))
     _solve_into(ctx, a, n, eye, MATRIX, n)
     return eye
@@ -243,16 +247,16 @@ def _cholesky(ctx, op, ins):
     t = op.operands[0].type
     a = ins[0]
     n = _square(ctx, t, a)
-    out = ctx.new_array(MATRIX, [n, n], 0.0)
+    out = new_array(ctx, MATRIX, [n, n], 0.0)
 
     def column(j):
-        s = b.fsub(ctx.as_f64(t, ctx.load_element(t, a, [j, j])), _dot_prefix(ctx, out, j, out, j, j))
+        s = b.fsub(as_f64(ctx, t, load_element(ctx, t, a, [j, j])), _dot_prefix(ctx, out, j, out, j, j))
         # numpy raises where a pivot is <= 0; a NaN goes on as NaN (numpy's result then)
         ctx.raise_at(b.fcmp_ordered("<=", s, _d(0.0)), lambda err: np.linalg.LinAlgError(_NOT_PD))
         d = ctx.scalar("sqrt", [F64], F64, [s])
         b.store(d, _ptr(ctx, out, j, j))
         _loop(ctx, b.add(j, _i(1)), n, lambda i: b.store(b.fdiv(b.fsub(
-            ctx.as_f64(t, ctx.load_element(t, a, [i, j])), _dot_prefix(ctx, out, i, out, j, j)), d), _ptr(ctx, out, i, j)))
+            as_f64(ctx, t, load_element(ctx, t, a, [i, j])), _dot_prefix(ctx, out, i, out, j, j)), d), _ptr(ctx, out, i, j)))
     _loop(ctx, _i(0), n, column)
     return out
 
@@ -277,8 +281,8 @@ def _upper_solve(ctx, lower_f, r, n, rows):
 def _matrix_of(ctx, n, value, cols=None):
     """A new n×n (n×cols) matrix with elements value(i, j)."""
     shape = [n, n if cols is None else cols]
-    out = ctx.new_array(MATRIX, shape, None)
-    ctx.each_index(shape, lambda idx: ctx.b.store(value(*idx), _ptr(ctx, out, *idx)))
+    out = new_array(ctx, MATRIX, shape, None)
+    each_index(ctx, shape, lambda idx: ctx.b.store(value(*idx), _ptr(ctx, out, *idx)))
     return out
 
 
@@ -287,8 +291,8 @@ def _cholesky_grad(ctx, op, ins):
     """gA = L^-T P L^-1, P = sym(tril(L^T gL)) (PyTorch's cholesky_backward; linalg_eval.py)."""
     b = ctx.b
     gt = op.operands[0].type
-    g, lf = ctx.stored(gt, ins[0]), ins[1]
-    n = ctx.shape_values(lf, 2)[0]
+    g, lf = stored(ctx, gt, ins[0]), ins[1]
+    n = shape_values(ctx, lf, 2)[0]
     lt_g = _matrix_of(ctx, n, lambda i, j: _column_dot(ctx, lf, i, g, gt, j, n))    # L^T gL
 
     def p(i, j):
@@ -308,7 +312,7 @@ def _column_dot(ctx, lf, i, g, gt, j, n):
     acc = ctx.stack_slot(DOUBLE)
     b.store(_d(0.0), acc)
     _loop(ctx, i, n, lambda k: b.store(b.fadd(b.load(acc), b.fmul(
-        _get(ctx, lf, k, i), ctx.as_f64(gt, ctx.load_element(gt, g, [k, j])))), acc))
+        _get(ctx, lf, k, i), as_f64(ctx, gt, load_element(ctx, gt, g, [k, j])))), acc))
     return b.load(acc)
 
 
@@ -317,25 +321,6 @@ VECTOR = ArrayType(F64, 1)
 _NO_SVD = str(_numpy_error(lambda: np.linalg.svd(np.full((2, 2), np.nan), compute_uv=False)))
 _SVD_TOL = 2e-15           # columns p, q are orthogonal when |w_p.w_q| <= tol |w_p| |w_q|
 _SVD_SWEEPS = 60           # at most (a few sweeps are enough for small matrices: 6-8 at 40×40)
-
-
-def _module_function(ctx, name, arg_types, ret, body):
-    """The module's internal function ``name`` (made on first use, one copy however many ops call
-    it: the compile time of O3 grows faster than a function's size), its code emitted by
-    ``body(*args)`` through ``ctx``'s loops and helpers with ``ctx``'s builder moved into it."""
-    f = ctx.module.globals.get(name)
-    if f is not None:
-        return f
-    f = ir.Function(ctx.module, ir.FunctionType(ret, arg_types), name=name)
-    f.linkage = "internal"
-    f.attributes.add("noinline")
-    saved = ctx.b, ctx.func
-    ctx.b, ctx.func = ir.IRBuilder(f.append_basic_block("entry")), f
-    try:
-        body(*f.args)
-    finally:
-        ctx.b, ctx.func = saved
-    return f
 
 
 class _Svd:
@@ -349,14 +334,14 @@ class _Svd:
 
     def __init__(self, ctx, t, a):
         b = ctx.b
-        m, n = ctx.shape_values(a, 2)
+        m, n = shape_values(ctx, a, 2)
         if t.dtype is not F64:
             a = _copy(ctx, t, a, [m, n])
         self.tr = b.icmp_signed("<", m, n)
         self.r, self.c = b.select(self.tr, n, m), b.select(self.tr, m, n)
-        self.w = ctx.new_array(MATRIX, [self.r, self.c], None)
-        self.v = ctx.new_array(MATRIX, [self.c, self.c], None)
-        self.s = ctx.new_array(VECTOR, [self.c], None)
+        self.w = new_array(ctx, MATRIX, [self.r, self.c], None)
+        self.v = new_array(ctx, MATRIX, [self.c, self.c], None)
+        self.s = new_array(ctx, VECTOR, [self.c], None)
         found = b.call(_factor(ctx), [a, self.w, self.v, self.s])
         ctx.raise_at(b.extract_value(found, 0), lambda err: np.linalg.LinAlgError(_NO_SVD))
         self.top = b.extract_value(found, 1)       # max|a|: s times it are A's singular values
@@ -366,7 +351,7 @@ def _factor(ctx):
     """factor(A, W, V, s) -> {A holds a NaN, max|a|}: W, V and s (descending) of A's SVD."""
     def body(a, w, v, s):
         b = ctx.b
-        m, n = ctx.shape_values(a, 2)
+        m, n = shape_values(ctx, a, 2)
         tr = b.icmp_signed("<", m, n)
         r, c = b.select(tr, n, m), b.select(tr, m, n)
 
@@ -378,17 +363,17 @@ def _factor(ctx):
         nan, top = _each_carried(ctx, [m, n], [ir.Constant(BIT, 0), _d(0.0)], scan)
         infinite = b.fcmp_ordered("==", top, _d(float("inf")))
         scale = b.fdiv(_d(1.0), b.select(b.fcmp_ordered(">", top, _d(0.0)), top, _d(1.0)))
-        ctx.each_index([r, c], lambda idx: b.store(b.select(infinite, _d(float("nan")), b.fmul(_get(
+        each_index(ctx, [r, c], lambda idx: b.store(b.select(infinite, _d(float("nan")), b.fmul(_get(
             ctx, a, b.select(tr, idx[1], idx[0]), b.select(tr, idx[0], idx[1])), scale)), _ptr(ctx, w, *idx)))
-        ctx.each_index([c, c], lambda idx: b.store(b.uitofp(b.icmp_signed("==", *idx), DOUBLE), _ptr(ctx, v, *idx)))
+        each_index(ctx, [c, c], lambda idx: b.store(b.uitofp(b.icmp_signed("==", *idx), DOUBLE), _ptr(ctx, v, *idx)))
         _sweeps(ctx, w, v, r, c)
         _loop(ctx, _i(0), c, lambda j: b.store(ctx.scalar("sqrt", [F64], F64, [_columns_dot(ctx, w, j, w, j, r)]),
-                                               ctx.raw_pointer(VECTOR, s, [j])))
+                                               raw_pointer(ctx, VECTOR, s, [j])))
         _sort(ctx, w, v, s, r, c)
         pair = b.insert_value(ir.Constant(_FACTOR_RESULT, ir.Undefined), nan, 0)
         b.ret(b.insert_value(pair, top, 1))
     arr = ltype(MATRIX)
-    return _module_function(ctx, "srcgrad.rt.svd_factor", [arr, arr, arr, ltype(VECTOR)], _FACTOR_RESULT, body)
+    return ctx.module_function("srcgrad.rt.svd_factor", [arr, arr, arr, ltype(VECTOR)], _FACTOR_RESULT, body)
 
 
 _FACTOR_RESULT = ir.LiteralStructType([BIT, DOUBLE])
@@ -396,8 +381,8 @@ _FACTOR_RESULT = ir.LiteralStructType([BIT, DOUBLE])
 
 def _each_carried(ctx, shape, inits, body):
     """Nested loops over the indices of a 2-d ``shape`` carrying values: body(idx, carried) -> new."""
-    return ctx.counted_loop(_i(0), shape[0], _i(1), inits, lambda i, outer: ctx.counted_loop(
-        _i(0), shape[1], _i(1), outer, lambda j, inner: body([i, j], inner)))
+    return counted_loop(ctx, _i(0), shape[0], _i(1), inits, lambda i, outer: counted_loop(
+        ctx, _i(0), shape[1], _i(1), outer, lambda j, inner: body([i, j], inner)))
 
 
 def _sweeps(ctx, w, v, r, c):
@@ -410,7 +395,7 @@ def _sweeps(ctx, w, v, r, c):
         def dots(i, carried):
             x, y = _get(ctx, w, i, p), _get(ctx, w, i, q)
             return [b.fadd(carried[0], b.fmul(x, x)), b.fadd(carried[1], b.fmul(y, y)), b.fadd(carried[2], b.fmul(x, y))]
-        alpha, beta, gamma = ctx.counted_loop(_i(0), r, _i(1), [_d(0.0)] * 3, dots)
+        alpha, beta, gamma = counted_loop(ctx, _i(0), r, _i(1), [_d(0.0)] * 3, dots)
         bound = b.fmul(_d(_SVD_TOL), b.fmul(ctx.scalar("sqrt", [F64], F64, [alpha]), ctx.scalar("sqrt", [F64], F64, [beta])))
         with b.if_then(b.fcmp_ordered(">", ctx.call_intrinsic("llvm.fabs", [gamma]), bound)):
             b.store(ir.Constant(BIT, 1), rotated)
@@ -436,7 +421,7 @@ def _sort(ctx, w, v, s, r, c):
     b = ctx.b
 
     def at(j):
-        return ctx.raw_pointer(VECTOR, s, [j])
+        return raw_pointer(ctx, VECTOR, s, [j])
 
     def place(j):
         def better(i, carried):
@@ -444,7 +429,7 @@ def _sort(ctx, w, v, s, r, c):
             x = b.load(at(i))
             more = b.fcmp_ordered(">", x, best)
             return [b.select(more, x, best), b.select(more, i, where)]
-        _, k = ctx.counted_loop(b.add(j, _i(1)), c, _i(1), [b.load(at(j)), j], better)
+        _, k = counted_loop(ctx, b.add(j, _i(1)), c, _i(1), [b.load(at(j)), j], better)
         with b.if_then(b.icmp_signed("!=", k, j)):
             _swap(ctx, at(j), at(k))
             _loop(ctx, _i(0), r, lambda i: _swap(ctx, _ptr(ctx, w, i, j), _ptr(ctx, w, i, k)))
@@ -455,7 +440,7 @@ def _sort(ctx, w, v, s, r, c):
 def _columns_dot(ctx, x, p, y, q, rows):
     """sum over i < rows of x[i, p] * y[i, q]."""
     b = ctx.b
-    return ctx.counted_loop(_i(0), rows, _i(1), [_d(0.0)], lambda i, acc: [
+    return counted_loop(ctx, _i(0), rows, _i(1), [_d(0.0)], lambda i, acc: [
         b.fadd(acc[0], b.fmul(_get(ctx, x, i, p), _get(ctx, y, i, q)))])[0]
 
 
@@ -477,7 +462,7 @@ def _weights(ctx, s, t, c):
     b = ctx.b
 
     def one(j):
-        at = ctx.raw_pointer(VECTOR, s, [j])
+        at = raw_pointer(ctx, VECTOR, s, [j])
         sj = b.load(at)
         b.store(b.select(b.fcmp_ordered("==", sj, _d(0.0)), _d(0.0), b.fdiv(t(j), sj)), at)
     _loop(ctx, _i(0), c, one)
@@ -488,26 +473,26 @@ def _vjp(ctx):
     in B's frame, written transposed back when B = A^T."""
     def body(g, w, v, s, tr, out):
         b = ctx.b
-        m, n = ctx.shape_values(out, 2)
-        c = ctx.shape_values(s, 1)[0]
-        _weights(ctx, s, lambda j: b.load(ctx.raw_pointer(VECTOR, g, [j])), c)
+        m, n = shape_values(ctx, out, 2)
+        c = shape_values(ctx, s, 1)[0]
+        _weights(ctx, s, lambda j: b.load(raw_pointer(ctx, VECTOR, g, [j])), c)
 
         def element(idx):
             i, l = b.select(tr, idx[1], idx[0]), b.select(tr, idx[0], idx[1])      # B's indices
-            total = ctx.counted_loop(_i(0), c, _i(1), [_d(0.0)], lambda j, acc: [b.fadd(acc[0], b.fmul(b.fmul(
-                _get(ctx, w, i, j), b.load(ctx.raw_pointer(VECTOR, s, [j]))), _get(ctx, v, l, j)))])[0]
+            total = counted_loop(ctx, _i(0), c, _i(1), [_d(0.0)], lambda j, acc: [b.fadd(acc[0], b.fmul(b.fmul(
+                _get(ctx, w, i, j), b.load(raw_pointer(ctx, VECTOR, s, [j]))), _get(ctx, v, l, j)))])[0]
             b.store(total, _ptr(ctx, out, *idx))
-        ctx.each_index([m, n], element)
+        each_index(ctx, [m, n], element)
         b.ret_void()
     arr, vec = ltype(MATRIX), ltype(VECTOR)
-    return _module_function(ctx, "srcgrad.rt.svd_vjp", [vec, arr, arr, vec, BIT, arr], ir.VoidType(), body)
+    return ctx.module_function("srcgrad.rt.svd_vjp", [vec, arr, arr, vec, BIT, arr], ir.VoidType(), body)
 
 
 def _jvp(ctx):
     """jvp(dA, W, V, s, transposed, out): out_j = u_j^T dB v_j = sum_(i, l) W[i, j] dB[i, l] V[l, j] / s_j."""
     def body(da, w, v, s, tr, out):
         b = ctx.b
-        r, c = ctx.shape_values(w, 2)
+        r, c = shape_values(ctx, w, 2)
 
         def component(j):
             def step(idx, carried):
@@ -516,11 +501,11 @@ def _jvp(ctx):
                 return [b.fadd(carried[0], b.fmul(b.fmul(_get(ctx, w, i, j), db), _get(ctx, v, l, j)))]
             return _each_carried(ctx, [r, c], [_d(0.0)], step)[0]
         _weights(ctx, s, component, c)
-        _loop(ctx, _i(0), c, lambda j: b.store(b.load(ctx.raw_pointer(VECTOR, s, [j])),
-                                               ctx.raw_pointer(VECTOR, out, [j])))
+        _loop(ctx, _i(0), c, lambda j: b.store(b.load(raw_pointer(ctx, VECTOR, s, [j])),
+                                               raw_pointer(ctx, VECTOR, out, [j])))
         b.ret_void()
     arr, vec = ltype(MATRIX), ltype(VECTOR)
-    return _module_function(ctx, "srcgrad.rt.svd_jvp", [arr, arr, arr, vec, BIT, vec], ir.VoidType(), body)
+    return ctx.module_function("srcgrad.rt.svd_jvp", [arr, arr, arr, vec, BIT, vec], ir.VoidType(), body)
 
 
 @lower(LINALG, "svdvals")
@@ -528,8 +513,8 @@ def _svdvals(ctx, op, ins):
     """np.linalg.svd(A, compute_uv=False): the sorted s_j, scaled back by max|a|."""
     b = ctx.b
     svd = _Svd(ctx, op.operands[0].type, ins[0])
-    _loop(ctx, _i(0), svd.c, lambda j: b.store(b.fmul(b.load(ctx.raw_pointer(VECTOR, svd.s, [j])), svd.top),
-                                               ctx.raw_pointer(VECTOR, svd.s, [j])))
+    _loop(ctx, _i(0), svd.c, lambda j: b.store(b.fmul(b.load(raw_pointer(ctx, VECTOR, svd.s, [j])), svd.top),
+                                               raw_pointer(ctx, VECTOR, svd.s, [j])))
     return svd.s
 
 
@@ -540,12 +525,12 @@ def _svdvals_grad(ctx, op, ins):
     (tt, at), (t, a) = [v.type for v in op.operands], ins
     svd = _Svd(ctx, at, a)
     if tt.dtype is not F64:
-        t = _copy(ctx, tt, t, ctx.shape_values(t, tt.ndim))
+        t = _copy(ctx, tt, t, shape_values(ctx, t, tt.ndim))
     if op.attrs["mode"] == "jvp":
-        out = ctx.new_array(VECTOR, [svd.c], None)
+        out = new_array(ctx, VECTOR, [svd.c], None)
         ctx.b.call(_jvp(ctx), [t, svd.w, svd.v, svd.s, svd.tr, out])
         return out
-    out = ctx.new_array(MATRIX, ctx.shape_values(a, 2), None)
+    out = new_array(ctx, MATRIX, shape_values(ctx, a, 2), None)
     ctx.b.call(_vjp(ctx), [t, svd.w, svd.v, svd.s, svd.tr, out])
     return out
 
@@ -557,8 +542,8 @@ def _einsum(ctx, op, ins):
     b = ctx.b
     inputs, output = op.attrs["spec"]
     types = [v.type for v in op.operands]
-    ins = [ctx.stored(t, v) for t, v in zip(types, ins)]
-    shapes = [ctx.shape_values(v, t.ndim) for t, v in zip(types, ins)]
+    ins = [stored(ctx, t, v) for t, v in zip(types, ins)]
+    shapes = [shape_values(ctx, v, t.ndim) for t, v in zip(types, ins)]
     size = {}
     for sub, shape in zip(inputs, shapes):
         for c, n in zip(sub, shape):
@@ -573,7 +558,7 @@ def _einsum(ctx, op, ins):
     def term(at):
         value = None
         for sub, t, v in zip(inputs, types, ins):
-            x = ctx.as_f64(t, ctx.load_element(t, v, [at[c] for c in sub]))
+            x = as_f64(ctx, t, load_element(ctx, t, v, [at[c] for c in sub]))
             value = x if value is None else b.fmul(value, x)
         return value
 
@@ -583,19 +568,19 @@ def _einsum(ctx, op, ins):
 
         def step(idx):
             at.update(zip(summed, idx))
-            b.store(ctx.sum_step(b.load(acc), term(at)), acc)
-        ctx.each_index([size[c] for c in summed], step)
+            b.store(sum_step(ctx, b.load(acc), term(at)), acc)
+        each_index(ctx, [size[c] for c in summed], step)
         return b.load(acc)
     if not output:
         return element([])
     out_t = op.results[0].type
     unique = "".join(dict.fromkeys(output))     # an output index repeats in gradients of diagonals
-    result = ctx.new_array(out_t, [size[c] for c in output], None if unique == output else 0.0)
+    result = new_array(ctx, out_t, [size[c] for c in output], None if unique == output else 0.0)
 
     def store(idx):
         value = element(idx)
-        ctx.store_element(out_t, result, [dict(zip(unique, idx))[c] for c in output], value)
-    ctx.each_index([size[c] for c in unique], store)
+        store_element(ctx, out_t, result, [dict(zip(unique, idx))[c] for c in output], value)
+    each_index(ctx, [size[c] for c in unique], store)
     return result
 
 

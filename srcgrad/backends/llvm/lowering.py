@@ -6,10 +6,10 @@ name to the rule of the one table that implements it (Numba's lowering.py + math
 habit; registry.py says what a rule is):
 
 - the target's math table (``CPU_MATH``) and ``SCALAR`` (scalar_math.py): numbers, and
-  element-wise over arrays with numpy's broadcasting (arrays.py; fusion.py and lazy.py
-  compute element-wise chains inside their consumer's loop);
+  element-wise over arrays with numpy's broadcasting (lazy.elementwise; fusion.py and
+  lazy.py compute element-wise chains inside their consumer's loop);
 - ``CORE`` (here): constants, asserts, ``range_len`` and control flow;
-- ``ARRAY`` (arrays.py): element access, views, slicing, broadcasting, new arrays;
+- ``ARRAY`` (array_ops.py): element access, views, slicing, broadcasting, new arrays;
 - ``KERNELS`` (kernels.py): matmul, reductions and their gradients;
 - ``TAPES`` (memory.py): the tapes of reverse mode (memory.py also keeps the arena and
   frees per iteration);
@@ -19,8 +19,12 @@ habit; registry.py says what a rule is):
 - ``JOINS`` (joins.py): joining, splitting and building arrays (np.concatenate, diagonals, ...);
 - ``SHAPES`` (shapes.py): reshape, transposes, flips, squeeze, expand_dims, astype, np.array([...]).
 
-Errors leave the function through its exit block with a status (error_codes.py); bounds
-checks a loop can make before it are made there (checks.py). jit.py compiles the result.
+A rule is a function ``rule(ctx, op, ins)`` of the lowering context ``ctx``, the ``Lowering``
+below; the helpers the rules share are functions of ``ctx`` too, in the module named after
+what they do: arrays.py (element access, views, new arrays), lazy.py (lazy values),
+loops.py (loops inside an op), memory.py (the arena). Errors leave the function through its
+exit block with a status (error_codes.py); bounds checks a loop can make before it are made
+there (checks.py). jit.py compiles the result.
 
 Example:
     Lowering(fn, module, CPU).build("srcgrad.fn.f.0123")       # the ir.Function
@@ -29,18 +33,20 @@ from llvmlite import ir
 
 from ...ir.primitives import PRIMITIVES
 from ...ir.types import BOOL, F64, I64
-from .arrays import ARRAY, Arrays
+from .array_ops import ARRAY
+from .arrays import Lazy, global_array
 from .callbacks import CALLS
 from .checks import checkable_accesses, versioned_loop
 from .error_codes import OK, RANGE_STEP, SITE
 from .fusion import lazy_ops, lazy_positions
 from .indexing import INDEXING
 from .joins import JOINS
-from .kernels import KERNELS, Kernels
+from .kernels import KERNELS
+from .lazy import elementwise, stored
 from .linalg import LINALG, LINALG_SCALAR
-from .lazy import Lazy, LazyArrays
 from .loop_memory import frees_each_iteration
-from .memory import TAPES, Memory
+from .loops import counted_loop, range_len
+from .memory import TAPES, free_all, release_iteration
 from .reductions import REDUCTIONS
 from .registry import lower
 from .scalar_math import SCALAR, checked_int
@@ -65,16 +71,22 @@ def tables(target):
 def _scalar_op(ctx, op, ins):
     """An op of a scalar table: element-wise over arrays, a checked int op, or on numbers."""
     if op.results and op.results[0].type.is_array:
-        return ctx.elementwise(op, ins)
+        return elementwise(ctx, op, ins)
     if PRIMITIVES[op.prim].overflows and op.results[0].type is I64:     # OverflowError beyond 64 bits
         return checked_int(ctx, op, ins)
     return ctx.scalar(op.prim, [x.type for x in op.operands], op.results[0].type, ins)
 
 
-class Lowering(LazyArrays, Arrays, Kernels, Memory):
-    """The lowering context of one function: the builder ``b``, the value map, and what the
-    entry stub needs afterwards (``errors``: the sites' exceptions; ``callbacks``: the ops
-    calling Python, in the order of the callback table)."""
+class Lowering:
+    """The lowering context of one function, ``ctx`` in every rule and helper: the builder
+    ``b`` (set by ``build``), the value map ``values`` (``v``), the dispatch of an op to its
+    rule (``op``, ``scalar``), and the exits (``fail``, ``guard``, ``raise_at``). The rest is
+    state the helpers share, set here and in ``build``: ``func`` and its ``exit_block``,
+    ``status``, ``outs``, the call's ``arena``, ``arena_count``, ``errinfo`` and
+    ``callback_table`` (memory.py, callbacks.py); ``lazy``, ``memo``, ``strict`` (lazy.py);
+    ``trusted`` (checks.py); ``growing``, ``frees`` (memory.py). What the entry stub needs
+    afterwards: ``errors`` (the sites' exceptions) and ``callbacks`` (the ops calling Python,
+    in the order of the callback table)."""
 
     def __init__(self, fn, module, target, boundscheck=True):
         self.fn, self.module, self.target = fn, module, target
@@ -131,6 +143,24 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
             f = ir.Function(self.module, ir.FunctionType(ret, args), name=name)
         return f
 
+    def module_function(self, name, arg_types, ret, body):
+        """The module's internal function ``name`` (made on first use, one copy however many ops call
+        it: the compile time of O3 grows faster than a function's size), its code emitted by
+        ``body(*args)`` through the helpers, with this context's builder moved into it."""
+        f = self.module.globals.get(name)
+        if f is not None:
+            return f
+        f = ir.Function(self.module, ir.FunctionType(ret, arg_types), name=name)
+        f.linkage = "internal"
+        f.attributes.add("noinline")
+        saved = self.b, self.func
+        self.b, self.func = ir.IRBuilder(f.append_basic_block("entry")), f
+        try:
+            body(*f.args)
+        finally:
+            self.b, self.func = saved
+        return f
+
     def stack_slot(self, t):
         """A stack slot of LLVM type ``t``, made in the entry block (where LLVM promotes it to a
         register)."""
@@ -138,6 +168,7 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
             return self.b.alloca(t)
 
     def call_intrinsic(self, name, args):
+        """A call of the LLVM intrinsic ``name``, overloaded on its first argument's type."""
         f = self.module.declare_intrinsic(name, [a.type for a in args[:1]])
         return self.b.call(f, args)
 
@@ -151,7 +182,7 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
                 for v, ptr in zip(op.operands, self.outs):
                     val = self.v(v)
                     self.b.store(self.b.zext(val, BYTE) if v.type is BOOL else val, ptr)
-                self.free_all()
+                free_all(self)
                 self.b.branch(self.exit_block)
                 return None
             self.op(op)
@@ -161,11 +192,12 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
         """Lower a region's ops; returns its yielded values. Tapes made in it are freed at its end."""
         saved, self.frees = self.frees, []
         ys = self.block(blk)
-        self.free_all()
+        free_all(self)
         self.frees = saved
         return ys
 
     def v(self, value):
+        """The LLVM value of the IR ``value``."""
         return self.values[value]
 
     def op(self, op):
@@ -175,7 +207,7 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
         ins = [self.v(x) for x in op.operands] if p not in ("for", "while", "if") else None
         if ins and any(isinstance(v, Lazy) for v in ins):
             keep = lazy_positions(op) | ({PRIMITIVES[p].shape_operand} - {None})
-            ins = [v if k in keep else self.stored(x.type, v) for k, (x, v) in enumerate(zip(op.operands, ins))]
+            ins = [v if k in keep else stored(self, x.type, v) for k, (x, v) in enumerate(zip(op.operands, ins))]
         rule = self.rules.get(p)
         if (rule is None or PRIMITIVES[p].scalar_only) and (any(x.type.is_array for x in op.operands) or
                                                    any(r.type.is_array for r in op.results)):
@@ -219,89 +251,6 @@ class Lowering(LazyArrays, Arrays, Kernels, Memory):
         self.errors.append((make, len(numbers)))
         self.guard(cond, SITE + len(self.errors) - 1, numbers)
 
-    def array_label(self, op, arr_value):
-        """How an IndexError names the array: the user's array, also for the adjoint array of
-        gradient code (reverse.py records it), and the source line."""
-        name = op.attrs.get("array") or arr_value.name or "array"
-        return f"'{name}'", f" ({op.loc})" if op.loc is not None else ""
-
-    # ------------------------------------------------------------------ loops
-    def range_len(self, start, stop, step):
-        """len(range(start, stop, step)) (step != 0)."""
-        b = self.b
-        self.guard(b.icmp_signed("==", step, ir.Constant(INT64, 0)), RANGE_STEP)
-        up = b.icmp_signed(">", step, ir.Constant(INT64, 0))
-        empty = b.select(up, b.icmp_signed(">=", start, stop), b.icmp_signed("<=", start, stop))
-        # the distance and the step's size as unsigned numbers: exact even across the whole i64 range
-        span = b.select(up, b.sub(stop, start), b.sub(start, stop))
-        mag = b.select(up, step, b.neg(step))
-        partial = b.icmp_unsigned("!=", b.urem(span, mag), ir.Constant(INT64, 0))
-        n = b.add(b.udiv(span, mag), b.zext(partial, INT64))
-        return b.select(empty, ir.Constant(INT64, 0), n)
-
-    def counted_loop(self, start, stop, step, inits, body, name="for"):
-        """Emit ``for i in range(start, stop, step)`` carrying ``inits``; ``body(i, carried)``
-        emits one iteration and returns the new carried values. Returns the values after the loop.
-        A step other than ±1 counts iterations instead (i = start + k * step), so that ``i + step``
-        cannot overflow past ``stop`` near the ends of the 64-bit range."""
-        b = self.b
-        if not (isinstance(step, ir.Constant) and step.constant in (1, -1)):
-            one = ir.Constant(INT64, 1)
-            return self.counted_loop(ir.Constant(INT64, 0), self.range_len(start, stop, step), one, inits,
-                                     lambda k, carried: body(b.add(start, b.mul(k, step)), carried), name)
-        pre = b.block
-        head = self.func.append_basic_block(f"{name}.head")
-        loop = self.func.append_basic_block(f"{name}.body")
-        done = self.func.append_basic_block(f"{name}.end")
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.phi(INT64)
-        i.add_incoming(start, pre)
-        phis = []
-        for v in inits:
-            phi = b.phi(v.type)
-            phi.add_incoming(v, pre)
-            phis.append(phi)
-        b.cbranch(b.icmp_signed("<" if step.constant > 0 else ">", i, stop), loop, done)
-        b.position_at_end(loop)
-        ys = body(i, phis)
-        latch = b.block
-        i.add_incoming(b.add(i, step), latch)
-        for phi, y in zip(phis, ys):
-            phi.add_incoming(y, latch)
-        b.branch(head)
-        b.position_at_end(done)
-        return phis
-
-    def each_index(self, shape, body):
-        """Emit nested loops over all indices of ``shape`` calling ``body(indices)``."""
-        if not shape:
-            body([])
-            return
-        zero, one = ir.Constant(INT64, 0), ir.Constant(INT64, 1)
-
-        def iteration(i, carried):
-            self.each_index(shape[1:], lambda rest: body([i] + rest))
-            return []
-        self.counted_loop(zero, shape[0], one, [], iteration, name="each")
-
-    def choose(self, cond, then, otherwise):
-        """Emit ``then()`` where ``cond`` holds at run time, ``otherwise()`` where it does not."""
-        with self.b.if_else(cond) as (yes, no):
-            with yes:
-                then()
-            with no:
-                otherwise()
-
-    def mark_reductions(self, for_op, ys):
-        """A carried float updated as ``s = s + x`` is a sum: let LLVM reassociate it, so the loop
-        can be vectorised (results move at rounding level only; DESIGN.md allows it)."""
-        for a, y, inst in zip(for_op.carried, for_op.body.yielded, ys):
-            op = y.owner
-            if a.type is F64 and op is not None and op.prim == "add" and a in op.operands and \
-                    isinstance(inst, ir.Instruction) and inst.opname == "fadd":
-                inst.flags.append("reassoc")
-
 
 # ---------------------------------------------------------------------- CORE
 @lower(CORE, "const")
@@ -309,7 +258,7 @@ def _const(ctx, op, ins):
     t = op.results[0].type
     value = op.attrs["value"]
     if hasattr(value, "shape"):
-        return ctx.global_array(t, value)
+        return global_array(ctx, t, value)
     return ir.Constant(ltype(t), int(value) if t is not F64 else float(value))
 
 
@@ -321,7 +270,8 @@ def _assert(ctx, op, ins):
 
 @lower(CORE, "range_len")
 def _range_len(ctx, op, ins):
-    return ctx.range_len(*ins)
+    """len(range(start, stop, step)) of the op's operands (loops.range_len)."""
+    return range_len(ctx, *ins)
 
 
 @lower(CORE, "if")
@@ -361,16 +311,26 @@ def _for(ctx, op, ins):
         ctx.values[op.index] = i
         ctx.values.update(zip(op.carried, carried))
         ys = ctx.region(op.body)
-        ctx.mark_reductions(op, ys)
-        ctx.release_iteration(mark, op.body, ys)
+        _mark_reductions(op, ys)
+        release_iteration(ctx, mark, op.body, ys)
         return ys
 
     accesses = checkable_accesses(op) if ctx.boundscheck else []
     if accesses:
         outs = versioned_loop(ctx, accesses, start, stop, step, inits, iteration)
     else:
-        outs = ctx.counted_loop(start, stop, step, inits, iteration)
+        outs = counted_loop(ctx, start, stop, step, inits, iteration)
     ctx.values.update(zip(op.results, outs))
+
+
+def _mark_reductions(for_op, ys):
+    """A carried float updated as ``s = s + x`` is a sum: let LLVM reassociate it, so the loop
+    can be vectorised (results move at rounding level only; DESIGN.md allows it)."""
+    for a, y, inst in zip(for_op.carried, for_op.body.yielded, ys):
+        op = y.owner
+        if a.type is F64 and op is not None and op.prim == "add" and a in op.operands and \
+                isinstance(inst, ir.Instruction) and inst.opname == "fadd":
+            inst.flags.append("reassoc")
 
 
 @lower(CORE, "while")
@@ -396,7 +356,7 @@ def _while(ctx, op, ins):
     b.position_at_end(loop)
     ctx.values.update(zip(op.carried, phis))
     ys = ctx.region(body)
-    ctx.release_iteration(mark, body, ys)
+    release_iteration(ctx, mark, body, ys)
     latch = b.block
     for phi, y in zip(phis, ys):
         phi.add_incoming(y, latch)

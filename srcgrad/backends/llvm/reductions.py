@@ -8,6 +8,8 @@ Example (inside the lowering):
 from llvmlite import ir
 
 from ...ir.types import F64, I64, ArrayType
+from .arrays import as_f64, load_element, new_array, product, raw_pointer, shape_values, store_element, view
+from .loops import choose, counted_loop, each_index
 from .registry import lower
 from .types import BIT, DOUBLE, INT64
 
@@ -18,12 +20,12 @@ REDUCTIONS = {}
 def _expand_dims(ctx, op, ins):
     """A view with one more axis, of size 1 (its stride is never used: 0)."""
     b, t, axis = ctx.b, op.operands[0].type, op.attrs["axis"]
-    shape = ctx.shape_values(ins[0], t.ndim)
+    shape = shape_values(ctx, ins[0], t.ndim)
     sd = b.extract_value(ins[0], 2)
     strides = [b.extract_value(sd, k) for k in range(t.ndim)]
     one, zero = ir.Constant(INT64, 1), ir.Constant(INT64, 0)
-    return ctx.view(ins[0], b.extract_value(ins[0], 0), shape[:axis] + [one] + shape[axis:],
-                    strides[:axis] + [zero] + strides[axis:], t.ndim + 1)
+    return view(ctx, ins[0], b.extract_value(ins[0], 0), shape[:axis] + [one] + shape[axis:],
+                strides[:axis] + [zero] + strides[axis:], t.ndim + 1)
 
 
 def _along(ctx, idx, axis, n, reverse):
@@ -44,16 +46,16 @@ def _along(ctx, idx, axis, n, reverse):
 def scan(ctx, t, x, axis, combine, reverse=False):
     """out[i] = x[i] at the first position along ``axis``, else combine(out[i-1], x[i])."""
     b = ctx.b
-    shape = ctx.shape_values(x, t.ndim)
+    shape = shape_values(ctx, x, t.ndim)
     out_t = ArrayType(F64, t.ndim)
-    result = ctx.new_array(out_t, shape, 0.0)
+    result = new_array(ctx, out_t, shape, 0.0)
 
     def step(idx):
         here, prev, first = _along(ctx, idx, axis, shape[axis], reverse)
-        v = ctx.as_f64(t, ctx.load_element(t, x, here))
-        acc = combine(ctx.load_element(out_t, result, prev), v)
-        ctx.store_element(out_t, result, here, b.select(first, v, acc))
-    ctx.each_index(shape, step)
+        v = as_f64(ctx, t, load_element(ctx, t, x, here))
+        acc = combine(load_element(ctx, out_t, result, prev), v)
+        store_element(ctx, out_t, result, here, b.select(first, v, acc))
+    each_index(ctx, shape, step)
     return result
 
 
@@ -75,38 +77,38 @@ def _cumprod_grad(ctx, op, ins):
     b = ctx.b
     (tt, xt), (t, x) = [v.type for v in op.operands], ins
     axis = op.attrs["axis"]
-    shape = ctx.shape_values(x, xt.ndim)
+    shape = shape_values(ctx, x, xt.ndim)
     out_t = ArrayType(F64, xt.ndim)
     running = scan(ctx, xt, x, axis, b.fmul)
-    result = ctx.new_array(out_t, shape, 0.0)
+    result = new_array(ctx, out_t, shape, 0.0)
 
     def load(value_t, value, idx):
-        return ctx.as_f64(value_t, ctx.load_element(value_t, value, idx))
+        return as_f64(ctx, value_t, load_element(ctx, value_t, value, idx))
 
     def before(prev, first):        # P[i-1], 1 at the first position
-        return b.select(first, ir.Constant(DOUBLE, 1.0), ctx.load_element(out_t, running, prev))
+        return b.select(first, ir.Constant(DOUBLE, 1.0), load_element(ctx, out_t, running, prev))
 
     if op.attrs["mode"] == "jvp":
         def step(idx):
             here, prev, first = _along(ctx, idx, axis, shape[axis], False)
             ti = load(tt, t, here)
-            acc = b.fadd(b.fmul(ctx.load_element(out_t, result, prev), load(xt, x, here)),
+            acc = b.fadd(b.fmul(load_element(ctx, out_t, result, prev), load(xt, x, here)),
                          b.fmul(before(prev, first), ti))
-            ctx.store_element(out_t, result, here, b.select(first, ti, acc))
-        ctx.each_index(shape, step)
+            store_element(ctx, out_t, result, here, b.select(first, ti, acc))
+        each_index(ctx, shape, step)
         return result
 
     def backward(idx):              # here = i from the end, prev = i + 1
         here, nxt, last = _along(ctx, idx, axis, shape[axis], True)
         ti = load(tt, t, here)
-        acc = b.fadd(ti, b.fmul(load(xt, x, nxt), ctx.load_element(out_t, result, nxt)))
-        ctx.store_element(out_t, result, here, b.select(last, ti, acc))
+        acc = b.fadd(ti, b.fmul(load(xt, x, nxt), load_element(ctx, out_t, result, nxt)))
+        store_element(ctx, out_t, result, here, b.select(last, ti, acc))
 
     def forward(idx):
         here, prev, first = _along(ctx, idx, axis, shape[axis], False)
-        ctx.store_element(out_t, result, here, b.fmul(before(prev, first), ctx.load_element(out_t, result, here)))
-    ctx.each_index(shape, backward)
-    ctx.each_index(shape, forward)
+        store_element(ctx, out_t, result, here, b.fmul(before(prev, first), load_element(ctx, out_t, result, here)))
+    each_index(ctx, shape, backward)
+    each_index(ctx, shape, forward)
     return result
 
 
@@ -116,10 +118,10 @@ def _arg_extremum(ctx, op, ins):
     over everything in C order (axis None) or along one axis."""
     b = ctx.b
     t, x, kind = op.operands[0].type, ins[0], op.prim
-    shape = ctx.shape_values(x, t.ndim)
+    shape = shape_values(ctx, x, t.ndim)
     axis = op.attrs.get("axis")
     whole = axis is None or t.ndim == 1
-    reduced = ctx.product(shape) if axis is None else shape[axis]
+    reduced = product(ctx, shape) if axis is None else shape[axis]
     ctx.raise_at(b.icmp_signed("==", reduced, ir.Constant(INT64, 0)),
                  lambda err: ValueError(f"attempt to get {kind} of an empty sequence"))
     start = ir.Constant(DOUBLE, float("-inf") if kind == "argmax" else float("inf"))
@@ -131,7 +133,7 @@ def _arg_extremum(ctx, op, ins):
     else:
         rest = [n for k, n in enumerate(shape) if k != axis]
         bests_t, wheres_t = ArrayType(F64, t.ndim - 1), op.results[0].type
-        bests, wheres = ctx.new_array(bests_t, rest, float(start.constant)), ctx.new_array(wheres_t, rest, 0)
+        bests, wheres = new_array(ctx, bests_t, rest, float(start.constant)), new_array(ctx, wheres_t, rest, 0)
 
     def step(idx):
         if whole:
@@ -139,21 +141,21 @@ def _arg_extremum(ctx, op, ins):
             b.store(b.add(k, ir.Constant(INT64, 1)), count)
         else:
             other = [i for j, i in enumerate(idx) if j != axis]
-            slots, k = (ctx.raw_pointer(bests_t, bests, other), ctx.raw_pointer(wheres_t, wheres, other)), idx[axis]
-        v, old = ctx.as_f64(t, ctx.load_element(t, x, idx)), b.load(slots[0])
+            slots, k = (raw_pointer(ctx, bests_t, bests, other), raw_pointer(ctx, wheres_t, wheres, other)), idx[axis]
+        v, old = as_f64(ctx, t, load_element(ctx, t, x, idx)), b.load(slots[0])
         better = b.fcmp_ordered(">" if kind == "argmax" else "<", v, old)
         first_nan = b.and_(b.fcmp_unordered("uno", v, v), b.fcmp_ordered("ord", old, old))
         take = b.or_(better, first_nan)
         b.store(b.select(take, v, old), slots[0])
         b.store(b.select(take, k, b.load(slots[1])), slots[1])
-    ctx.each_index(shape, step)
+    each_index(ctx, shape, step)
     return b.load(where) if whole else wheres
 
 
 def _lanes(ctx, shape, axis, body):
     """``body(at)`` once per line along ``axis``: ``at(i)`` is the full index of position i."""
     rest = shape[:axis] + shape[axis + 1:]
-    ctx.each_index(rest, lambda r: body(lambda i: r[:axis] + [i] + r[axis:]))
+    each_index(ctx, rest, lambda r: body(lambda i: r[:axis] + [i] + r[axis:]))
 
 
 @lower(REDUCTIONS, "argsort")
@@ -163,16 +165,16 @@ def _argsort(ctx, op, ins):
     before another only if it is strictly smaller, so equal elements keep their order."""
     b = ctx.b
     t, x, axis = op.operands[0].type, ins[0], op.attrs["axis"]
-    shape = ctx.shape_values(x, t.ndim)
+    shape = shape_values(ctx, x, t.ndim)
     n, out_t, buf_t = shape[axis], op.results[0].type, ArrayType(I64, 1)
-    result = ctx.new_array(out_t, shape, 0)
-    bufs = [ctx.new_array(buf_t, [n], 0) for _ in range(2)]
+    result = new_array(ctx, out_t, shape, 0)
+    bufs = [new_array(ctx, buf_t, [n], 0) for _ in range(2)]
     width, parity = ctx.stack_slot(INT64), ctx.stack_slot(BIT)
     zero, one = ir.Constant(INT64, 0), ir.Constant(INT64, 1)
 
     def lane(at):
         def after(k, m):        # position k sorts after position m: larger, or NaN against a number
-            u, v = (ctx.as_f64(t, ctx.load_element(t, x, at(p))) for p in (k, m))
+            u, v = (as_f64(ctx, t, load_element(ctx, t, x, at(p))) for p in (k, m))
             return b.or_(b.fcmp_ordered(">", u, v), b.and_(b.fcmp_unordered("uno", u, u), b.fcmp_ordered("ord", v, v)))
 
         def merge_runs(src, dst, w):
@@ -182,16 +184,16 @@ def _argsort(ctx, op, ins):
                 def step(k, ij):
                     i, j = ij
                     left, right = b.icmp_signed("<", i, mid), b.icmp_signed("<", j, hi)
-                    si = ctx.load_element(buf_t, src, [b.select(left, i, lo)])
-                    sj = ctx.load_element(buf_t, src, [b.select(right, j, lo)])
+                    si = load_element(ctx, buf_t, src, [b.select(left, i, lo)])
+                    sj = load_element(ctx, buf_t, src, [b.select(right, j, lo)])
                     take_left = b.and_(left, b.or_(b.not_(right), b.not_(after(si, sj))))
-                    ctx.store_element(buf_t, dst, [k], b.select(take_left, si, sj))
+                    store_element(ctx, buf_t, dst, [k], b.select(take_left, si, sj))
                     return [b.select(take_left, b.add(i, one), i), b.select(take_left, j, b.add(j, one))]
-                ctx.counted_loop(lo, hi, one, [lo, mid], step, name="merge")
+                counted_loop(ctx, lo, hi, one, [lo, mid], step, name="merge")
                 return []
-            ctx.counted_loop(zero, n, b.add(w, w), [], run_pair, name="runs")
+            counted_loop(ctx, zero, n, b.add(w, w), [], run_pair, name="runs")
 
-        ctx.each_index([n], lambda i: ctx.store_element(buf_t, bufs[0], i, i[0]))
+        each_index(ctx, [n], lambda i: store_element(ctx, buf_t, bufs[0], i, i[0]))
         b.store(one, width)
         b.store(ir.Constant(BIT, 0), parity)
         test, body, done = (ctx.func.append_basic_block(f"argsort.{s}") for s in ("test", "pass", "done"))
@@ -200,14 +202,14 @@ def _argsort(ctx, op, ins):
         b.cbranch(b.icmp_signed("<", b.load(width), n), body, done)
         b.position_at_end(body)
         w, flip = b.load(width), b.load(parity)
-        ctx.choose(flip, lambda: merge_runs(bufs[1], bufs[0], w), lambda: merge_runs(bufs[0], bufs[1], w))
+        choose(ctx, flip, lambda: merge_runs(bufs[1], bufs[0], w), lambda: merge_runs(bufs[0], bufs[1], w))
         b.store(b.add(w, w), width)
         b.store(b.not_(flip), parity)
         b.branch(test)
         b.position_at_end(done)
         last = b.load(parity)
-        ctx.each_index([n], lambda i: ctx.store_element(out_t, result, at(i[0]), b.select(
-            last, ctx.load_element(buf_t, bufs[1], i), ctx.load_element(buf_t, bufs[0], i))))
+        each_index(ctx, [n], lambda i: store_element(ctx, out_t, result, at(i[0]), b.select(
+            last, load_element(ctx, buf_t, bufs[1], i), load_element(ctx, buf_t, bufs[0], i))))
     _lanes(ctx, shape, axis, lane)
     return result
 
@@ -223,19 +225,19 @@ def _take_put(ctx, op, ins):
     b = ctx.b
     (gt, it), (g, idx) = [v.type for v in op.operands], ins
     axis = op.attrs["axis"]
-    shape = ctx.shape_values(idx, it.ndim)
+    shape = shape_values(ctx, idx, it.ndim)
     out_t = op.results[0].type
-    result = ctx.new_array(out_t, shape, 0.0)
+    result = new_array(ctx, out_t, shape, 0.0)
 
     def step(pos):
-        k = ctx.load_element(it, idx, pos)
+        k = load_element(ctx, it, idx, pos)
         moved = pos[:axis] + [k] + pos[axis + 1:]
         if op.prim == "take_along":
-            ctx.store_element(out_t, result, pos, ctx.as_f64(gt, ctx.load_element(gt, g, moved)))
+            store_element(ctx, out_t, result, pos, as_f64(ctx, gt, load_element(ctx, gt, g, moved)))
         else:
-            ptr = ctx.raw_pointer(out_t, result, moved)
-            b.store(b.fadd(b.load(ptr), ctx.as_f64(gt, ctx.load_element(gt, g, pos))), ptr)
-    ctx.each_index(shape, step)
+            ptr = raw_pointer(ctx, out_t, result, moved)
+            b.store(b.fadd(b.load(ptr), as_f64(ctx, gt, load_element(ctx, gt, g, pos))), ptr)
+    each_index(ctx, shape, step)
     return result
 
 

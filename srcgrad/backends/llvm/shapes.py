@@ -14,7 +14,9 @@ import numpy as np
 from llvmlite import ir
 
 from ...ir.types import F32, F64, I64
-from .error_codes import ERR_SLOTS, _raised
+from .arrays import load_element, new_array, offset_pointer, product, raw_pointer, shape_values, store_element, view
+from .error_codes import ERR_SLOTS, raised
+from .loops import each_index
 from .registry import lower
 from .types import BIT, DOUBLE, INT64
 
@@ -36,7 +38,7 @@ def _strides(ctx, arr, ndim):
 
 def _reshape_error(err):
     size, sizes = err[0], err[1:]
-    return _raised(lambda: np.broadcast_to(0.0, (size,)).reshape(sizes))
+    return raised(lambda: np.broadcast_to(0.0, (size,)).reshape(sizes))
 
 
 def _new_sizes(ctx, size, sizes):
@@ -76,27 +78,27 @@ def _reshape(ctx, op, ins):
     b = ctx.b
     t, out_t = op.operands[0].type, op.results[0].type
     x = ins[0]
-    shape = ctx.shape_values(x, t.ndim)
-    sizes = _new_sizes(ctx, ctx.product(shape), [b.zext(s, INT64) if s.type is BIT else s for s in ins[1:]])
+    shape = shape_values(ctx, x, t.ndim)
+    sizes = _new_sizes(ctx, product(ctx, shape), [b.zext(s, INT64) if s.type is BIT else s for s in ins[1:]])
     strides = _c_strides(b, sizes)
     contiguous = _c_contiguous(ctx, shape, _strides(ctx, x, t.ndim))
     with b.if_else(contiguous) as (then, otherwise):
         with then:
-            view = ctx.view(x, b.extract_value(x, 0), sizes, strides, out_t.ndim)
-            view_block = b.block
+            same = view(ctx, x, b.extract_value(x, 0), sizes, strides, out_t.ndim)
+            same_block = b.block
         with otherwise:
-            dense = ctx.new_array(t, shape, None)
-            ctx.each_index(shape, lambda idx: b.store(b.load(ctx.raw_pointer(t, x, idx)),
-                                                      ctx.raw_pointer(t, dense, idx)))
-            copied = ctx.view(dense, b.extract_value(dense, 0), sizes, strides, out_t.ndim)
+            dense = new_array(ctx, t, shape, None)
+            each_index(ctx, shape, lambda idx: b.store(b.load(raw_pointer(ctx, t, x, idx)),
+                                                       raw_pointer(ctx, t, dense, idx)))
+            copied = view(ctx, dense, b.extract_value(dense, 0), sizes, strides, out_t.ndim)
             copy_block = b.block
-    out = b.phi(view.type)
-    out.add_incoming(view, view_block)
+    out = b.phi(same.type)
+    out.add_incoming(same, same_block)
     out.add_incoming(copied, copy_block)
     return out
 
 
-_SQUEEZE_MESSAGE = str(_raised(lambda: np.squeeze(np.zeros(2), axis=0)))
+_SQUEEZE_MESSAGE = str(raised(lambda: np.squeeze(np.zeros(2), axis=0)))
 
 
 @lower(SHAPES, "restride")
@@ -105,7 +107,7 @@ def _restride(ctx, op, ins):
     t = op.operands[0].type
     x = ins[0]
     kind, axes = op.attrs["kind"], op.attrs["axes"]
-    shape, strides = ctx.shape_values(x, t.ndim), _strides(ctx, x, t.ndim)
+    shape, strides = shape_values(ctx, x, t.ndim), _strides(ctx, x, t.ndim)
     data = b.extract_value(x, 0)
     zero, one = ir.Constant(INT64, 0), ir.Constant(INT64, 1)
     if kind == "permute":
@@ -116,7 +118,7 @@ def _restride(ctx, op, ins):
             last = b.select(b.icmp_signed(">", shape[k], zero), b.sub(shape[k], one), zero)
             offset = b.add(offset, b.mul(last, strides[k]))
             strides[k] = b.neg(strides[k])
-        data = b.bitcast(ctx.offset_pointer(t, x, offset), data.type)
+        data = b.bitcast(offset_pointer(ctx, t, x, offset), data.type)
     elif kind == "squeeze":
         for k in axes:
             ctx.raise_at(b.icmp_signed("!=", shape[k], one), lambda err: ValueError(_SQUEEZE_MESSAGE))
@@ -126,7 +128,7 @@ def _restride(ctx, op, ins):
         it = iter(zip(shape, strides))
         pairs = [(one, zero) if r in axes else next(it) for r in range(t.ndim + len(axes))]
         shape, strides = [p[0] for p in pairs], [p[1] for p in pairs]
-    return ctx.view(x, data, shape, strides, len(shape))
+    return view(ctx, x, data, shape, strides, len(shape))
 
 
 def convert(ctx, value, to):
@@ -158,20 +160,20 @@ def convert(ctx, value, to):
 @lower(SHAPES, "astype")
 def _astype(ctx, op, ins):
     t, out_t = op.operands[0].type, op.results[0].type
-    shape = ctx.shape_values(ins[0], t.ndim)
-    out = ctx.new_array(out_t, shape, None)
-    ctx.each_index(shape, lambda idx: ctx.store_element(
-        out_t, out, idx, convert(ctx, ctx.load_element(t, ins[0], idx), out_t.dtype)))
+    shape = shape_values(ctx, ins[0], t.ndim)
+    out = new_array(ctx, out_t, shape, None)
+    each_index(ctx, shape, lambda idx: store_element(
+        ctx, out_t, out, idx, convert(ctx, load_element(ctx, t, ins[0], idx), out_t.dtype)))
     return out
 
 
 @lower(SHAPES, "pack")
 def _pack(ctx, op, ins):
     out_t, shape = op.results[0].type, op.attrs["shape"]
-    out = ctx.new_array(out_t, [ir.Constant(INT64, n) for n in shape], None)
+    out = new_array(ctx, out_t, [ir.Constant(INT64, n) for n in shape], None)
     for k, v in enumerate(ins):
         place = [k] if len(shape) == 1 else list(divmod(k, shape[1]))
-        ctx.store_element(out_t, out, [ir.Constant(INT64, i) for i in place], convert(ctx, v, out_t.dtype))
+        store_element(ctx, out_t, out, [ir.Constant(INT64, i) for i in place], convert(ctx, v, out_t.dtype))
     return out
 
 
@@ -181,7 +183,7 @@ def _stack_error(ndim, count):
         if len(err) < ndim * count:
             return ValueError("setting an array element with a sequence: np.array([...]) of arrays of "
                               "different shapes")
-        return _raised(lambda: np.array([np.broadcast_to(0.0, s) for s in shapes]))
+        return raised(lambda: np.array([np.broadcast_to(0.0, s) for s in shapes]))
     return make
 
 
@@ -190,18 +192,18 @@ def _stack(ctx, op, ins):
     b = ctx.b
     out_t = op.results[0].type
     ts = [v.type for v in op.operands]
-    shapes = [ctx.shape_values(v, t.ndim) for v, t in zip(ins, ts)]
+    shapes = [shape_values(ctx, v, t.ndim) for v, t in zip(ins, ts)]
     same = ir.Constant(BIT, 1)
     for s in shapes[1:]:
         for n, m in zip(shapes[0], s):
             same = b.and_(same, b.icmp_signed("==", n, m))
     numbers = [n for s in shapes for n in s]
     ctx.raise_at(b.not_(same), _stack_error(ts[0].ndim, len(ins)), numbers if len(numbers) <= ERR_SLOTS else [])
-    out = ctx.new_array(out_t, [ir.Constant(INT64, len(ins))] + shapes[0], None)
+    out = new_array(ctx, out_t, [ir.Constant(INT64, len(ins))] + shapes[0], None)
     for k, (v, t) in enumerate(zip(ins, ts)):
         row = ir.Constant(INT64, k)
-        ctx.each_index(shapes[0], lambda idx, v=v, t=t, row=row: ctx.store_element(
-            out_t, out, [row] + idx, convert(ctx, ctx.load_element(t, v, idx), out_t.dtype)))
+        each_index(ctx, shapes[0], lambda idx, v=v, t=t, row=row: store_element(
+            ctx, out_t, out, [row] + idx, convert(ctx, load_element(ctx, t, v, idx), out_t.dtype)))
     return out
 
 

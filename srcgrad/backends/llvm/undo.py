@@ -23,8 +23,10 @@ Example (inside the lowering):
 from llvmlite import ir
 
 from ...ir.types import BOOL, F32, F64, ArrayType
-from .indexing import _each_true, _indexed, _mask_shape, _places
-from .linalg import _module_function
+from .arrays import element_pointer, product, raw_pointer, shape_values, slice_view
+from .indexing import each_true, index_arrays, index_places, mask_shape
+from .loops import counted_loop, each_index
+from .memory import allocate, arena_pointers, memory_guard
 from .registry import lower
 from .types import ELEMENT_SIZE, INT64, PTR, UNDO_ENTRY, UNDO_LOG_STRUCT
 
@@ -52,7 +54,7 @@ def _new(ctx, op, ins):
     with b.goto_block(ctx.allocas_block):
         b.position_at_start(ctx.allocas_block)
         log = b.alloca(UNDO_LOG_STRUCT, name="undo")
-    data, slot = ctx.allocate(ir.Constant(INT64, START_CAPACITY), ENTRY_BYTES, zeroed=False)
+    data, slot = allocate(ctx, ir.Constant(INT64, START_CAPACITY), ENTRY_BYTES, zeroed=False)
     b.store(ir.Constant(INT64, 0), _field(ctx, log, COUNT))
     b.store(ir.Constant(INT64, START_CAPACITY), _field(ctx, log, CAPACITY))
     b.store(data, _field(ctx, log, DATA))
@@ -68,8 +70,8 @@ def _mark(ctx, op, ins):
 
 @lower(UNDO, "undo_rewind")
 def _rewind(ctx, op, ins):
-    ctx.b.call(_module_function(ctx, "srcgrad.rt.undo_rewind", [_LOG, INT64], ir.VoidType(),
-                                 lambda *args: _rewind_body(ctx, *args)), ins)
+    ctx.b.call(ctx.module_function("srcgrad.rt.undo_rewind", [_LOG, INT64], ir.VoidType(),
+                                   lambda *args: _rewind_body(ctx, *args)), ins)
 
 
 def _rewind_body(ctx, log, height):
@@ -94,7 +96,7 @@ def _rewind_body(ctx, log, height):
             b.branch(done)
         b.position_at_end(done)
         return []
-    ctx.counted_loop(b.sub(count, one), b.sub(height, one), ir.Constant(INT64, -1), [], restore, name="rewind")
+    counted_loop(ctx, b.sub(count, one), b.sub(height, one), ir.Constant(INT64, -1), [], restore, name="rewind")
     b.store(b.select(b.icmp_signed(">", count, height), height, count), _field(ctx, log, COUNT))
     b.ret_void()
 
@@ -105,12 +107,12 @@ def _reserve(ctx, log, n):
     b = ctx.b
     need = b.add(b.load(_field(ctx, log, COUNT)), n)
     with b.if_then(b.icmp_signed(">", need, b.load(_field(ctx, log, CAPACITY))), likely=False):
-        slot = b.gep(ctx.arena_pointers(), [b.load(_field(ctx, log, SLOT))])
-        grow = _module_function(ctx, "srcgrad.rt.undo_grow", [_LOG, INT64, ir.PointerType(PTR)], INT64,
-                                lambda *args: _grow_body(ctx, *args))
+        slot = b.gep(arena_pointers(ctx), [b.load(_field(ctx, log, SLOT))])
+        grow = ctx.module_function("srcgrad.rt.undo_grow", [_LOG, INT64, ir.PointerType(PTR)], INT64,
+                                   lambda *args: _grow_body(ctx, *args))
         failed = b.call(grow, [log, need, slot])
-        ctx.memory_guard(b.icmp_signed("!=", failed, ir.Constant(INT64, 0)), failed,
-                         ir.Constant(INT64, ENTRY_BYTES))
+        memory_guard(ctx, b.icmp_signed("!=", failed, ir.Constant(INT64, 0)), failed,
+                     ir.Constant(INT64, ENTRY_BYTES))
 
 
 def _grow_body(ctx, log, need, slot):
@@ -172,44 +174,44 @@ def _save(ctx, op, ins):
 
 
 def _save_item(ctx, op, t, arr, log, idx):
-    _push(ctx, log, t, ctx.element_pointer(op, op.operands[0], arr, idx))
+    _push(ctx, log, t, element_pointer(ctx, op, op.operands[0], arr, idx))
 
 
 def _save_slice(ctx, op, t, arr, log, bounds):
     """Every element of the view ``x[spec]`` (arrays.py ``_setslice`` writes through it)."""
     spec = op.attrs["spec"]
-    part = ctx.slice_view(op, t, arr, bounds)
+    part = slice_view(ctx, op, t, arr, bounds)
     pt = ArrayType(t.dtype, t.ndim - sum(1 for s in spec if s[0] == "i") + sum(1 for s in spec if s[0] == "n"))
-    shape = ctx.shape_values(part, pt.ndim)
-    _reserve(ctx, log, ctx.product(shape))
-    ctx.each_index(shape, lambda idx: _push(ctx, log, pt, ctx.raw_pointer(pt, part, idx), reserved=True))
+    shape = shape_values(ctx, part, pt.ndim)
+    _reserve(ctx, log, product(ctx, shape))
+    each_index(ctx, shape, lambda idx: _push(ctx, log, pt, raw_pointer(ctx, pt, part, idx), reserved=True))
 
 
 def _save_scatter(ctx, op, t, arr, log, idx):
     """Each place the index arrays name (indexing.py ``_scatter``), with the row under it where
     they index fewer axes than the array has; a place named twice is saved twice, which is
     right: rewinding latest first puts the oldest value back last."""
-    ts, views, ishape = _indexed(ctx, op, [arr, log] + list(idx), 2)
-    arr_shape = ctx.shape_values(arr, t.ndim)
+    ts, views, ishape = index_arrays(ctx, op, [arr, log] + list(idx), 2)
+    arr_shape = shape_values(ctx, arr, t.ndim)
     k, r = len(ts), len(ishape)
     target = ishape + arr_shape[k:]
-    _reserve(ctx, log, ctx.product(target))
+    _reserve(ctx, log, product(ctx, target))
 
     def step(idx):
-        places = _places(ctx, op, ts, views, arr_shape, idx[:r]) + idx[r:]
-        _push(ctx, log, t, ctx.raw_pointer(t, arr, places), reserved=True)
-    ctx.each_index(target, step)
+        places = index_places(ctx, op, ts, views, arr_shape, idx[:r]) + idx[r:]
+        _push(ctx, log, t, raw_pointer(ctx, t, arr, places), reserved=True)
+    each_index(ctx, target, step)
 
 
 def _save_mask(ctx, op, t, arr, log, idx):
     """Each element where the mask (over the leading axes) is True (indexing.py ``_setmask``)."""
     (mask,) = idx
     mask_t = op.operands[2].type
-    arr_shape = ctx.shape_values(arr, t.ndim)
-    shape = _mask_shape(ctx, op, arr_shape, mask_t, mask)
+    arr_shape = shape_values(ctx, arr, t.ndim)
+    shape = mask_shape(ctx, op, arr_shape, mask_t, mask)
     rest = arr_shape[mask_t.ndim:]
-    _each_true(ctx, mask_t, mask, shape, lambda where, c: ctx.each_index(
-        rest, lambda more: _push(ctx, log, t, ctx.raw_pointer(t, arr, where + more))))
+    each_true(ctx, mask_t, mask, shape, lambda where, c: each_index(
+        ctx, rest, lambda more: _push(ctx, log, t, raw_pointer(ctx, t, arr, where + more))))
 
 
 SAVES = {"setitem": _save_item, "setslice": _save_slice, "scatter": _save_scatter, "scatter_add": _save_scatter,
