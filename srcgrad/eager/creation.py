@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from . import dtypes
-from .tensor import Size, Tensor, _wrap, bump_version
+from .tensor import Size, Tensor, wrap, bump_version
 
 
 class device:
@@ -175,7 +175,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     arr = _to_array(data)
     d = dtypes.to_dtype(dtype) if dtype is not None else (
         data.dtype if isinstance(data, Tensor) else _infer_dtype(data, arr))
-    t = _wrap(np.array(arr, dtype=d.np, copy=True))
+    t = wrap(np.array(arr, dtype=d.np, copy=True))
     if requires_grad:
         _set_requires_grad(t)
     return t
@@ -194,7 +194,7 @@ def from_numpy(arr):
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     dtypes.from_numpy_dtype(arr.dtype)
-    return _wrap(arr)
+    return wrap(arr)
 
 
 def legacy_data(args, kwargs, dtype):
@@ -220,7 +220,7 @@ def legacy_data(args, kwargs, dtype):
 
 def _legacy(d):
     def make(*args, **kwargs):
-        return _wrap(legacy_data(args, kwargs, d))
+        return wrap(legacy_data(args, kwargs, d))
     make.__name__ = d._legacy
     make.__doc__ = f"Legacy constructor of {d!r} tensors, as ``torch.{d._legacy}``."
     return make
@@ -253,7 +253,7 @@ def _size(size):
 
 def _finish(arr, requires_grad, device):
     _check_device(device)
-    t = _wrap(arr)
+    t = wrap(arr)
     if requires_grad:
         _set_requires_grad(t)
     return t
@@ -509,7 +509,7 @@ def tensor_new(self, *args, device=None, **kwargs):
             raise TypeError(f"expected {_options(self.dtype)} (got {_options(other.dtype)})")
         from .ops.shape import AliasBackward0, _view_of
         return _view_of(other, other._data.view(), AliasBackward0)     # an alias, as in PyTorch
-    return _wrap(legacy_data(args, {}, self.dtype))
+    return wrap(legacy_data(args, {}, self.dtype))
 
 
 def _new_size(name, size):

@@ -19,8 +19,8 @@ Example:
 import numpy as np
 
 from . import grad_mode
-from .graph import Node, _edge
-from .tensor import Tensor, _wrap, version_of
+from .graph import Node, gradient_edge
+from .tensor import Tensor, wrap, version_of
 
 
 class FunctionCtx(Node):
@@ -67,10 +67,10 @@ class FunctionCtx(Node):
     @property
     def _raw_saved_tensors(self):
         """The saved tensors as ``SavedTensor`` objects (for ``register_hooks``), as in PyTorch."""
-        from .graph import FREED_MSG, _raw_saved
+        from .graph import FREED_MSG, raw_saved
         if self._saved is None:
             raise RuntimeError(FREED_MSG)
-        return tuple(_raw_saved(self, i) for i in range(len(self._saved)))
+        return tuple(raw_saved(self, i) for i in range(len(self._saved)))
 
     def mark_non_differentiable(self, *tensors):
         self._non_diff |= {id(t) for t in tensors}
@@ -83,7 +83,7 @@ class FunctionCtx(Node):
 
     def apply(self, *grads):
         if self._materialize:
-            grads = tuple(g if g is not None else _wrap(np.zeros(s, dtype=d))
+            grads = tuple(g if g is not None else wrap(np.zeros(s, dtype=d))
                           for g, (s, d) in zip(grads, self._out_meta))
         result = self._fn.backward(self, *grads)
         if not isinstance(result, tuple):
@@ -107,7 +107,9 @@ class FunctionCtx(Node):
 _node_classes = {}
 
 
-def _node_class(fn_cls):
+def node_class(fn_cls):
+    """The class of the ctx (and graph node) of the Function subclass ``fn_cls``, named
+    ``<Function>Backward`` as in PyTorch; made once per Function."""
     cls = _node_classes.get(fn_cls)
     if cls is None:
         cls = type(fn_cls.__name__ + "Backward", (FunctionCtx,), {"__slots__": ()})
@@ -151,7 +153,7 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = _node_class(cls)()
+        ctx = node_class(cls)()
         ctx._fn = cls
         ctx._n_args = len(args)
         ctx._tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
@@ -166,9 +168,9 @@ class Function:
                 output = cls.forward(ctx, *args, **kwargs)
         if not record:
             return output
-        from .graph import _seq
-        ctx.next_functions = tuple(_edge(args[i]) for i in ctx._tensor_pos)
-        ctx._seq = next(_seq)
+        from .graph import sequence_numbers
+        ctx.next_functions = tuple(gradient_edge(args[i]) for i in ctx._tensor_pos)
+        ctx._seq = next(sequence_numbers)
         single = not isinstance(output, tuple)
         outs = (output,) if single else output
         ctx.n_outputs = len(outs)

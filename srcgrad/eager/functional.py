@@ -15,7 +15,7 @@ from . import dtypes
 from .graph import Node, c_int, define_saved
 from .ops import dual, linalg, pointwise
 from .ops._core import record, zero_derivative
-from .tensor import _dim, _wrap
+from .tensor import normalise_dim, wrap
 
 relu = pointwise.relu
 sigmoid = pointwise.sigmoid
@@ -217,7 +217,7 @@ def _softmax_dim(x, dim):
         warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include "
                       "dim=X as an argument.", UserWarning, stacklevel=3)
         dim = 0 if x._data.ndim in (0, 1, 3) else 1
-    return dim, _dim(dim, x._data.ndim)
+    return dim, normalise_dim(dim, x._data.ndim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -351,15 +351,15 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 def one_hot(tensor, num_classes=-1):
     t = tensor._data
     n = int(t.max()) + 1 if num_classes == -1 else num_classes
-    return _wrap(np.eye(n, dtype=np.int64)[t])
+    return wrap(np.eye(n, dtype=np.int64)[t])
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
     if not training or p == 0:
         return input
-    from .creation import _rng
-    mask = (_rng[0].random(input.shape) >= p).astype(input._data.dtype) / (1 - p)
-    return input * _wrap(mask)
+    from .creation import numpy_rng
+    mask = (numpy_rng().random(input.shape) >= p).astype(input._data.dtype) / (1 - p)
+    return input * wrap(mask)
 
 
 # ------------------------------------------------------------------ saved values, PyTorch's names

@@ -28,7 +28,8 @@ from . import grad_mode
 # set by tensor.py, which imports this module: (Tensor, _SavedOutput), version_counter, bump_version
 _versioned = ()
 _version_counter = _bump_version = None
-_seq = itertools.count()
+# the creation order of nodes: the engine runs the larger numbers first (see run_backward)
+sequence_numbers = itertools.count()
 OUT = object()   # in a node's ``saved``: stands for the op's own result
 
 FREED_MSG = ("Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -112,7 +113,7 @@ class Node:
                 fn = t.grad_fn
                 edges.append((fn, t._output_nr) if fn is not None else (grad_accumulator(t), 0))
         self.next_functions = tuple(edges)
-        self._seq = next(_seq)
+        self._seq = next(sequence_numbers)
         self._hooks = None
         if saved:
             if saved[-1] is OUT:      # by convention the op's own result is saved last
@@ -220,7 +221,7 @@ class AccumulateGrad(Node):
         self.variable = variable
 
 
-def _edge(t):
+def gradient_edge(t):
     """The (node, output_nr) a gradient for tensor ``t`` flows into; (None, 0) if none."""
     if t is None or not t._rg:
         return NO_EDGE
@@ -334,8 +335,8 @@ def _pack_with_default_hooks(node, out):
             packed = True
         elif type(s) is np.ndarray and i in type(node)._array_slots:
             # a statistic kept as an array (batch_norm's mean...) that PyTorch saves as a tensor
-            from .tensor import _wrap
-            saved[i] = _pack(node, s, _wrap(s), pack, unpack)
+            from .tensor import wrap
+            saved[i] = _pack(node, s, wrap(s), pack, unpack)
             packed = True
     if packed:
         node._saved = _HookedSaved(saved)
@@ -374,12 +375,12 @@ def _pack(node, s, tensor, pack, unpack):
 
 def _unpack(node, p):
     """The tensor an unpack hook gives back, with the autograd identity of the saved one."""
-    from .tensor import Tensor, _wrap
+    from .tensor import Tensor, wrap
     r = p.unpack_hook(p.packed)
     if not isinstance(r, Tensor):
         raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
                         f"{type(r).__name__}")
-    t = _wrap(r._data)
+    t = wrap(r._data)
     t._vc = _version_counter(r)
     if p.kind == "output":
         t.grad_fn, t._rg = node, True
@@ -444,16 +445,16 @@ def _saved_tensor(node, i):
 def _number_tensor(value):
     """A saved constant as PyTorch shows it: Python numbers are 0-d tensors of its 'wrapped
     number' dtypes (float64, int64, bool)."""
-    from .tensor import Tensor, _wrap
+    from .tensor import Tensor, wrap
     if isinstance(value, Tensor):
         return value
     if isinstance(value, bool):
-        return _wrap(np.asarray(value))
+        return wrap(np.asarray(value))
     if isinstance(value, int):
-        return _wrap(np.asarray(value, dtype=np.int64))
+        return wrap(np.asarray(value, dtype=np.int64))
     if isinstance(value, float):
-        return _wrap(np.asarray(value, dtype=np.float64))
-    return _wrap(np.asarray(value))
+        return wrap(np.asarray(value, dtype=np.float64))
+    return wrap(np.asarray(value))
 
 
 class SavedTensor:
@@ -506,8 +507,8 @@ class SavedTensor:
         if type(s) is _Packed:
             return s.packed
         if type(s) is _SavedOutput:
-            from .tensor import _wrap
-            return _wrap(s.data)
+            from .tensor import wrap
+            return wrap(s.data)
         return _number_tensor(s)
 
     def unpack(self):
@@ -529,7 +530,7 @@ def _saved_property(i):
     return property(get)
 
 
-def _raw_saved(node, i):
+def raw_saved(node, i):
     """The node's ``SavedTensor`` for entry ``i``, the same object each time (as in PyTorch)."""
     h = node._hook_state()
     if h.raw is None:
@@ -542,13 +543,13 @@ def _raw_saved(node, i):
 
 def _raw_saved_property(i):
     def get(node):
-        return _raw_saved(node, i)
+        return raw_saved(node, i)
     return property(get)
 
 
 def _saved_all_property(raw):
     def get(node):
-        return tuple((_raw_saved if raw else _saved_tensor)(node, i) for i in range(len(node._versions)))
+        return tuple((raw_saved if raw else _saved_tensor)(node, i) for i in range(len(node._versions)))
     return property(get)
 
 
@@ -669,7 +670,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
             fresh[nxt][nr] = True
 
     for r, g in zip(roots, root_grads):
-        node, nr = _edge(r)
+        node, nr = gradient_edge(r)
         if node is not None:
             send(node, nr, g._data if arrays else g, False)
 
@@ -749,9 +750,9 @@ def _captured(roots, inputs, accumulate):
     needed = None
     if inputs is not None:
         for i, t in enumerate(inputs):
-            capture.setdefault(_edge(t), []).append(i)
+            capture.setdefault(gradient_edge(t), []).append(i)
         if not accumulate:
-            needed = _nodes_needed([_edge(r)[0] for r in roots], {e[0] for e in capture if e[0] is not None})
+            needed = _nodes_needed([gradient_edge(r)[0] for r in roots], {e[0] for e in capture if e[0] is not None})
     return capture, needed
 
 
@@ -763,14 +764,14 @@ def _finish_leaf(acc, grads, fr, capture, results, inputs, accumulate, create_gr
     if capture:
         _capture(capture, acc, grads, results, inputs, arrays)
     if accumulate and grads[0] is not None:
-        _accumulate(acc.variable, grads[0], fr[0], create_graph)
+        accumulate_grad(acc.variable, grads[0], fr[0], create_graph)
 
 
 def _capture(capture, node, grads, results, inputs, arrays):
     """Keep the gradients arriving for ``inputs[i]`` in ``results[i]``, in the input's dtype: a
     float32 input used with float64 tensors gets a float32 gradient, as from PyTorch's engine
     (and as ``backward()`` accumulates it)."""
-    from .tensor import _wrap
+    from .tensor import wrap
     for nr, g in enumerate(grads):
         for i in capture.get((node, nr), ()):
             if g is None:
@@ -778,15 +779,15 @@ def _capture(capture, node, grads, results, inputs, arrays):
                 continue
             dtype = inputs[i]._data.dtype
             if arrays:
-                results[i] = _wrap(g if g.dtype == dtype else g.astype(dtype))
+                results[i] = wrap(g if g.dtype == dtype else g.astype(dtype))
             else:
                 results[i] = g if g._data.dtype == dtype else g.to(inputs[i].dtype)
 
 
 def _apply_with_tensors(node, grads):
     """Nodes written for Tensors (custom Functions) get Tensors on the array path too."""
-    from .tensor import _wrap
-    outs = node.apply(*[None if g is None else _wrap(g) for g in grads])
+    from .tensor import wrap
+    outs = node.apply(*[None if g is None else wrap(g) for g in grads])
     outs = outs if type(outs) is tuple else (outs,)
     return tuple(None if o is None else o._data for o in outs)
 
@@ -802,8 +803,8 @@ def _root(a):
 
 
 def _as_tensor(g, arrays):
-    from .tensor import _wrap
-    return _wrap(g) if arrays and g is not None else g
+    from .tensor import wrap
+    return wrap(g) if arrays and g is not None else g
 
 
 def _as_grad(t, arrays):
@@ -859,14 +860,14 @@ def _nodes_needed(roots, targets):
 
 
 def _retain_grads(retains, grads, arrays):
-    from .tensor import _wrap
+    from .tensor import wrap
     for nr, ref in retains.items():
         t = ref()
         if t is None or grads[nr] is None:
             continue
         g = grads[nr]
         if arrays:
-            g = _wrap(np.array(g, copy=True))
+            g = wrap(np.array(g, copy=True))
             t._grad = g if t._grad is None else t._grad + g
         elif t._grad is None:
             t._grad = g
@@ -874,14 +875,14 @@ def _retain_grads(retains, grads, arrays):
             t._grad = t._grad + g
 
 
-def _accumulate(var, g, is_fresh, create_graph):
+def accumulate_grad(var, g, is_fresh, create_graph):
     """AccumulateGrad: add ``g`` (an array, or a Tensor under create_graph) into ``var.grad``,
     in place when it can, as PyTorch does."""
-    from .tensor import Tensor, _wrap
+    from .tensor import Tensor, wrap
     hooks = var._hooks
     if hooks is not None and hooks.pre:
         for fn in tuple(hooks.pre.values()):
-            r = fn(g if isinstance(g, Tensor) else _wrap(g))
+            r = fn(g if isinstance(g, Tensor) else wrap(g))
             is_fresh = False        # the hook may have kept the gradient it saw
             if r is not None:
                 g = r if create_graph else r._data
@@ -902,9 +903,9 @@ def _accumulate(var, g, is_fresh, create_graph):
         if create_graph:
             var._grad = g
         else:
-            var._grad = _wrap(g if is_fresh and g.flags.writeable else np.array(g, copy=True))
+            var._grad = wrap(g if is_fresh and g.flags.writeable else np.array(g, copy=True))
     elif create_graph or old._rg:
-        var._grad = old + (g if isinstance(g, Tensor) else _wrap(g))
+        var._grad = old + (g if isinstance(g, Tensor) else wrap(g))
     else:
         np.add(old._data, g, out=old._data, casting="unsafe")
         _bump_version(old)

@@ -137,13 +137,13 @@ class Tensor:
     __array_priority__ = 1000   # ndarray <op> Tensor defers to the Tensor's reflected operator
 
     def __init__(self, *args, **kwargs):
-        # _wrap() builds tensors internally without calling __init__; this is the user-facing path
+        # wrap() builds tensors internally without calling __init__; this is the user-facing path
         from .creation import legacy_data
-        _init(self, legacy_data(args, kwargs, dtypes.get_default_dtype()))
+        init_leaf(self, legacy_data(args, kwargs, dtypes.get_default_dtype()))
 
     @staticmethod
     def _make(data):
-        return _wrap(data)
+        return wrap(data)
 
     # -------------------------------------------------------------------- autograd attributes
     @property
@@ -252,7 +252,7 @@ class Tensor:
 
     def detach(self):
         """A tensor sharing this one's data (and version counter) that records no history."""
-        t = _wrap(self._data)
+        t = wrap(self._data)
         t._vc = version_counter(self)
         return t
 
@@ -266,7 +266,7 @@ class Tensor:
     @property
     def data(self):
         """The tensor's values without history (changes to it are not tracked)."""
-        return _wrap(self._data)
+        return wrap(self._data)
 
     @data.setter
     def data(self, value):
@@ -296,7 +296,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_dim(dim, self._data.ndim)]
+        return self._data.shape[normalise_dim(dim, self._data.ndim)]
 
     def dim(self):
         return self._data.ndim
@@ -318,7 +318,7 @@ class Tensor:
 
     def stride(self, dim=None):
         st = tuple(s // self._data.itemsize for s in self._data.strides)
-        return st if dim is None else st[_dim(dim, self._data.ndim)]
+        return st if dim is None else st[normalise_dim(dim, self._data.ndim)]
 
     def is_contiguous(self):
         return bool(self._data.flags.c_contiguous)
@@ -404,10 +404,10 @@ class Tensor:
         if self.grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
                                "deepcopy protocol at the moment.")
-        t = _wrap(self._data.copy())
+        t = wrap(self._data.copy())
         t._rg = self._rg
         if self._grad is not None:
-            t._grad = _wrap(self._grad._data.copy())
+            t._grad = wrap(self._grad._data.copy())
         memo[id(self)] = t
         return t
 
@@ -417,19 +417,21 @@ graph._versioned = (Tensor, graph._SavedOutput)
 
 
 def _rebuild(data, requires_grad):
-    t = _wrap(data)
+    t = wrap(data)
     t._rg = requires_grad
     return t
 
 
-def _init(t, data):
+def init_leaf(t, data):
+    """Make ``t``, a tensor made without ``__init__`` (``Tensor.__new__``, as nn.Parameter
+    does), a leaf holding the array ``data``."""
     t._data = data
     t.grad_fn = None
     t._rg = False
     t._vc = None
 
 
-def _wrap(data):
+def wrap(data):
     """A new leaf tensor around a numpy array (0-d results of numpy come back as scalars)."""
     t = _new(Tensor)
     if type(data) is not _ndarray:
@@ -463,7 +465,7 @@ def bump_version(t):
         vc[0] += 1
 
 
-def _dim(d, ndim):
+def normalise_dim(d, ndim):
     """Normalise a possibly negative dim, with PyTorch's error for one out of range."""
     n = max(ndim, 1)
     if not -n <= d < n:

@@ -12,7 +12,7 @@ Example:
 """
 import numpy as np
 
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, wrap
 
 
 def is_tensor(x):
@@ -98,7 +98,7 @@ def where(cond, a, b):
     """``cond`` is a boolean numpy array; ``a``/``b`` arrays, Tensors or numbers."""
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         from .pointwise import where as twhere
-        return twhere(_wrap(cond), a, b)
+        return twhere(wrap(cond), a, b)
     return np.where(cond, a, b)
 
 
@@ -163,7 +163,7 @@ def astype(g, dtype):
 
 def constant(values, like):
     """A constant (non-differentiable) array in the form ``like`` is in."""
-    return _wrap(values) if isinstance(like, Tensor) else values
+    return wrap(values) if isinstance(like, Tensor) else values
 
 
 def embed(shape, idx, g, accumulate=False):
@@ -187,20 +187,20 @@ def getitem(g, idx):
 def cat(parts, dim):
     if any(isinstance(p, Tensor) for p in parts):
         from .shape import cat as tcat
-        return tcat([p if isinstance(p, Tensor) else _wrap(np.asarray(p)) for p in parts], dim)
+        return tcat([p if isinstance(p, Tensor) else wrap(np.asarray(p)) for p in parts], dim)
     return np.concatenate(parts, axis=dim)
 
 
 def stack(parts, dim):
     if any(isinstance(p, Tensor) for p in parts):
         from .shape import stack as tstack
-        return tstack([p if isinstance(p, Tensor) else _wrap(np.asarray(p)) for p in parts], dim)
+        return tstack([p if isinstance(p, Tensor) else wrap(np.asarray(p)) for p in parts], dim)
     return np.stack(parts, axis=dim)
 
 
 def zeros(shape, like):
     z = np.zeros(shape, dtype=like._data.dtype if isinstance(like, Tensor) else np.result_type(like))
-    return _wrap(z) if isinstance(like, Tensor) else z
+    return wrap(z) if isinstance(like, Tensor) else z
 
 
 def flip(g, dims):

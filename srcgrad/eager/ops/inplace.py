@@ -39,7 +39,7 @@ def check_view_graph(x):
 
 def _write_back(x, r):
     if r._data.dtype != x._data.dtype and not np.can_cast(r._data.dtype, x._data.dtype, "same_kind"):
-        raise RuntimeError(f"result type {_type_word(r)} can't be cast to the desired output type {_type_word(x)}")
+        raise RuntimeError(f"result type {type_word(r)} can't be cast to the desired output type {type_word(x)}")
     try:
         np.copyto(x._data, r._data, casting="unsafe")
     except ValueError:
@@ -48,7 +48,7 @@ def _write_back(x, r):
     bump_version(x)
 
 
-def _type_word(t):
+def type_word(t):
     return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool", "int32": "Int",
             "float16": "Half", "uint8": "Byte", "int8": "Char", "int16": "Short"}[t.dtype.name]
 
