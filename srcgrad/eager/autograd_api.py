@@ -6,7 +6,7 @@ Example:
     >>> torch.autograd.grad((x ** 2).sum(), x)
     (tensor([6.]),)
 """
-from .graph import run_backward
+from .graph import accumulate_grad, run_backward
 from .tensor import Tensor, wrap
 
 import numpy as np
@@ -79,12 +79,30 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         results = run_backward(outputs, roots, retain_graph, create_graph, inputs=inputs, accumulate=False,
                                allow_unused=True)
-        from .graph import accumulate_grad
         for t, g in zip(inputs, results):
             if g is not None:
                 accumulate_grad(t, g, False, create_graph)
         return
     run_backward(outputs, roots, retain_graph, create_graph)
+
+
+def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
+
+    ``Tensor.backward``: tensor.py is below this module, so methods.py binds it to the class.
+
+    >>> import srcgrad as torch
+    >>> x = torch.tensor([2.0], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([4.])
+    """
+    backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
+             inputs=inputs)
+
+
+# named as the method it is (its bound form prints as <bound method Tensor.backward of ...>)
+tensor_backward.__name__, tensor_backward.__qualname__ = "backward", "Tensor.backward"
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,

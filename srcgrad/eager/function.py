@@ -19,8 +19,9 @@ Example:
 import numpy as np
 
 from . import grad_mode
-from .graph import Node, gradient_edge
-from .tensor import Tensor, wrap, version_of
+from .graph import FREED_MSG, Node, gradient_edge, pack_saved_for_backward, raw_saved, sequence_numbers
+from .tensor import Tensor, wrap
+from .versions import version_of
 
 
 class FunctionCtx(Node):
@@ -47,7 +48,6 @@ class FunctionCtx(Node):
                                 f"{type(t).__name__}")
         self._saved = tensors
         self._versions = tuple(version_of(t) if t is not None else None for t in tensors)
-        from .graph import pack_saved_for_backward
         pack_saved_for_backward(self)
 
     def __repr__(self):
@@ -67,7 +67,6 @@ class FunctionCtx(Node):
     @property
     def _raw_saved_tensors(self):
         """The saved tensors as ``SavedTensor`` objects (for ``register_hooks``), as in PyTorch."""
-        from .graph import FREED_MSG, raw_saved
         if self._saved is None:
             raise RuntimeError(FREED_MSG)
         return tuple(raw_saved(self, i) for i in range(len(self._saved)))
@@ -168,7 +167,6 @@ class Function:
                 output = cls.forward(ctx, *args, **kwargs)
         if not record:
             return output
-        from .graph import sequence_numbers
         ctx.next_functions = tuple(gradient_edge(args[i]) for i in ctx._tensor_pos)
         ctx._seq = next(sequence_numbers)
         single = not isinstance(output, tuple)

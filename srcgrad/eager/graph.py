@@ -24,10 +24,10 @@ import weakref
 import numpy as np
 
 from . import grad_mode
+from .hooks import HookDict, RemovableHandle
+from .tensor import Tensor, legacy_type_name, wrap
+from .versions import bump_version, version_counter
 
-# set by tensor.py, which imports this module: (Tensor, _SavedOutput), version_counter, bump_version
-_versioned = ()
-_version_counter = _bump_version = None
 # the creation order of nodes: the engine runs the larger numbers first (see run_backward)
 sequence_numbers = itertools.count()
 OUT = object()   # in a node's ``saved``: stands for the op's own result
@@ -45,34 +45,12 @@ class _SavedOutput:
 
     def __init__(self, t):
         self.data = t._data
-        self._vc = _version_counter(t)
+        self._vc = version_counter(t)
         self.requires_grad = True   # an output saved by its node is differentiable through that node
 
 
-class _RemovableHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
-
-    def __init__(self, hooks, key):
-        self._hooks = weakref.ref(hooks) if hooks is not None else None
-        self._key = key
-
-    def remove(self):
-        hooks = self._hooks() if self._hooks else None
-        if hooks is not None:
-            hooks.pop(self._key, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-class _HookDict(dict):
-    """A dict that a weakref can point at (plain dicts cannot)."""
-
-    __slots__ = ("__weakref__",)
-
+# what a node saves with a version: its input tensors and its own result
+_versioned = (Tensor, _SavedOutput)
 
 _hook_ids = itertools.count()
 
@@ -201,11 +179,11 @@ class Node:
         h = self._hook_state()
         hooks = getattr(h, kind)
         if hooks is None:
-            hooks = _HookDict()
+            hooks = HookDict()
             setattr(h, kind, hooks)
         key = next(_hook_ids)
         hooks[key] = fn
-        return _RemovableHandle(hooks, key)
+        return RemovableHandle(hooks, key)
 
 
 class AccumulateGrad(Node):
@@ -241,8 +219,7 @@ def grad_accumulator(t):
 
 
 def _tensor_from_saved_output(s, node):
-    from .tensor import Tensor
-    t = Tensor._make(s.data)
+    t = wrap(s.data)
     t._vc = s._vc
     if s.requires_grad:
         t.grad_fn = node
@@ -251,7 +228,6 @@ def _tensor_from_saved_output(s, node):
 
 
 def _modified_msg(data, now, expected, origin):
-    from .tensor import legacy_type_name
     desc = f"[{legacy_type_name(data)} [{', '.join(str(d) for d in data.shape)}]]"
     if origin:
         desc += f", which is {origin},"
@@ -335,7 +311,6 @@ def _pack_with_default_hooks(node, out):
             packed = True
         elif type(s) is np.ndarray and i in type(node)._array_slots:
             # a statistic kept as an array (batch_norm's mean...) that PyTorch saves as a tensor
-            from .tensor import wrap
             saved[i] = _pack(node, s, wrap(s), pack, unpack)
             packed = True
     if packed:
@@ -375,13 +350,12 @@ def _pack(node, s, tensor, pack, unpack):
 
 def _unpack(node, p):
     """The tensor an unpack hook gives back, with the autograd identity of the saved one."""
-    from .tensor import Tensor, wrap
     r = p.unpack_hook(p.packed)
     if not isinstance(r, Tensor):
         raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
                         f"{type(r).__name__}")
     t = wrap(r._data)
-    t._vc = _version_counter(r)
+    t._vc = version_counter(r)
     if p.kind == "output":
         t.grad_fn, t._rg = node, True
     elif p.grad_fn is not None:
@@ -445,7 +419,6 @@ def _saved_tensor(node, i):
 def _number_tensor(value):
     """A saved constant as PyTorch shows it: Python numbers are 0-d tensors of its 'wrapped
     number' dtypes (float64, int64, bool)."""
-    from .tensor import Tensor, wrap
     if isinstance(value, Tensor):
         return value
     if isinstance(value, bool):
@@ -507,7 +480,6 @@ class SavedTensor:
         if type(s) is _Packed:
             return s.packed
         if type(s) is _SavedOutput:
-            from .tensor import wrap
             return wrap(s.data)
         return _number_tensor(s)
 
@@ -771,7 +743,6 @@ def _capture(capture, node, grads, results, inputs, arrays):
     """Keep the gradients arriving for ``inputs[i]`` in ``results[i]``, in the input's dtype: a
     float32 input used with float64 tensors gets a float32 gradient, as from PyTorch's engine
     (and as ``backward()`` accumulates it)."""
-    from .tensor import wrap
     for nr, g in enumerate(grads):
         for i in capture.get((node, nr), ()):
             if g is None:
@@ -786,7 +757,6 @@ def _capture(capture, node, grads, results, inputs, arrays):
 
 def _apply_with_tensors(node, grads):
     """Nodes written for Tensors (custom Functions) get Tensors on the array path too."""
-    from .tensor import wrap
     outs = node.apply(*[None if g is None else wrap(g) for g in grads])
     outs = outs if type(outs) is tuple else (outs,)
     return tuple(None if o is None else o._data for o in outs)
@@ -803,7 +773,6 @@ def _root(a):
 
 
 def _as_tensor(g, arrays):
-    from .tensor import wrap
     return wrap(g) if arrays and g is not None else g
 
 
@@ -860,7 +829,6 @@ def _nodes_needed(roots, targets):
 
 
 def _retain_grads(retains, grads, arrays):
-    from .tensor import wrap
     for nr, ref in retains.items():
         t = ref()
         if t is None or grads[nr] is None:
@@ -878,7 +846,6 @@ def _retain_grads(retains, grads, arrays):
 def accumulate_grad(var, g, is_fresh, create_graph):
     """AccumulateGrad: add ``g`` (an array, or a Tensor under create_graph) into ``var.grad``,
     in place when it can, as PyTorch does."""
-    from .tensor import Tensor, wrap
     hooks = var._hooks
     if hooks is not None and hooks.pre:
         for fn in tuple(hooks.pre.values()):
@@ -908,7 +875,7 @@ def accumulate_grad(var, g, is_fresh, create_graph):
         var._grad = old + (g if isinstance(g, Tensor) else wrap(g))
     else:
         np.add(old._data, g, out=old._data, casting="unsafe")
-        _bump_version(old)
+        bump_version(old)
     if hooks is not None and hooks.post_acc:
         for fn in tuple(hooks.post_acc.values()):
             fn(var)

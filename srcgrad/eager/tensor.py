@@ -9,14 +9,15 @@ Example:
     tensor([[0.7500, 0.7500],
             [0.7500, 0.7500]])
 """
+import numbers
 import warnings
 import weakref
 
 import numpy as np
 
 from . import dtypes
-from . import graph
-from .graph import _HookDict, _RemovableHandle
+from .hooks import HookDict, RemovableHandle
+from .versions import version_counter, version_of
 
 _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
@@ -46,12 +47,39 @@ class Size(tuple):
         return n
 
 
+# (here rather than in creation.py, as every tensor's .device is this one)
+class device:
+    """The only device of the eager mode: ``device(type='cpu')``."""
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, device):
+            type = type.type
+        if str(type).split(":")[0] != "cpu":
+            raise RuntimeError(f"srcgrad's eager tensors live on the CPU; device '{type}' is not available")
+        self.type, self.index = "cpu", None
+
+    def __repr__(self):
+        return "device(type='cpu')"
+
+    def __str__(self):
+        return "cpu"
+
+    def __eq__(self, other):
+        return str(other) == "cpu"
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+cpu = device("cpu")
+
+
 class _TensorHooks:
     __slots__ = ("pre", "post_acc")
 
     def __init__(self):
-        self.pre = _HookDict()
-        self.post_acc = _HookDict()
+        self.pre = HookDict()
+        self.post_acc = HookDict()
 
 
 def legacy_type_name(data):
@@ -138,12 +166,7 @@ class Tensor:
 
     def __init__(self, *args, **kwargs):
         # wrap() builds tensors internally without calling __init__; this is the user-facing path
-        from .creation import legacy_data
         init_leaf(self, legacy_data(args, kwargs, dtypes.get_default_dtype()))
-
-    @staticmethod
-    def _make(data):
-        return wrap(data)
 
     # -------------------------------------------------------------------- autograd attributes
     @property
@@ -226,7 +249,7 @@ class Tensor:
             self._hooks = _TensorHooks()
         key = id(hook), len(self._hooks.pre)
         self._hooks.pre[key] = hook
-        return _RemovableHandle(self._hooks.pre, key)
+        return RemovableHandle(self._hooks.pre, key)
 
     def register_post_accumulate_grad_hook(self, hook):
         """``hook(tensor)`` runs after a leaf's ``.grad`` has been accumulated."""
@@ -236,19 +259,9 @@ class Tensor:
             self._hooks = _TensorHooks()
         key = id(hook), len(self._hooks.post_acc)
         self._hooks.post_acc[key] = hook
-        return _RemovableHandle(self._hooks.post_acc, key)
+        return RemovableHandle(self._hooks.post_acc, key)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
-
-        >>> x = Tensor([2.0]).requires_grad_()
-        >>> (x * x).sum().backward()
-        >>> x.grad
-        tensor([4.])
-        """
-        from .autograd_api import backward
-        backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
-                 inputs=inputs)
+    # backward() is the engine's (autograd_api.py, above this module): methods.py binds it
 
     def detach(self):
         """A tensor sharing this one's data (and version counter) that records no history."""
@@ -332,7 +345,6 @@ class Tensor:
 
     @property
     def device(self):
-        from .creation import cpu
         return cpu
 
     def type(self, dtype=None):
@@ -412,10 +424,6 @@ class Tensor:
         return t
 
 
-# graph.py cannot import this module itself
-graph._versioned = (Tensor, graph._SavedOutput)
-
-
 def _rebuild(data, requires_grad):
     t = wrap(data)
     t._rg = requires_grad
@@ -443,26 +451,46 @@ def wrap(data):
     return t
 
 
-def version_counter(t):
-    """The version counter of ``t``'s storage (shared with its views), made on first need."""
-    vc = t._vc
-    if vc is None:
-        vc = t._vc = [0]
-    return vc
+# ------------------------------------------------------------- the data of a new tensor
+
+def to_array(data):
+    """The numpy array of ``data`` (a number, nested lists or tuples of numbers and one-element
+    tensors, a numpy array or a Tensor), refusing what has no numeric dtype."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        if any(isinstance(d, Tensor) for d in data):
+            if any(d._data.size != 1 for d in data if isinstance(d, Tensor)):
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            data = [d.item() if isinstance(d, Tensor) else to_array(d) for d in data]
+    try:
+        arr = np.asarray(data)
+    except ValueError:
+        raise ValueError("expected sequence of equal-length lists, got a ragged list") from None
+    if arr.dtype == object:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return arr
 
 
-def version_of(t):
-    vc = t._vc
-    return 0 if vc is None else vc[0]
-
-
-def bump_version(t):
-    """Count one in-place change of ``t``'s storage."""
-    vc = t._vc
-    if vc is None:
-        t._vc = [1]
-    else:
-        vc[0] += 1
+def legacy_data(args, kwargs, dtype):
+    """The array behind ``Tensor(...)``/``FloatTensor(...)``: sizes make an uninitialised tensor
+    (zeros here), a sequence is copied."""
+    if kwargs:
+        raise TypeError(f"new() received an invalid combination of arguments - got unexpected keyword "
+                        f"{sorted(kwargs)}")
+    if not args:
+        return np.zeros((0,), dtype=dtype.np)
+    if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
+        return np.zeros(tuple(args), dtype=dtype.np)
+    if len(args) == 1:
+        if isinstance(args[0], Tensor):
+            return args[0]._data
+        if isinstance(args[0], Size):           # a Size is sizes; other tuples are data
+            return np.zeros(tuple(args[0]), dtype=dtype.np)
+        if isinstance(args[0], numbers.Number):
+            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+        return np.array(to_array(args[0]), dtype=dtype.np)
+    raise TypeError("new(): invalid combination of arguments")
 
 
 def normalise_dim(d, ndim):
@@ -482,7 +510,3 @@ def _dtype_from_type_name(t):
             raise ValueError(f"invalid type: '{t}'")
         return _TYPE_NAMES[t]
     return dtypes.to_dtype(t)
-
-
-graph._version_counter = version_counter
-graph._bump_version = bump_version

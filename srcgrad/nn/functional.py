@@ -45,7 +45,8 @@ def _inplace(input, out, inplace):
     """``out`` written into ``input`` where ``inplace`` (PyTorch's ``relu_``...), else ``out``."""
     if not inplace:
         return out
-    from ..eager.ops.inplace import assign, check_inplace
+    from ..eager.ops.inplace import assign
+    from ..eager.versions import check_inplace
     check_inplace(input)
     return assign(input, out)
 

@@ -7,7 +7,8 @@ Example:
     Parameter containing:
     tensor([0., 0.], requires_grad=True)
 """
-from ..eager.tensor import Tensor, init_leaf, version_counter
+from ..eager.tensor import Tensor, init_leaf
+from ..eager.versions import version_counter
 
 
 class Parameter(Tensor):

@@ -14,7 +14,8 @@ Example:
 """
 import numpy as np
 
-from ..eager.tensor import wrap, bump_version
+from ..eager.tensor import wrap
+from ..eager.versions import bump_version
 from .optimizer import (Optimizer, _check_flags, _check_lr, _count_step, _effective_grad, _new_step, _scalar,
                         _scalar_state, _step_dtype)
 

@@ -16,7 +16,8 @@ Example:
 """
 import numpy as np
 
-from ..eager.tensor import Tensor, wrap, bump_version
+from ..eager.tensor import Tensor, wrap
+from ..eager.versions import bump_version
 from .optimizer import Optimizer, _check_lr, _scalar
 
 __all__ = ["LBFGS"]

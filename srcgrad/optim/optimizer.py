@@ -23,7 +23,8 @@ import numpy as np
 
 from ..eager import dtypes
 from ..eager.grad_mode import enable_grad
-from ..eager.tensor import Tensor, wrap, bump_version
+from ..eager.tensor import Tensor, wrap
+from ..eager.versions import bump_version
 
 __all__ = ["Optimizer", "required"]
 

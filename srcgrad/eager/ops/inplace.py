@@ -12,29 +12,8 @@ import numpy as np
 
 from .. import grad_mode
 from ..graph import Node
-from ..tensor import Tensor, bump_version
-
-
-def check_inplace(x, view_of_leaf=False):
-    """PyTorch refuses in-place changes to leaves that require grad while grad mode is on."""
-    if not grad_mode.state.enabled:
-        return
-    if x.grad_fn is None and x._rg:
-        if view_of_leaf or x._base is not None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
-                               "operation.")
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    base = x._base
-    if base is not None and base.grad_fn is None and base._rg:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-
-
-def check_view_graph(x):
-    base = x._base
-    if base is not None and (base._rg or x._rg):
-        raise RuntimeError("srcgrad: an in-place change of a view of a tensor that requires grad is not supported "
-                           "(PyTorch rewrites the base's history here). Change the base tensor itself, or use "
-                           "out-of-place ops: y = torch.cat(...) or y = x.clone(); y[idx] = value")
+from ..tensor import Tensor
+from ..versions import bump_version, check_inplace, check_view_graph
 
 
 def _write_back(x, r):

@@ -23,7 +23,8 @@ import numpy as np
 
 from .. import grad_mode
 from ..graph import Node, c_int, define_saved
-from ..tensor import wrap, bump_version, legacy_type_name
+from ..tensor import legacy_type_name, wrap
+from ..versions import bump_version
 from . import dual
 from ._core import record
 from ._erf import erf as _erf

@@ -10,7 +10,8 @@ import numpy as np
 
 from .. import dtypes
 from ..graph import Node, c_int, define_saved
-from ..tensor import Tensor, normalise_dim, wrap, bump_version, version_counter
+from ..tensor import Tensor, normalise_dim, wrap
+from ..versions import bump_version, check_inplace, check_view_graph, version_counter
 from . import dual
 from ._core import needs_grad, record, sum_to
 
@@ -402,8 +403,14 @@ def getitem(x, key):
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                              "are valid indices (got " + type(k).__name__ + ")")
     if out is x:
-        out = _view_of(x, x._data.view(), AliasBackward0)
+        out = alias(x)
     return out
+
+
+def alias(x):
+    """A new tensor over ``x``'s data with ``x`` as its history (grad_fn ``AliasBackward0``):
+    ``x[...]``, and ``t.new(x)`` (creation.py)."""
+    return _view_of(x, x._data.view(), AliasBackward0)
 
 
 class AliasBackward0(Node):
@@ -460,7 +467,6 @@ class CopySlices(Node):
 
 def setitem(x, key, value):
     """``x[key] = value``, recorded as ``CopySlices`` when gradients flow through it."""
-    from .inplace import check_inplace
     check_inplace(x, view_of_leaf=True)
     key = _normalise_key(key)
     npkey = tuple(_np_key(k) for k in key)
@@ -475,7 +481,6 @@ def setitem(x, key, value):
                            f"to indexing result of shape {list(x._data[npkey].shape)}") from None
     bump_version(x)
     if needs_grad(x, vt):
-        from .inplace import check_view_graph
         check_view_graph(x)
         node = CopySlices((x, vt))
         node.key, node.vshape = npkey, (vt._data.shape if vt is not None else ())

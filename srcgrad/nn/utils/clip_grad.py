@@ -13,7 +13,8 @@ Example:
 """
 import numpy as np
 
-from ...eager.tensor import Tensor, wrap, bump_version
+from ...eager.tensor import Tensor, wrap
+from ...eager.versions import bump_version
 
 
 def _with_grads(parameters):
