@@ -22,8 +22,6 @@ KNOWN_CIRCLES = {
     frozenset({"frontend.calls", "frontend.numpy_reductions"}),
     # np.array([...]) is numpy_literals', which reads dtype_of from numpy_shapes
     frozenset({"frontend.numpy_literals", "frontend.numpy_shapes"}),
-    # the profiler and forward AD put wrappers on the package's public names (srcgrad.<op>)
-    frozenset({"", "autograd", "autograd.forward_ad", "autograd.profiler", "eager.forward_ad"}),
 }
 
 

@@ -315,10 +315,11 @@ def _function_apply(apply):
 
 def _wrap_ops():
     """Put the wrappers around the Tensor methods and the module functions."""
+    from .. import eager
     from ..nn import functional as F
     from . import methods
     from .ops import conv, norm, padding, pooling  # noqa: F401  (nn.functional's lazily loaded names, now loaded)
-    import srcgrad
+    from .patching import REEXPORTS
     table = {**methods.OPERATORS, **methods.METHODS}
     for name, fn in table.items():
         current = getattr(Tensor, name)
@@ -335,7 +336,7 @@ def _wrap_ops():
     for name, fn in methods.PROPERTIES.items():
         _patches.put(Tensor, name, property(_forward(fn)))
     lazy = [name for group in ("_CONV", "_POOLING", "_PADDING", "_NORM") for name in getattr(F, group, ())]
-    for owner in (srcgrad, srcgrad.eager, F):
+    for owner in (*REEXPORTS, eager, F):
         for name in list(getattr(owner, "__all__", None) or dir(owner)) + lazy:
             fn = getattr(owner, name, None)
             if callable(fn) and not isinstance(fn, type) and _is_op(fn) and (owner, name) not in _patches:
