@@ -379,7 +379,7 @@ def _install():
     for cls in classes:
         if "apply" in cls.__dict__:
             _patches.put(cls, "apply", _timed_apply(cls.__dict__["apply"]))
-    _patches.put(graph, "_finish_leaf", _timed_finish_leaf(graph._finish_leaf))
+    _patches.put(graph, "finish_leaf", _timed_finish_leaf(graph.finish_leaf))
 
 
 def _uninstall():

@@ -22,7 +22,8 @@ sigmoid = pointwise.sigmoid
 tanh = pointwise.tanh
 
 
-def _reduction_arg(reduction, size_average=None, reduce=None):
+def reduction_arg(reduction, size_average=None, reduce=None):
+    """A loss's ``reduction``, checked, or the one its legacy ``size_average``/``reduce`` say."""
     if size_average is not None or reduce is not None:
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
@@ -32,7 +33,8 @@ def _reduction_arg(reduction, size_average=None, reduce=None):
     return reduction
 
 
-def _reduce(loss, reduction):
+def reduce_loss(loss, reduction):
+    """The elementwise ``loss`` reduced as ``reduction`` ("mean", "sum" or "none") says."""
     if reduction == "mean":
         return loss.mean()
     if reduction == "sum":
@@ -108,7 +110,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     >>> binary_cross_entropy_with_logits(torch.zeros(2), torch.ones(2))
     tensor(0.6931)
     """
-    reduction = _reduction_arg(reduction, size_average, reduce)
+    reduction = reduction_arg(reduction, size_average, reduce)
     _check_same_size(input, target, "binary_cross_entropy_with_logits")
     _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
     _not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")
@@ -149,7 +151,7 @@ class BinaryCrossEntropyBackward0(Node):
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Binary cross-entropy of probabilities ``input`` in [0, 1]; logs are clamped at -100 as in PyTorch."""
-    reduction = _reduction_arg(reduction, size_average, reduce)
+    reduction = reduction_arg(reduction, size_average, reduce)
     if input.shape != target.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
@@ -181,7 +183,7 @@ class MseLossBackward0(Node):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean squared error."""
     import warnings
-    reduction = _reduction_arg(reduction, size_average, reduce)
+    reduction = reduction_arg(reduction, size_average, reduce)
     if input.shape != target.shape:
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
@@ -265,7 +267,7 @@ class NllLossBackward0(Node):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Negative log-likelihood of log-probabilities ``input`` (N, C) at class indices ``target`` (N,)."""
-    reduction = _reduction_arg(reduction, size_average, reduce)
+    reduction = reduction_arg(reduction, size_average, reduce)
     _not_differentiable(weight, "nll_loss_forward", "weight")
     x = input._data
     t = target._data
@@ -321,9 +323,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if target.dtype.is_floating_point:
         # class probabilities instead of indices
         lsm = log_softmax(input, 1 if input.dim() > 1 else 0)
-        return _reduce(-(lsm * target).sum(1 if input.dim() > 1 else 0), reduction)
+        return reduce_loss(-(lsm * target).sum(1 if input.dim() > 1 else 0), reduction)
     return nll_loss(log_softmax(input, 1 if input.dim() > 1 else 0), target, weight, None, ignore_index, None,
-                    _reduction_arg(reduction, size_average, reduce))
+                    reduction_arg(reduction, size_average, reduce))
 
 
 def linear(input, weight, bias=None):
@@ -345,7 +347,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    return _reduce((input - target).abs(), _reduction_arg(reduction, size_average, reduce))
+    return reduce_loss((input - target).abs(), reduction_arg(reduction, size_average, reduce))
 
 
 def one_hot(tensor, num_classes=-1):

@@ -300,7 +300,7 @@ class Tensor:
     # ------------------------------------------------------------------------ plain metadata
     @property
     def dtype(self):
-        return dtypes._FROM_NP[self._data.dtype]
+        return dtypes.FROM_NUMPY[self._data.dtype]
 
     @property
     def shape(self):
