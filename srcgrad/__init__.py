@@ -22,6 +22,8 @@ from .errors import SrcGradError, TypingError, UnsupportedSyntaxError  # noqa: F
 from .devices import accelerator, compile, cuda, distributed  # noqa: F401  (CPU only: PyTorch's device queries)
 from .serialization import load, save  # noqa: F401
 from . import backends as _backends, devices as _devices
+from .eager import patching as _patching
 _backends.mps = _devices.mps          # torch.backends.mps.is_available() in device selection
+_patching.reexported_by(__name__)     # the profiler's and forward AD's wrappers go on its eager names too
 
 from .version import __version__  # noqa: E402,F401

@@ -28,7 +28,7 @@ import numpy as np
 from .arguments import like
 from .eager import grad_mode
 from .eager.function import Function
-from .eager.tensor import Tensor, _wrap
+from .eager.tensor import Tensor, wrap
 from .ir.types import is_float, type_of
 from .transforms import pullback_at
 from .trees import leaves_of
@@ -70,7 +70,7 @@ def _to_tensors(out, float32):
     arr = np.asarray(out)
     if float32 and arr.dtype == np.float64:
         arr = arr.astype(np.float32)
-    return _wrap(arr)
+    return wrap(arr)
 
 
 class CompiledFunction(Function):
@@ -93,7 +93,7 @@ class CompiledFunction(Function):
         tensors = ctx.saved_tensors       # PyTorch's error where a saved input was changed in place since
         if not grad_mode.state.enabled:
             got = _vector_jacobian(ctx.compiled, ctx.arrays, ctx.dtypes, [g.detach().numpy() for g in grads])
-            return (None,) + tuple(_wrap(g) if g is not None else None for g in got)
+            return (None,) + tuple(wrap(g) if g is not None else None for g in got)
         # create_graph=True: the vjp is itself a node, so that it can be differentiated again
         inputs = list(ctx.arrays)
         for k, t in zip(ctx.positions, tensors):
@@ -119,7 +119,7 @@ class CompiledVjp(Function):
         ctx.positions = {k for k, a in enumerate(inputs_and_cotangents) if isinstance(a, Tensor)}
         ctx.save_for_backward(*[a for a in inputs_and_cotangents if isinstance(a, Tensor)])
         got = _vector_jacobian(compiled, arrays, dtypes, ctx.cotangents)
-        return tuple(_wrap(g) if g is not None and isinstance(a, Tensor) else None for g, a in zip(got, inputs))
+        return tuple(wrap(g) if g is not None and isinstance(a, Tensor) else None for g, a in zip(got, inputs))
 
     @staticmethod
     def backward(ctx, *ws):
@@ -154,8 +154,8 @@ class CompiledVjp(Function):
         grads = [None] * n
         for k, h in zip(owner, hw):
             if k is not None:
-                grads[k] = _wrap(_cast(h, ctx.dtypes[k]))
-        ct_grads = [_wrap(_cast(j, c.dtype)) if n + i in ctx.positions else None
+                grads[k] = wrap(_cast(h, ctx.dtypes[k]))
+        ct_grads = [wrap(_cast(j, c.dtype)) if n + i in ctx.positions else None
                     for i, (j, c) in enumerate(zip(jw, ctx.cotangents))]
         return (None, None) + tuple(grads) + tuple(ct_grads)
 

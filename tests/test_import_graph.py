@@ -22,12 +22,6 @@ KNOWN_CIRCLES = {
     frozenset({"frontend.calls", "frontend.numpy_reductions"}),
     # np.array([...]) is numpy_literals', which reads dtype_of from numpy_shapes
     frozenset({"frontend.numpy_literals", "frontend.numpy_shapes"}),
-    # the eager engine: graph.py imports tensor.py inside 11 functions, tensor.py patches graph's
-    # globals (REVIEW.md §3.8: an eager/versions.py and the ops' registries break it)
-    frozenset({"eager.autograd_api", "eager.creation", "eager.graph", "eager.ops._core", "eager.ops.dual",
-               "eager.ops.inplace", "eager.ops.pointwise", "eager.ops.shape", "eager.tensor"}),
-    # the profiler and forward AD put wrappers on the package's public names (srcgrad.<op>)
-    frozenset({"", "autograd", "autograd.forward_ad", "autograd.profiler", "eager.forward_ad"}),
 }
 
 

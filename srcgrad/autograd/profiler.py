@@ -347,11 +347,12 @@ def _timed_finish_leaf(finish):
 def _install():
     """Put the timing wrappers in place of the ops, the backward nodes' apply and the leaves'
     accumulation."""
-    import srcgrad
-    from ..eager import graph, methods
-    from ..eager import __all__ as eager_names
-    from ..eager.tensor import Tensor
     from .. import eager
+    from ..eager import __all__ as eager_names
+    from ..eager import graph, methods
+    from ..eager.patching import REEXPORTS
+    from ..eager.tensor import Tensor
+    from ..nn import functional
 
     for name, fn in {**methods.OPERATORS, **methods.METHODS}.items():
         if Tensor.__dict__.get(name) is fn:
@@ -363,14 +364,12 @@ def _install():
         fn = getattr(eager, name)
         if isinstance(fn, types.FunctionType) and name not in _NOT_OPS and not name[0].isupper():
             op = "aten::" + _ATEN_NAMES.get(name, name)
-            for module in (eager, srcgrad):
+            for module in (eager, *REEXPORTS):
                 if getattr(module, name, None) is fn:
                     _patches.put(module, name, _timed(op, fn))
-    functional = getattr(getattr(srcgrad, "nn", None), "functional", None)
-    if functional is not None:
-        for name, fn in list(vars(functional).items()):
-            if isinstance(fn, types.FunctionType) and not name.startswith("_"):
-                _patches.put(functional, name, _timed("aten::" + _ATEN_NAMES.get(name, name), fn))
+    for name, fn in list(vars(functional).items()):
+        if isinstance(fn, types.FunctionType) and not name.startswith("_"):
+            _patches.put(functional, name, _timed("aten::" + _ATEN_NAMES.get(name, name), fn))
 
     classes, todo = [], [graph.Node]
     while todo:
@@ -380,7 +379,7 @@ def _install():
     for cls in classes:
         if "apply" in cls.__dict__:
             _patches.put(cls, "apply", _timed_apply(cls.__dict__["apply"]))
-    _patches.put(graph, "_finish_leaf", _timed_finish_leaf(graph._finish_leaf))
+    _patches.put(graph, "finish_leaf", _timed_finish_leaf(graph.finish_leaf))
 
 
 def _uninstall():

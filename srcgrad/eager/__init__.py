@@ -10,7 +10,7 @@ import functools as _functools
 
 from . import methods as _methods  # noqa: F401  binds the Tensor methods
 from .creation import (BoolTensor, Generator, default_generator, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
-                       arange, as_tensor, cpu, device, empty, empty_like, eye, from_numpy, full, full_like,
+                       arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, logspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
                        randint_like, randn_like, randperm, seed, tensor, zeros, zeros_like)
 from .dtypes import (bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,
@@ -29,7 +29,7 @@ from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumsum, gather, l
 from .ops.shape import (cat, chunk, clone, flatten, flip, narrow, permute, reshape, select, split, squeeze, stack,
                         t, transpose, unbind, unsqueeze)
 from .functional import log_softmax, softmax
-from .tensor import Size, Tensor
+from .tensor import Size, Tensor, cpu, device
 from .tensor_str import set_printoptions
 
 float = float32

@@ -6,8 +6,8 @@ Example:
     >>> torch.autograd.grad((x ** 2).sum(), x)
     (tensor([6.]),)
 """
-from .graph import run_backward
-from .tensor import Tensor, _wrap
+from .graph import accumulate_grad, run_backward
+from .tensor import Tensor, wrap
 
 import numpy as np
 
@@ -31,10 +31,10 @@ def _root_grads(outputs, grad_outputs, create_graph):
                 if not out.dtype.is_floating_point:
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                        f"{out.dtype}")
-            g = _wrap(np.ones(out._data.shape, dtype=out._data.dtype))
+            g = wrap(np.ones(out._data.shape, dtype=out._data.dtype))
         else:
             if not isinstance(g, Tensor):
-                g = _wrap(np.asarray(g, dtype=out._data.dtype))
+                g = wrap(np.asarray(g, dtype=out._data.dtype))
             if g.shape != out.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                    f"output[{i}] has a shape of {out.shape}.")
@@ -79,12 +79,30 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         results = run_backward(outputs, roots, retain_graph, create_graph, inputs=inputs, accumulate=False,
                                allow_unused=True)
-        from .graph import _accumulate
         for t, g in zip(inputs, results):
             if g is not None:
-                _accumulate(t, g, False, create_graph)
+                accumulate_grad(t, g, False, create_graph)
         return
     run_backward(outputs, roots, retain_graph, create_graph)
+
+
+def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
+
+    ``Tensor.backward``: tensor.py is below this module, so methods.py binds it to the class.
+
+    >>> import srcgrad as torch
+    >>> x = torch.tensor([2.0], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([4.])
+    """
+    backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
+             inputs=inputs)
+
+
+# named as the method it is (its bound form prints as <bound method Tensor.backward of ...>)
+tensor_backward.__name__, tensor_backward.__qualname__ = "backward", "Tensor.backward"
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
@@ -116,5 +134,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     results = run_backward(outputs, roots, retain_graph, create_graph, inputs=inputs, accumulate=False,
                            allow_unused=allow_unused)
     if materialize_grads:
-        results = [r if r is not None else _wrap(np.zeros_like(t._data)) for r, t in zip(results, inputs)]
+        results = [r if r is not None else wrap(np.zeros_like(t._data)) for r, t in zip(results, inputs)]
     return tuple(results)

@@ -6,39 +6,13 @@ Example:
     tensor([[1., 2.],
             [3., 4.]])
 """
-import numbers
 import warnings
 
 import numpy as np
 
 from . import dtypes
-from .tensor import Size, Tensor, _wrap, bump_version
-
-
-class device:
-    """The only device of the eager mode: ``device(type='cpu')``."""
-
-    def __init__(self, type="cpu", index=None):
-        if isinstance(type, device):
-            type = type.type
-        if str(type).split(":")[0] != "cpu":
-            raise RuntimeError(f"srcgrad's eager tensors live on the CPU; device '{type}' is not available")
-        self.type, self.index = "cpu", None
-
-    def __repr__(self):
-        return "device(type='cpu')"
-
-    def __str__(self):
-        return "cpu"
-
-    def __eq__(self, other):
-        return str(other) == "cpu"
-
-    def __hash__(self):
-        return hash("cpu")
-
-
-cpu = device("cpu")
+from .tensor import Size, Tensor, cpu, legacy_data, to_array, wrap
+from .versions import bump_version, check_inplace
 
 _rng = [np.random.default_rng()]
 
@@ -148,23 +122,6 @@ def _infer_dtype(data, arr):
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
-def _to_array(data):
-    if isinstance(data, Tensor):
-        return data._data
-    if isinstance(data, (list, tuple)):
-        if any(isinstance(d, Tensor) for d in data):
-            if any(d._data.size != 1 for d in data if isinstance(d, Tensor)):
-                raise ValueError("only one element tensors can be converted to Python scalars")
-            data = [d.item() if isinstance(d, Tensor) else _to_array(d) for d in data]
-    try:
-        arr = np.asarray(data)
-    except ValueError:
-        raise ValueError("expected sequence of equal-length lists, got a ragged list") from None
-    if arr.dtype == object:
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    return arr
-
-
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (a number, nested lists, a numpy array or a Tensor).
 
@@ -172,10 +129,10 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     tensor([1., 2.], requires_grad=True)
     """
     _check_device(device)
-    arr = _to_array(data)
+    arr = to_array(data)
     d = dtypes.to_dtype(dtype) if dtype is not None else (
         data.dtype if isinstance(data, Tensor) else _infer_dtype(data, arr))
-    t = _wrap(np.array(arr, dtype=d.np, copy=True))
+    t = wrap(np.array(arr, dtype=d.np, copy=True))
     if requires_grad:
         _set_requires_grad(t)
     return t
@@ -194,33 +151,12 @@ def from_numpy(arr):
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     dtypes.from_numpy_dtype(arr.dtype)
-    return _wrap(arr)
-
-
-def legacy_data(args, kwargs, dtype):
-    """The array behind ``Tensor(...)``/``FloatTensor(...)``: sizes make an uninitialised tensor
-    (zeros here), a sequence is copied."""
-    if kwargs:
-        raise TypeError(f"new() received an invalid combination of arguments - got unexpected keyword "
-                        f"{sorted(kwargs)}")
-    if not args:
-        return np.zeros((0,), dtype=dtype.np)
-    if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
-        return np.zeros(tuple(args), dtype=dtype.np)
-    if len(args) == 1:
-        if isinstance(args[0], Tensor):
-            return args[0]._data
-        if isinstance(args[0], Size):           # a Size is sizes; other tuples are data
-            return np.zeros(tuple(args[0]), dtype=dtype.np)
-        if isinstance(args[0], numbers.Number):
-            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
-        return np.array(_to_array(args[0]), dtype=dtype.np)
-    raise TypeError("new(): invalid combination of arguments")
+    return wrap(arr)
 
 
 def _legacy(d):
     def make(*args, **kwargs):
-        return _wrap(legacy_data(args, kwargs, d))
+        return wrap(legacy_data(args, kwargs, d))
     make.__name__ = d._legacy
     make.__doc__ = f"Legacy constructor of {d!r} tensors, as ``torch.{d._legacy}``."
     return make
@@ -253,7 +189,7 @@ def _size(size):
 
 def _finish(arr, requires_grad, device):
     _check_device(device)
-    t = _wrap(arr)
+    t = wrap(arr)
     if requires_grad:
         _set_requires_grad(t)
     return t
@@ -464,7 +400,6 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
 
 def uniform_(t, a=0.0, b=1.0, *, generator=None):
     """Fill ``t`` in place with samples of U(a, b) (``nn.init.uniform_`` and ``w.uniform_(-1, 1)``)."""
-    from .ops.inplace import check_inplace
     check_inplace(t)
     t._data[...] = numpy_rng(generator).uniform(a, b, t._data.shape)
     bump_version(t)
@@ -473,7 +408,6 @@ def uniform_(t, a=0.0, b=1.0, *, generator=None):
 
 def normal_(t, mean=0.0, std=1.0, *, generator=None):
     """Fill ``t`` in place with samples of N(mean, std²)."""
-    from .ops.inplace import check_inplace
     check_inplace(t)
     t._data[...] = numpy_rng(generator).normal(mean, std, t._data.shape)
     bump_version(t)
@@ -497,19 +431,23 @@ def _options(d):
             "false (default), pinned_memory=false (default), memory_format=(nullopt))")
 
 
-def tensor_new(self, *args, device=None, **kwargs):
-    """``x.new(*sizes)`` (uninitialised: zeros here), ``x.new(data)`` or ``x.new(tensor)``, in
-    ``x``'s dtype: PyTorch's legacy constructor on a tensor."""
-    _check_device(device)
-    if kwargs:
-        raise _invalid_args("new", args, kwargs, _NEW_SIGNATURES)
-    if len(args) == 1 and isinstance(args[0], Tensor):
-        other = args[0]
-        if other.dtype is not self.dtype:
-            raise TypeError(f"expected {_options(self.dtype)} (got {_options(other.dtype)})")
-        from .ops.shape import AliasBackward0, _view_of
-        return _view_of(other, other._data.view(), AliasBackward0)     # an alias, as in PyTorch
-    return _wrap(legacy_data(args, {}, self.dtype))
+def new_method(alias):
+    """``Tensor.new``, given ``alias(t)``, the op that makes a tensor sharing ``t``'s data and
+    history (ops/shape.py's: the ops are above this module, so methods.py hands it in)."""
+
+    def tensor_new(self, *args, device=None, **kwargs):
+        """``x.new(*sizes)`` (uninitialised: zeros here), ``x.new(data)`` or ``x.new(tensor)``, in
+        ``x``'s dtype: PyTorch's legacy constructor on a tensor."""
+        _check_device(device)
+        if kwargs:
+            raise _invalid_args("new", args, kwargs, _NEW_SIGNATURES)
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            other = args[0]
+            if other.dtype is not self.dtype:
+                raise TypeError(f"expected {_options(self.dtype)} (got {_options(other.dtype)})")
+            return alias(other)     # an alias, as in PyTorch
+        return wrap(legacy_data(args, {}, self.dtype))
+    return tensor_new
 
 
 def _new_size(name, size):

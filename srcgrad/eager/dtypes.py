@@ -44,7 +44,7 @@ float32 = dtype("float32", np.float32, True, 2, "FloatTensor")
 float64 = dtype("float64", np.float64, True, 3, "DoubleTensor")
 
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
-_FROM_NP = {d.np: d for d in ALL}
+FROM_NUMPY = {d.np: d for d in ALL}
 
 
 def _by_name(name):
@@ -54,7 +54,7 @@ def _by_name(name):
 def from_numpy_dtype(np_dtype):
     """The srcgrad dtype of a numpy dtype; float64 for Python floats, int64 for ints."""
     try:
-        return _FROM_NP[np.dtype(np_dtype)]
+        return FROM_NUMPY[np.dtype(np_dtype)]
     except KeyError:
         raise TypeError(f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported "
                         "types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")

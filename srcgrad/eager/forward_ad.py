@@ -29,7 +29,7 @@ import threading
 
 from . import grad_mode
 from .patching import Patches
-from .tensor import Tensor, _wrap
+from .tensor import Tensor, wrap
 
 _levels = itertools.count()
 _patch_lock = threading.Lock()
@@ -121,7 +121,7 @@ def make_dual(tensor, tangent, *, level=None):
                            f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the given "
                            f"forward gradient is of size {list(tangent.shape)}.")
     with _suspended():
-        out = tensor.view(tensor.shape) if tensor.requires_grad else _wrap(tensor._data)
+        out = tensor.view(tensor.shape) if tensor.requires_grad else wrap(tensor._data)
     return _attach(out, tangent, current)
 
 
@@ -133,7 +133,7 @@ def unpack_dual(tensor, *, level=None):
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
     with _suspended():
-        primal = tensor.view(tensor.shape) if tensor.requires_grad else _wrap(tensor._data)
+        primal = tensor.view(tensor.shape) if tensor.requires_grad else wrap(tensor._data)
     return UnpackedDualTensor(primal, tangent)
 
 
@@ -194,7 +194,7 @@ def _jvp(fn, args, kwargs, duals):
         live = [o for o in outs if o.requires_grad]
         if not live:
             return [None] * len(outs)
-        us = [_wrap(o._data * 0).requires_grad_() for o in live]
+        us = [wrap(o._data * 0).requires_grad_() for o in live]
         # one entry per tensor: a dual tensor passed twice (x * x) is one input of the graph,
         # whose vjp already sums both uses
         unique = {}
@@ -208,7 +208,7 @@ def _jvp(fn, args, kwargs, duals):
             tangents = grad([g for g, _ in used], us, [t.to(g.dtype) for g, t in used], allow_unused=True,
                             create_graph=outer)
         # an output the duals reach with a zero derivative has a zero tangent
-        tangents = [t if t is not None else _wrap(o._data * 0) for t, o in zip(tangents, live)]
+        tangents = [t if t is not None else wrap(o._data * 0) for t, o in zip(tangents, live)]
     it = iter(tangents)
     return [next(it) if o.requires_grad else None for o in outs]
 
@@ -277,7 +277,7 @@ def _setitem(fn):
                 return fn(x, idx, value)
         with _suspended():
             out = fn(x, idx, value)
-            new = tx.clone() if tx is not None else _wrap(x._data * 0)
+            new = tx.clone() if tx is not None else wrap(x._data * 0)
             new[idx] = tv if tv is not None else 0.0
         _attach(x, new, level)
         return out
@@ -292,7 +292,7 @@ def _function_apply(apply):
         duals = _duals(args, kwargs, level) if level is not None else []
         if not duals:
             return apply(cls, *args, **kwargs)
-        from .function import Function, _node_class
+        from .function import Function, node_class
         if cls.jvp is Function.jvp:
             with _suspended():
                 out = apply(cls, *args, **kwargs)
@@ -300,7 +300,7 @@ def _function_apply(apply):
         else:
             with _suspended():
                 out = apply(cls, *args, **kwargs)
-                ctx = _node_class(cls)()
+                ctx = node_class(cls)()
                 with grad_mode.no_grad():
                     cls.forward(ctx, *[a.detach() if isinstance(a, Tensor) else a for a in args], **kwargs)
                     given = [_tangent(a, level) if isinstance(a, Tensor) else None for a in args]
@@ -315,10 +315,11 @@ def _function_apply(apply):
 
 def _wrap_ops():
     """Put the wrappers around the Tensor methods and the module functions."""
+    from .. import eager
     from ..nn import functional as F
     from . import methods
     from .ops import conv, norm, padding, pooling  # noqa: F401  (nn.functional's lazily loaded names, now loaded)
-    import srcgrad
+    from .patching import REEXPORTS
     table = {**methods.OPERATORS, **methods.METHODS}
     for name, fn in table.items():
         current = getattr(Tensor, name)
@@ -335,7 +336,7 @@ def _wrap_ops():
     for name, fn in methods.PROPERTIES.items():
         _patches.put(Tensor, name, property(_forward(fn)))
     lazy = [name for group in ("_CONV", "_POOLING", "_PADDING", "_NORM") for name in getattr(F, group, ())]
-    for owner in (srcgrad, srcgrad.eager, F):
+    for owner in (*REEXPORTS, eager, F):
         for name in list(getattr(owner, "__all__", None) or dir(owner)) + lazy:
             fn = getattr(owner, name, None)
             if callable(fn) and not isinstance(fn, type) and _is_op(fn) and (owner, name) not in _patches:

@@ -19,8 +19,9 @@ Example:
 import numpy as np
 
 from . import grad_mode
-from .graph import Node, _edge
-from .tensor import Tensor, _wrap, version_of
+from .graph import FREED_MSG, Node, gradient_edge, pack_saved_for_backward, raw_saved, sequence_numbers
+from .tensor import Tensor, wrap
+from .versions import version_of
 
 
 class FunctionCtx(Node):
@@ -47,7 +48,6 @@ class FunctionCtx(Node):
                                 f"{type(t).__name__}")
         self._saved = tensors
         self._versions = tuple(version_of(t) if t is not None else None for t in tensors)
-        from .graph import pack_saved_for_backward
         pack_saved_for_backward(self)
 
     def __repr__(self):
@@ -67,10 +67,9 @@ class FunctionCtx(Node):
     @property
     def _raw_saved_tensors(self):
         """The saved tensors as ``SavedTensor`` objects (for ``register_hooks``), as in PyTorch."""
-        from .graph import FREED_MSG, _raw_saved
         if self._saved is None:
             raise RuntimeError(FREED_MSG)
-        return tuple(_raw_saved(self, i) for i in range(len(self._saved)))
+        return tuple(raw_saved(self, i) for i in range(len(self._saved)))
 
     def mark_non_differentiable(self, *tensors):
         self._non_diff |= {id(t) for t in tensors}
@@ -83,7 +82,7 @@ class FunctionCtx(Node):
 
     def apply(self, *grads):
         if self._materialize:
-            grads = tuple(g if g is not None else _wrap(np.zeros(s, dtype=d))
+            grads = tuple(g if g is not None else wrap(np.zeros(s, dtype=d))
                           for g, (s, d) in zip(grads, self._out_meta))
         result = self._fn.backward(self, *grads)
         if not isinstance(result, tuple):
@@ -107,7 +106,9 @@ class FunctionCtx(Node):
 _node_classes = {}
 
 
-def _node_class(fn_cls):
+def node_class(fn_cls):
+    """The class of the ctx (and graph node) of the Function subclass ``fn_cls``, named
+    ``<Function>Backward`` as in PyTorch; made once per Function."""
     cls = _node_classes.get(fn_cls)
     if cls is None:
         cls = type(fn_cls.__name__ + "Backward", (FunctionCtx,), {"__slots__": ()})
@@ -151,7 +152,7 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = _node_class(cls)()
+        ctx = node_class(cls)()
         ctx._fn = cls
         ctx._n_args = len(args)
         ctx._tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
@@ -166,9 +167,8 @@ class Function:
                 output = cls.forward(ctx, *args, **kwargs)
         if not record:
             return output
-        from .graph import _seq
-        ctx.next_functions = tuple(_edge(args[i]) for i in ctx._tensor_pos)
-        ctx._seq = next(_seq)
+        ctx.next_functions = tuple(gradient_edge(args[i]) for i in ctx._tensor_pos)
+        ctx._seq = next(sequence_numbers)
         single = not isinstance(output, tuple)
         outs = (output,) if single else output
         ctx.n_outputs = len(outs)

@@ -15,14 +15,15 @@ from . import dtypes
 from .graph import Node, c_int, define_saved
 from .ops import dual, linalg, pointwise
 from .ops._core import record, zero_derivative
-from .tensor import _dim, _wrap
+from .tensor import normalise_dim, wrap
 
 relu = pointwise.relu
 sigmoid = pointwise.sigmoid
 tanh = pointwise.tanh
 
 
-def _reduction_arg(reduction, size_average=None, reduce=None):
+def reduction_arg(reduction, size_average=None, reduce=None):
+    """A loss's ``reduction``, checked, or the one its legacy ``size_average``/``reduce`` say."""
     if size_average is not None or reduce is not None:
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
@@ -32,7 +33,8 @@ def _reduction_arg(reduction, size_average=None, reduce=None):
     return reduction
 
 
-def _reduce(loss, reduction):
+def reduce_loss(loss, reduction):
+    """The elementwise ``loss`` reduced as ``reduction`` ("mean", "sum" or "none") says."""
     if reduction == "mean":
         return loss.mean()
     if reduction == "sum":
@@ -108,7 +110,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     >>> binary_cross_entropy_with_logits(torch.zeros(2), torch.ones(2))
     tensor(0.6931)
     """
-    reduction = _reduction_arg(reduction, size_average, reduce)
+    reduction = reduction_arg(reduction, size_average, reduce)
     _check_same_size(input, target, "binary_cross_entropy_with_logits")
     _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
     _not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")
@@ -149,7 +151,7 @@ class BinaryCrossEntropyBackward0(Node):
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Binary cross-entropy of probabilities ``input`` in [0, 1]; logs are clamped at -100 as in PyTorch."""
-    reduction = _reduction_arg(reduction, size_average, reduce)
+    reduction = reduction_arg(reduction, size_average, reduce)
     if input.shape != target.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
@@ -181,7 +183,7 @@ class MseLossBackward0(Node):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean squared error."""
     import warnings
-    reduction = _reduction_arg(reduction, size_average, reduce)
+    reduction = reduction_arg(reduction, size_average, reduce)
     if input.shape != target.shape:
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
@@ -217,7 +219,7 @@ def _softmax_dim(x, dim):
         warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include "
                       "dim=X as an argument.", UserWarning, stacklevel=3)
         dim = 0 if x._data.ndim in (0, 1, 3) else 1
-    return dim, _dim(dim, x._data.ndim)
+    return dim, normalise_dim(dim, x._data.ndim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -265,7 +267,7 @@ class NllLossBackward0(Node):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Negative log-likelihood of log-probabilities ``input`` (N, C) at class indices ``target`` (N,)."""
-    reduction = _reduction_arg(reduction, size_average, reduce)
+    reduction = reduction_arg(reduction, size_average, reduce)
     _not_differentiable(weight, "nll_loss_forward", "weight")
     x = input._data
     t = target._data
@@ -321,9 +323,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if target.dtype.is_floating_point:
         # class probabilities instead of indices
         lsm = log_softmax(input, 1 if input.dim() > 1 else 0)
-        return _reduce(-(lsm * target).sum(1 if input.dim() > 1 else 0), reduction)
+        return reduce_loss(-(lsm * target).sum(1 if input.dim() > 1 else 0), reduction)
     return nll_loss(log_softmax(input, 1 if input.dim() > 1 else 0), target, weight, None, ignore_index, None,
-                    _reduction_arg(reduction, size_average, reduce))
+                    reduction_arg(reduction, size_average, reduce))
 
 
 def linear(input, weight, bias=None):
@@ -345,21 +347,21 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    return _reduce((input - target).abs(), _reduction_arg(reduction, size_average, reduce))
+    return reduce_loss((input - target).abs(), reduction_arg(reduction, size_average, reduce))
 
 
 def one_hot(tensor, num_classes=-1):
     t = tensor._data
     n = int(t.max()) + 1 if num_classes == -1 else num_classes
-    return _wrap(np.eye(n, dtype=np.int64)[t])
+    return wrap(np.eye(n, dtype=np.int64)[t])
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
     if not training or p == 0:
         return input
-    from .creation import _rng
-    mask = (_rng[0].random(input.shape) >= p).astype(input._data.dtype) / (1 - p)
-    return input * _wrap(mask)
+    from .creation import numpy_rng
+    mask = (numpy_rng().random(input.shape) >= p).astype(input._data.dtype) / (1 - p)
+    return input * wrap(mask)
 
 
 # ------------------------------------------------------------------ saved values, PyTorch's names

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from .autograd_api import grad as autograd_grad
-from .tensor import Tensor, _wrap
+from .tensor import Tensor, wrap
 
 
 class GradcheckError(RuntimeError):
@@ -66,7 +66,7 @@ def analytical_jacobian(fn, inputs):
         for k in range(o._data.size):
             g = np.zeros(o._data.size, dtype=o._data.dtype)
             g[k] = 1
-            grads = autograd_grad([o], diff_inputs, [_wrap(g.reshape(o._data.shape))], retain_graph=True,
+            grads = autograd_grad([o], diff_inputs, [wrap(g.reshape(o._data.shape))], retain_graph=True,
                                   allow_unused=True)
             for i, gi in enumerate(grads):
                 if gi is not None:
@@ -100,7 +100,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 if not raise_exception:
                     return False
                 raise GradcheckError(f"Jacobian mismatch for output {j} with respect to input {i},\n"
-                                     f"numerical:{_wrap(n)}\nanalytical:{_wrap(a)}\n")
+                                     f"numerical:{wrap(n)}\nanalytical:{wrap(a)}\n")
     return True
 
 
@@ -111,7 +111,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     outs = _outputs(func, inputs)
     rng = np.random.default_rng(0)
     if grad_outputs is None:
-        grad_outputs = tuple(_wrap(rng.standard_normal(o._data.shape)).requires_grad_() for o in outs)
+        grad_outputs = tuple(wrap(rng.standard_normal(o._data.shape)).requires_grad_() for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n = len(inputs)
 

@@ -24,11 +24,12 @@ import weakref
 import numpy as np
 
 from . import grad_mode
+from .hooks import HookDict, RemovableHandle
+from .tensor import Tensor, legacy_type_name, wrap
+from .versions import bump_version, version_counter
 
-# set by tensor.py, which imports this module: (Tensor, _SavedOutput), version_counter, bump_version
-_versioned = ()
-_version_counter = _bump_version = None
-_seq = itertools.count()
+# the creation order of nodes: the engine runs the larger numbers first (see run_backward)
+sequence_numbers = itertools.count()
 OUT = object()   # in a node's ``saved``: stands for the op's own result
 
 FREED_MSG = ("Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -44,34 +45,12 @@ class _SavedOutput:
 
     def __init__(self, t):
         self.data = t._data
-        self._vc = _version_counter(t)
+        self._vc = version_counter(t)
         self.requires_grad = True   # an output saved by its node is differentiable through that node
 
 
-class _RemovableHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
-
-    def __init__(self, hooks, key):
-        self._hooks = weakref.ref(hooks) if hooks is not None else None
-        self._key = key
-
-    def remove(self):
-        hooks = self._hooks() if self._hooks else None
-        if hooks is not None:
-            hooks.pop(self._key, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-class _HookDict(dict):
-    """A dict that a weakref can point at (plain dicts cannot)."""
-
-    __slots__ = ("__weakref__",)
-
+# what a node saves with a version: its input tensors and its own result
+_versioned = (Tensor, _SavedOutput)
 
 _hook_ids = itertools.count()
 
@@ -112,7 +91,7 @@ class Node:
                 fn = t.grad_fn
                 edges.append((fn, t._output_nr) if fn is not None else (grad_accumulator(t), 0))
         self.next_functions = tuple(edges)
-        self._seq = next(_seq)
+        self._seq = next(sequence_numbers)
         self._hooks = None
         if saved:
             if saved[-1] is OUT:      # by convention the op's own result is saved last
@@ -200,11 +179,11 @@ class Node:
         h = self._hook_state()
         hooks = getattr(h, kind)
         if hooks is None:
-            hooks = _HookDict()
+            hooks = HookDict()
             setattr(h, kind, hooks)
         key = next(_hook_ids)
         hooks[key] = fn
-        return _RemovableHandle(hooks, key)
+        return RemovableHandle(hooks, key)
 
 
 class AccumulateGrad(Node):
@@ -220,7 +199,7 @@ class AccumulateGrad(Node):
         self.variable = variable
 
 
-def _edge(t):
+def gradient_edge(t):
     """The (node, output_nr) a gradient for tensor ``t`` flows into; (None, 0) if none."""
     if t is None or not t._rg:
         return NO_EDGE
@@ -240,8 +219,7 @@ def grad_accumulator(t):
 
 
 def _tensor_from_saved_output(s, node):
-    from .tensor import Tensor
-    t = Tensor._make(s.data)
+    t = wrap(s.data)
     t._vc = s._vc
     if s.requires_grad:
         t.grad_fn = node
@@ -250,7 +228,6 @@ def _tensor_from_saved_output(s, node):
 
 
 def _modified_msg(data, now, expected, origin):
-    from .tensor import legacy_type_name
     desc = f"[{legacy_type_name(data)} [{', '.join(str(d) for d in data.shape)}]]"
     if origin:
         desc += f", which is {origin},"
@@ -334,8 +311,7 @@ def _pack_with_default_hooks(node, out):
             packed = True
         elif type(s) is np.ndarray and i in type(node)._array_slots:
             # a statistic kept as an array (batch_norm's mean...) that PyTorch saves as a tensor
-            from .tensor import _wrap
-            saved[i] = _pack(node, s, _wrap(s), pack, unpack)
+            saved[i] = _pack(node, s, wrap(s), pack, unpack)
             packed = True
     if packed:
         node._saved = _HookedSaved(saved)
@@ -374,13 +350,12 @@ def _pack(node, s, tensor, pack, unpack):
 
 def _unpack(node, p):
     """The tensor an unpack hook gives back, with the autograd identity of the saved one."""
-    from .tensor import Tensor, _wrap
     r = p.unpack_hook(p.packed)
     if not isinstance(r, Tensor):
         raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
                         f"{type(r).__name__}")
-    t = _wrap(r._data)
-    t._vc = _version_counter(r)
+    t = wrap(r._data)
+    t._vc = version_counter(r)
     if p.kind == "output":
         t.grad_fn, t._rg = node, True
     elif p.grad_fn is not None:
@@ -444,16 +419,15 @@ def _saved_tensor(node, i):
 def _number_tensor(value):
     """A saved constant as PyTorch shows it: Python numbers are 0-d tensors of its 'wrapped
     number' dtypes (float64, int64, bool)."""
-    from .tensor import Tensor, _wrap
     if isinstance(value, Tensor):
         return value
     if isinstance(value, bool):
-        return _wrap(np.asarray(value))
+        return wrap(np.asarray(value))
     if isinstance(value, int):
-        return _wrap(np.asarray(value, dtype=np.int64))
+        return wrap(np.asarray(value, dtype=np.int64))
     if isinstance(value, float):
-        return _wrap(np.asarray(value, dtype=np.float64))
-    return _wrap(np.asarray(value))
+        return wrap(np.asarray(value, dtype=np.float64))
+    return wrap(np.asarray(value))
 
 
 class SavedTensor:
@@ -506,8 +480,7 @@ class SavedTensor:
         if type(s) is _Packed:
             return s.packed
         if type(s) is _SavedOutput:
-            from .tensor import _wrap
-            return _wrap(s.data)
+            return wrap(s.data)
         return _number_tensor(s)
 
     def unpack(self):
@@ -529,7 +502,7 @@ def _saved_property(i):
     return property(get)
 
 
-def _raw_saved(node, i):
+def raw_saved(node, i):
     """The node's ``SavedTensor`` for entry ``i``, the same object each time (as in PyTorch)."""
     h = node._hook_state()
     if h.raw is None:
@@ -542,13 +515,13 @@ def _raw_saved(node, i):
 
 def _raw_saved_property(i):
     def get(node):
-        return _raw_saved(node, i)
+        return raw_saved(node, i)
     return property(get)
 
 
 def _saved_all_property(raw):
     def get(node):
-        return tuple((_raw_saved if raw else _saved_tensor)(node, i) for i in range(len(node._versions)))
+        return tuple((raw_saved if raw else _saved_tensor)(node, i) for i in range(len(node._versions)))
     return property(get)
 
 
@@ -669,7 +642,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
             fresh[nxt][nr] = True
 
     for r, g in zip(roots, root_grads):
-        node, nr = _edge(r)
+        node, nr = gradient_edge(r)
         if node is not None:
             send(node, nr, g._data if arrays else g, False)
 
@@ -726,7 +699,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                     send(nxt, nr, g, is_fresh)
 
         for acc in leaves:
-            _finish_leaf(acc, buffers.pop(acc), fresh.pop(acc), capture, results, inputs, accumulate, create_graph)
+            finish_leaf(acc, buffers.pop(acc), fresh.pop(acc), capture, results, inputs, accumulate, create_graph)
         ok = True
     finally:
         grad_mode.state.enabled = prev_mode
@@ -749,13 +722,14 @@ def _captured(roots, inputs, accumulate):
     needed = None
     if inputs is not None:
         for i, t in enumerate(inputs):
-            capture.setdefault(_edge(t), []).append(i)
+            capture.setdefault(gradient_edge(t), []).append(i)
         if not accumulate:
-            needed = _nodes_needed([_edge(r)[0] for r in roots], {e[0] for e in capture if e[0] is not None})
+            needed = _nodes_needed([gradient_edge(r)[0] for r in roots], {e[0] for e in capture if e[0] is not None})
     return capture, needed
 
 
-def _finish_leaf(acc, grads, fr, capture, results, inputs, accumulate, create_graph):
+# (looked up as a module global by run_backward: the profiler times the leaves by replacing it)
+def finish_leaf(acc, grads, fr, capture, results, inputs, accumulate, create_graph):
     """A leaf's hooks, then its gradient captured (autograd.grad) or accumulated into .grad."""
     arrays = not create_graph
     if acc._hooks is not None:
@@ -763,14 +737,13 @@ def _finish_leaf(acc, grads, fr, capture, results, inputs, accumulate, create_gr
     if capture:
         _capture(capture, acc, grads, results, inputs, arrays)
     if accumulate and grads[0] is not None:
-        _accumulate(acc.variable, grads[0], fr[0], create_graph)
+        accumulate_grad(acc.variable, grads[0], fr[0], create_graph)
 
 
 def _capture(capture, node, grads, results, inputs, arrays):
     """Keep the gradients arriving for ``inputs[i]`` in ``results[i]``, in the input's dtype: a
     float32 input used with float64 tensors gets a float32 gradient, as from PyTorch's engine
     (and as ``backward()`` accumulates it)."""
-    from .tensor import _wrap
     for nr, g in enumerate(grads):
         for i in capture.get((node, nr), ()):
             if g is None:
@@ -778,15 +751,14 @@ def _capture(capture, node, grads, results, inputs, arrays):
                 continue
             dtype = inputs[i]._data.dtype
             if arrays:
-                results[i] = _wrap(g if g.dtype == dtype else g.astype(dtype))
+                results[i] = wrap(g if g.dtype == dtype else g.astype(dtype))
             else:
                 results[i] = g if g._data.dtype == dtype else g.to(inputs[i].dtype)
 
 
 def _apply_with_tensors(node, grads):
     """Nodes written for Tensors (custom Functions) get Tensors on the array path too."""
-    from .tensor import _wrap
-    outs = node.apply(*[None if g is None else _wrap(g) for g in grads])
+    outs = node.apply(*[None if g is None else wrap(g) for g in grads])
     outs = outs if type(outs) is tuple else (outs,)
     return tuple(None if o is None else o._data for o in outs)
 
@@ -802,8 +774,7 @@ def _root(a):
 
 
 def _as_tensor(g, arrays):
-    from .tensor import _wrap
-    return _wrap(g) if arrays and g is not None else g
+    return wrap(g) if arrays and g is not None else g
 
 
 def _as_grad(t, arrays):
@@ -859,14 +830,13 @@ def _nodes_needed(roots, targets):
 
 
 def _retain_grads(retains, grads, arrays):
-    from .tensor import _wrap
     for nr, ref in retains.items():
         t = ref()
         if t is None or grads[nr] is None:
             continue
         g = grads[nr]
         if arrays:
-            g = _wrap(np.array(g, copy=True))
+            g = wrap(np.array(g, copy=True))
             t._grad = g if t._grad is None else t._grad + g
         elif t._grad is None:
             t._grad = g
@@ -874,14 +844,13 @@ def _retain_grads(retains, grads, arrays):
             t._grad = t._grad + g
 
 
-def _accumulate(var, g, is_fresh, create_graph):
+def accumulate_grad(var, g, is_fresh, create_graph):
     """AccumulateGrad: add ``g`` (an array, or a Tensor under create_graph) into ``var.grad``,
     in place when it can, as PyTorch does."""
-    from .tensor import Tensor, _wrap
     hooks = var._hooks
     if hooks is not None and hooks.pre:
         for fn in tuple(hooks.pre.values()):
-            r = fn(g if isinstance(g, Tensor) else _wrap(g))
+            r = fn(g if isinstance(g, Tensor) else wrap(g))
             is_fresh = False        # the hook may have kept the gradient it saw
             if r is not None:
                 g = r if create_graph else r._data
@@ -902,12 +871,12 @@ def _accumulate(var, g, is_fresh, create_graph):
         if create_graph:
             var._grad = g
         else:
-            var._grad = _wrap(g if is_fresh and g.flags.writeable else np.array(g, copy=True))
+            var._grad = wrap(g if is_fresh and g.flags.writeable else np.array(g, copy=True))
     elif create_graph or old._rg:
-        var._grad = old + (g if isinstance(g, Tensor) else _wrap(g))
+        var._grad = old + (g if isinstance(g, Tensor) else wrap(g))
     else:
         np.add(old._data, g, out=old._data, casting="unsafe")
-        _bump_version(old)
+        bump_version(old)
     if hooks is not None and hooks.post_acc:
         for fn in tuple(hooks.post_acc.values()):
             fn(var)

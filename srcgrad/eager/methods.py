@@ -2,12 +2,18 @@
 
 Keeping the binding in one table makes it easy to see what the eager mode offers and to
 check that every op has a method (tests/eager/test_ops_table.py).
+
+This module gathers the ops: tensor.py, graph.py and creation.py are below them, and the ops'
+derivative rules (ops/dual.py) call Tensor methods, so whatever those need from above is bound
+here — the methods, ``Tensor.backward`` (the engine's) and the ops that dual.py calls on Tensors.
 """
 import numpy as np
 
 from .. import devices
+from . import autograd_api
 from . import creation as cr
 from . import functional as fn
+from .ops import dual
 from .ops import inplace as _ip
 from .ops import linalg, pointwise as pw, reduce as rd, shape as sh
 from .tensor import Tensor
@@ -23,11 +29,6 @@ def _dtype_method(d):
     from . import dtypes
     dt = getattr(dtypes, d)
     return lambda self, memory_format=None: sh.to(self, dt)
-
-
-def _creation():
-    from . import creation      # creation imports the ops, which import this table's tensor
-    return creation
 
 
 def _shape_method(fn):
@@ -86,8 +87,8 @@ METHODS = {
     "long": _dtype_method("int64"), "int": _dtype_method("int32"), "bool": _dtype_method("bool_"),
     "cpu": lambda self: self, "cuda": devices.tensor_cuda,
     # new tensors in this one's dtype
-    "new": cr.tensor_new, "new_zeros": cr.new_zeros, "new_ones": cr.new_ones, "new_empty": cr.new_empty,
-    "new_full": cr.new_full, "new_tensor": cr.new_tensor,
+    "new": cr.new_method(sh.alias), "new_zeros": cr.new_zeros, "new_ones": cr.new_ones,
+    "new_empty": cr.new_empty, "new_full": cr.new_full, "new_tensor": cr.new_tensor,
     # in place
     "zero_": _ip.zero_, "fill_": _ip.fill_, "copy_": _ip.copy_,
     "add_": _ip.inplace(pw.add, np.add), "sub_": _ip.inplace(pw.sub, np.subtract),
@@ -98,8 +99,8 @@ METHODS = {
     "clamp_": _ip.inplace(pw.clamp), "clamp_min_": _ip.inplace(pw.clamp_min),
     "clamp_max_": _ip.inplace(pw.clamp_max), "square_": _ip.inplace(pw.square),
     "reciprocal_": _ip.inplace(pw.reciprocal),
-    "uniform_": lambda self, a=0.0, b=1.0, *, generator=None: _creation().uniform_(self, a, b),
-    "normal_": lambda self, mean=0.0, std=1.0, *, generator=None: _creation().normal_(self, mean, std),
+    "uniform_": lambda self, a=0.0, b=1.0, *, generator=None: cr.uniform_(self, a, b),
+    "normal_": lambda self, mean=0.0, std=1.0, *, generator=None: cr.normal_(self, mean, std),
 }
 
 PROPERTIES = {"T": sh.T, "mT": lambda x: sh.transpose(x, -2, -1), "H": sh.T}
@@ -108,3 +109,10 @@ for _name, _fn in {**OPERATORS, **METHODS}.items():
     setattr(Tensor, _name, _fn)
 for _name, _fn in PROPERTIES.items():
     setattr(Tensor, _name, property(_fn))
+
+# not in the tables above: the profiler times backward's nodes, not backward itself, and forward
+# AD wraps the tables' ops only
+Tensor.backward = autograd_api.tensor_backward
+
+# the ops that dual.py's rules call on Tensors and that are no Tensor methods
+dual.TENSOR_OPS.update(where=pw.where, index_put=sh.index_put, cat=sh.cat, stack=sh.stack)

@@ -13,7 +13,20 @@ Example:
     >>> Tensor.__mul__ is original
     True
 """
+import sys
+
 _MISSING = object()
+
+# The modules that hand out srcgrad.eager's functions under their own names as well, so that a
+# wrapper must go on their names too: srcgrad itself (``from .eager import *``), which adds itself
+# (reexported_by). The profiler and forward AD read this list rather than import srcgrad, which
+# imports them.
+REEXPORTS = []
+
+
+def reexported_by(module_name):
+    """Add the module of that name (imported, or importing now) to ``REEXPORTS``."""
+    REEXPORTS.append(sys.modules[module_name])
 
 
 class Patches:

@@ -9,14 +9,15 @@ Example:
     tensor([[0.7500, 0.7500],
             [0.7500, 0.7500]])
 """
+import numbers
 import warnings
 import weakref
 
 import numpy as np
 
 from . import dtypes
-from . import graph
-from .graph import _HookDict, _RemovableHandle
+from .hooks import HookDict, RemovableHandle
+from .versions import version_counter, version_of
 
 _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
@@ -46,12 +47,39 @@ class Size(tuple):
         return n
 
 
+# (here rather than in creation.py, as every tensor's .device is this one)
+class device:
+    """The only device of the eager mode: ``device(type='cpu')``."""
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, device):
+            type = type.type
+        if str(type).split(":")[0] != "cpu":
+            raise RuntimeError(f"srcgrad's eager tensors live on the CPU; device '{type}' is not available")
+        self.type, self.index = "cpu", None
+
+    def __repr__(self):
+        return "device(type='cpu')"
+
+    def __str__(self):
+        return "cpu"
+
+    def __eq__(self, other):
+        return str(other) == "cpu"
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+cpu = device("cpu")
+
+
 class _TensorHooks:
     __slots__ = ("pre", "post_acc")
 
     def __init__(self):
-        self.pre = _HookDict()
-        self.post_acc = _HookDict()
+        self.pre = HookDict()
+        self.post_acc = HookDict()
 
 
 def legacy_type_name(data):
@@ -137,13 +165,8 @@ class Tensor:
     __array_priority__ = 1000   # ndarray <op> Tensor defers to the Tensor's reflected operator
 
     def __init__(self, *args, **kwargs):
-        # _wrap() builds tensors internally without calling __init__; this is the user-facing path
-        from .creation import legacy_data
-        _init(self, legacy_data(args, kwargs, dtypes.get_default_dtype()))
-
-    @staticmethod
-    def _make(data):
-        return _wrap(data)
+        # wrap() builds tensors internally without calling __init__; this is the user-facing path
+        init_leaf(self, legacy_data(args, kwargs, dtypes.get_default_dtype()))
 
     # -------------------------------------------------------------------- autograd attributes
     @property
@@ -226,7 +249,7 @@ class Tensor:
             self._hooks = _TensorHooks()
         key = id(hook), len(self._hooks.pre)
         self._hooks.pre[key] = hook
-        return _RemovableHandle(self._hooks.pre, key)
+        return RemovableHandle(self._hooks.pre, key)
 
     def register_post_accumulate_grad_hook(self, hook):
         """``hook(tensor)`` runs after a leaf's ``.grad`` has been accumulated."""
@@ -236,23 +259,13 @@ class Tensor:
             self._hooks = _TensorHooks()
         key = id(hook), len(self._hooks.post_acc)
         self._hooks.post_acc[key] = hook
-        return _RemovableHandle(self._hooks.post_acc, key)
+        return RemovableHandle(self._hooks.post_acc, key)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
-
-        >>> x = Tensor([2.0]).requires_grad_()
-        >>> (x * x).sum().backward()
-        >>> x.grad
-        tensor([4.])
-        """
-        from .autograd_api import backward
-        backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
-                 inputs=inputs)
+    # backward() is the engine's (autograd_api.py, above this module): methods.py binds it
 
     def detach(self):
         """A tensor sharing this one's data (and version counter) that records no history."""
-        t = _wrap(self._data)
+        t = wrap(self._data)
         t._vc = version_counter(self)
         return t
 
@@ -266,7 +279,7 @@ class Tensor:
     @property
     def data(self):
         """The tensor's values without history (changes to it are not tracked)."""
-        return _wrap(self._data)
+        return wrap(self._data)
 
     @data.setter
     def data(self, value):
@@ -287,7 +300,7 @@ class Tensor:
     # ------------------------------------------------------------------------ plain metadata
     @property
     def dtype(self):
-        return dtypes._FROM_NP[self._data.dtype]
+        return dtypes.FROM_NUMPY[self._data.dtype]
 
     @property
     def shape(self):
@@ -296,7 +309,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_dim(dim, self._data.ndim)]
+        return self._data.shape[normalise_dim(dim, self._data.ndim)]
 
     def dim(self):
         return self._data.ndim
@@ -318,7 +331,7 @@ class Tensor:
 
     def stride(self, dim=None):
         st = tuple(s // self._data.itemsize for s in self._data.strides)
-        return st if dim is None else st[_dim(dim, self._data.ndim)]
+        return st if dim is None else st[normalise_dim(dim, self._data.ndim)]
 
     def is_contiguous(self):
         return bool(self._data.flags.c_contiguous)
@@ -332,7 +345,6 @@ class Tensor:
 
     @property
     def device(self):
-        from .creation import cpu
         return cpu
 
     def type(self, dtype=None):
@@ -404,32 +416,30 @@ class Tensor:
         if self.grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
                                "deepcopy protocol at the moment.")
-        t = _wrap(self._data.copy())
+        t = wrap(self._data.copy())
         t._rg = self._rg
         if self._grad is not None:
-            t._grad = _wrap(self._grad._data.copy())
+            t._grad = wrap(self._grad._data.copy())
         memo[id(self)] = t
         return t
 
 
-# graph.py cannot import this module itself
-graph._versioned = (Tensor, graph._SavedOutput)
-
-
 def _rebuild(data, requires_grad):
-    t = _wrap(data)
+    t = wrap(data)
     t._rg = requires_grad
     return t
 
 
-def _init(t, data):
+def init_leaf(t, data):
+    """Make ``t``, a tensor made without ``__init__`` (``Tensor.__new__``, as nn.Parameter
+    does), a leaf holding the array ``data``."""
     t._data = data
     t.grad_fn = None
     t._rg = False
     t._vc = None
 
 
-def _wrap(data):
+def wrap(data):
     """A new leaf tensor around a numpy array (0-d results of numpy come back as scalars)."""
     t = _new(Tensor)
     if type(data) is not _ndarray:
@@ -441,29 +451,49 @@ def _wrap(data):
     return t
 
 
-def version_counter(t):
-    """The version counter of ``t``'s storage (shared with its views), made on first need."""
-    vc = t._vc
-    if vc is None:
-        vc = t._vc = [0]
-    return vc
+# ------------------------------------------------------------- the data of a new tensor
+
+def to_array(data):
+    """The numpy array of ``data`` (a number, nested lists or tuples of numbers and one-element
+    tensors, a numpy array or a Tensor), refusing what has no numeric dtype."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        if any(isinstance(d, Tensor) for d in data):
+            if any(d._data.size != 1 for d in data if isinstance(d, Tensor)):
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            data = [d.item() if isinstance(d, Tensor) else to_array(d) for d in data]
+    try:
+        arr = np.asarray(data)
+    except ValueError:
+        raise ValueError("expected sequence of equal-length lists, got a ragged list") from None
+    if arr.dtype == object:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return arr
 
 
-def version_of(t):
-    vc = t._vc
-    return 0 if vc is None else vc[0]
+def legacy_data(args, kwargs, dtype):
+    """The array behind ``Tensor(...)``/``FloatTensor(...)``: sizes make an uninitialised tensor
+    (zeros here), a sequence is copied."""
+    if kwargs:
+        raise TypeError(f"new() received an invalid combination of arguments - got unexpected keyword "
+                        f"{sorted(kwargs)}")
+    if not args:
+        return np.zeros((0,), dtype=dtype.np)
+    if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
+        return np.zeros(tuple(args), dtype=dtype.np)
+    if len(args) == 1:
+        if isinstance(args[0], Tensor):
+            return args[0]._data
+        if isinstance(args[0], Size):           # a Size is sizes; other tuples are data
+            return np.zeros(tuple(args[0]), dtype=dtype.np)
+        if isinstance(args[0], numbers.Number):
+            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+        return np.array(to_array(args[0]), dtype=dtype.np)
+    raise TypeError("new(): invalid combination of arguments")
 
 
-def bump_version(t):
-    """Count one in-place change of ``t``'s storage."""
-    vc = t._vc
-    if vc is None:
-        t._vc = [1]
-    else:
-        vc[0] += 1
-
-
-def _dim(d, ndim):
+def normalise_dim(d, ndim):
     """Normalise a possibly negative dim, with PyTorch's error for one out of range."""
     n = max(ndim, 1)
     if not -n <= d < n:
@@ -480,7 +510,3 @@ def _dtype_from_type_name(t):
             raise ValueError(f"invalid type: '{t}'")
         return _TYPE_NAMES[t]
     return dtypes.to_dtype(t)
-
-
-graph._version_counter = version_counter
-graph._bump_version = bump_version

@@ -42,8 +42,7 @@ def check_randomness_arg(randomness):
 
 def _generator():
     from ..eager import creation
-    rng = getattr(creation, "_rng", None)
-    return rng[0] if rng else None
+    return creation.numpy_rng()
 
 
 def rng_state():

@@ -45,7 +45,8 @@ def _inplace(input, out, inplace):
     """``out`` written into ``input`` where ``inplace`` (PyTorch's ``relu_``...), else ``out``."""
     if not inplace:
         return out
-    from ..eager.ops.inplace import assign, check_inplace
+    from ..eager.ops.inplace import assign
+    from ..eager.versions import check_inplace
     check_inplace(input)
     return assign(input, out)
 
@@ -114,14 +115,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _ef.cross_entropy(input, target, weight, size_average, ignore_index, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    reduction = _ef._reduction_arg(reduction, size_average, reduce)
+    reduction = _ef.reduction_arg(reduction, size_average, reduce)
     dim = 1 if input.dim() > 1 else 0
     n_classes = input.shape[dim]
     lsm = log_softmax(input, dim)
     if target.dtype.is_floating_point:
         smoothed = target * (1 - label_smoothing) + label_smoothing / n_classes
         w = 1.0 if weight is None else weight.reshape(-1, *([1] * (input.dim() - 2))) if dim == 1 else weight
-        return _ef._reduce(-(lsm * smoothed * w).sum(dim), reduction)
+        return _ef.reduce_loss(-(lsm * smoothed * w).sum(dim), reduction)
     nll = nll_loss(lsm, target, weight, None, ignore_index, None, reduction)
     w = 1.0 if weight is None else weight.reshape(-1, *([1] * (input.dim() - 2))) if dim == 1 else weight
     keep = (target != ignore_index).to(lsm.dtype)
@@ -155,9 +156,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     """0.5 d²/β where |d| < β, |d| - β/2 elsewhere."""
     d = (input - target).abs()
     loss = _pw.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta) if beta > 0 else d
-    return _ef._reduce(loss, _ef._reduction_arg(reduction, size_average, reduce))
+    return _ef.reduce_loss(loss, _ef.reduction_arg(reduction, size_average, reduce))
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
     d = (input - target).abs()
-    return _ef._reduce(_pw.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
+    return _ef.reduce_loss(_pw.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)

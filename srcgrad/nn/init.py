@@ -73,12 +73,12 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """N(mean, std²) redrawn where outside [a, b]."""
-    from ..eager.creation import _rng
+    from ..eager.creation import numpy_rng
     with grad_mode.no_grad():
         out = np.empty(tuple(tensor.shape))
         bad = np.ones(out.shape, dtype=bool)
         while bad.any():
-            out[bad] = _rng[0].normal(mean, std, int(bad.sum()))
+            out[bad] = numpy_rng().normal(mean, std, int(bad.sum()))
             bad = (out < a) | (out > b)
         return _fill(tensor, out)
 
@@ -151,12 +151,12 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 def orthogonal_(tensor, gain=1, generator=None):
     """A (semi-)orthogonal matrix from the QR decomposition of a normal sample, times ``gain``."""
-    from ..eager.creation import _rng
+    from ..eager.creation import numpy_rng
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng[0].standard_normal((rows, cols))
+    flat = numpy_rng().standard_normal((rows, cols))
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -168,8 +168,8 @@ def orthogonal_(tensor, gain=1, generator=None):
 
 
 def _fill(tensor, values):
-    from ..eager.tensor import _wrap
-    return tensor.copy_(_wrap(np.asarray(values, dtype=tensor._data.dtype)))
+    from ..eager.tensor import wrap
+    return tensor.copy_(wrap(np.asarray(values, dtype=tensor._data.dtype)))
 
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",

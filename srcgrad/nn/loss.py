@@ -7,6 +7,7 @@ Example:
     >>> loss_fn(torch.zeros(2, 3), torch.tensor([0, 2]))
     tensor(1.0986)
 """
+from ..eager.functional import reduction_arg
 from . import functional as F
 from .module import Module
 
@@ -15,7 +16,7 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
-            reduction = F._ef._reduction_arg(None, size_average, reduce)
+            reduction = reduction_arg(None, size_average, reduce)
         self.reduction = reduction
 
 

@@ -20,7 +20,8 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from ..eager import dtypes, grad_mode
-from ..eager.tensor import Tensor, bump_version
+from ..eager.tensor import Tensor
+from ..eager.versions import bump_version
 from .parameter import Buffer, Parameter
 
 _handle_ids = itertools.count()

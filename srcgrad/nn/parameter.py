@@ -7,7 +7,8 @@ Example:
     Parameter containing:
     tensor([0., 0.], requires_grad=True)
 """
-from ..eager.tensor import Tensor, _init, version_counter
+from ..eager.tensor import Tensor, init_leaf
+from ..eager.versions import version_counter
 
 
 class Parameter(Tensor):
@@ -27,7 +28,7 @@ class Parameter(Tensor):
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter data must be a Tensor, got {type(data).__name__}")
         p = object.__new__(cls)
-        _init(p, data._data)
+        init_leaf(p, data._data)
         p._vc = version_counter(data)
         p._rg = bool(requires_grad)
         return p
@@ -64,7 +65,7 @@ class Buffer(Tensor):
             from ..eager.creation import empty
             data = empty(0)
         b = object.__new__(cls)
-        _init(b, data._data)
+        init_leaf(b, data._data)
         b._vc = version_counter(data)
         b.persistent = persistent
         return b

@@ -13,7 +13,8 @@ Example:
 """
 import numpy as np
 
-from ..eager.tensor import _wrap, bump_version
+from ..eager.tensor import wrap
+from ..eager.versions import bump_version
 from .optimizer import Optimizer, _check_flags, _check_lr, _count_step, _effective_grad, _new_step, _scalar
 
 __all__ = ["Adadelta"]
@@ -63,8 +64,8 @@ class Adadelta(Optimizer):
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _new_step()
-            state["square_avg"] = _wrap(np.zeros_like(p._data))
-            state["acc_delta"] = _wrap(np.zeros_like(p._data))
+            state["square_avg"] = wrap(np.zeros_like(p._data))
+            state["acc_delta"] = wrap(np.zeros_like(p._data))
         return state
 
     def _update_group(self, group):

@@ -13,7 +13,8 @@ Example:
 """
 import numpy as np
 
-from ..eager.tensor import _wrap, bump_version
+from ..eager.tensor import wrap
+from ..eager.versions import bump_version
 from .optimizer import Optimizer, _effective_grad, _check_flags, _check_lr, _count_step, _new_step, _scalar
 
 __all__ = ["Adagrad"]
@@ -69,7 +70,7 @@ class Adagrad(Optimizer):
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _new_step()
-            state["sum"] = _wrap(np.full_like(p._data, group["initial_accumulator_value"]))
+            state["sum"] = wrap(np.full_like(p._data, group["initial_accumulator_value"]))
         return state
 
     def _update_group(self, group):

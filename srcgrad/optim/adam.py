@@ -13,7 +13,8 @@ Example:
 """
 import numpy as np
 
-from ..eager.tensor import Tensor, _wrap, bump_version
+from ..eager.tensor import Tensor, wrap
+from ..eager.versions import bump_version
 from .optimizer import (Optimizer, _check_adam_args, _check_flags, _count_step, _decayed_grad, _new_step, _scalar,
                         _update_second_moment)
 
@@ -67,10 +68,10 @@ class Adam(Optimizer):
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _new_step()
-            state["exp_avg"] = _wrap(np.zeros_like(p._data))
-            state["exp_avg_sq"] = _wrap(np.zeros_like(p._data))
+            state["exp_avg"] = wrap(np.zeros_like(p._data))
+            state["exp_avg_sq"] = wrap(np.zeros_like(p._data))
             if amsgrad:
-                state["max_exp_avg_sq"] = _wrap(np.zeros_like(p._data))
+                state["max_exp_avg_sq"] = wrap(np.zeros_like(p._data))
         return state
 
     def _update_group(self, group):

@@ -13,7 +13,8 @@ Example:
 """
 import numpy as np
 
-from ..eager.tensor import _wrap, bump_version
+from ..eager.tensor import wrap
+from ..eager.versions import bump_version
 from .optimizer import (Optimizer, _check_adam_args, _check_flags, _count_step, _effective_grad, _lerp, _new_step,
                         _scalar)
 
@@ -57,8 +58,8 @@ class Adamax(Optimizer):
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _new_step()
-            state["exp_avg"] = _wrap(np.zeros_like(p._data))
-            state["exp_inf"] = _wrap(np.zeros_like(p._data))
+            state["exp_avg"] = wrap(np.zeros_like(p._data))
+            state["exp_inf"] = wrap(np.zeros_like(p._data))
         return state
 
     def _update_group(self, group):

@@ -14,7 +14,8 @@ Example:
 """
 import numpy as np
 
-from ..eager.tensor import _wrap, bump_version
+from ..eager.tensor import wrap
+from ..eager.versions import bump_version
 from .optimizer import (Optimizer, _check_flags, _check_lr, _count_step, _effective_grad, _new_step, _scalar,
                         _scalar_state, _step_dtype)
 
@@ -65,9 +66,9 @@ class ASGD(Optimizer):
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _new_step()
-            state["eta"] = _wrap(np.array(_scalar(group["lr"]), _step_dtype()))
-            state["mu"] = _wrap(np.ones((), _step_dtype()))
-            state["ax"] = _wrap(np.zeros_like(p._data))
+            state["eta"] = wrap(np.array(_scalar(group["lr"]), _step_dtype()))
+            state["mu"] = wrap(np.ones((), _step_dtype()))
+            state["ax"] = wrap(np.zeros_like(p._data))
         return state
 
     def _update_group(self, group):

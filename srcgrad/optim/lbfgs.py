@@ -16,7 +16,8 @@ Example:
 """
 import numpy as np
 
-from ..eager.tensor import Tensor, _wrap, bump_version
+from ..eager.tensor import Tensor, wrap
+from ..eager.versions import bump_version
 from .optimizer import Optimizer, _check_lr, _scalar
 
 __all__ = ["LBFGS"]
@@ -139,7 +140,7 @@ def _saved(value):
     if isinstance(value, list):
         return [_saved(v) for v in value]
     if isinstance(value, (np.ndarray, np.generic)):
-        return _wrap(value)
+        return wrap(value)
     return value
 
 

@@ -13,7 +13,8 @@ Example:
 """
 import numpy as np
 
-from ..eager.tensor import _wrap, bump_version
+from ..eager.tensor import wrap
+from ..eager.versions import bump_version
 from .optimizer import (Optimizer, _check_adam_args, _check_flags, _count_step, _decayed_grad, _lerp, _new_step,
                         _scalar, _scalar_state, _step_dtype, _update_second_moment)
 
@@ -71,9 +72,9 @@ class NAdam(Optimizer):
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _new_step()
-            state["mu_product"] = _wrap(np.ones((), _step_dtype()))
-            state["exp_avg"] = _wrap(np.zeros_like(p._data))
-            state["exp_avg_sq"] = _wrap(np.zeros_like(p._data))
+            state["mu_product"] = wrap(np.ones((), _step_dtype()))
+            state["exp_avg"] = wrap(np.zeros_like(p._data))
+            state["exp_avg_sq"] = wrap(np.zeros_like(p._data))
         return state
 
     def _update_group(self, group):

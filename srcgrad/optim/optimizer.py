@@ -23,7 +23,8 @@ import numpy as np
 
 from ..eager import dtypes
 from ..eager.grad_mode import enable_grad
-from ..eager.tensor import Tensor, _wrap, bump_version
+from ..eager.tensor import Tensor, wrap
+from ..eager.versions import bump_version
 
 __all__ = ["Optimizer", "required"]
 
@@ -84,14 +85,14 @@ def _step_dtype():
 
 
 def _new_step():
-    return _wrap(np.zeros((), _step_dtype()))
+    return wrap(np.zeros((), _step_dtype()))
 
 
 def _count_step(state):
     """Add one to ``state['step']`` in place and return the new count as a Python float."""
     st = state["step"]
     if not isinstance(st, Tensor):             # a state_dict saved with a plain number
-        st = state["step"] = _wrap(np.array(float(st), _step_dtype()))
+        st = state["step"] = wrap(np.array(float(st), _step_dtype()))
     st._data += 1
     return float(st._data)
 
@@ -162,7 +163,7 @@ def _scalar_state(state, key):
     """``state[key]``, a 0-d tensor of the default float dtype (a state_dict may hold a number)."""
     value = state[key]
     if not isinstance(value, Tensor):
-        value = state[key] = _wrap(np.array(float(value), _step_dtype()))
+        value = state[key] = wrap(np.array(float(value), _step_dtype()))
     return value
 
 
@@ -385,7 +386,7 @@ def _cast_state(p, value, key=None):
     if isinstance(value, Tensor):
         if key == "step" or value._data.dtype == p._data.dtype or not p.is_floating_point():
             return value
-        return _wrap(value._data.astype(p._data.dtype))
+        return wrap(value._data.astype(p._data.dtype))
     if isinstance(value, dict):
         return {k: _cast_state(p, v, k) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

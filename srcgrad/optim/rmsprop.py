@@ -13,7 +13,8 @@ Example:
 """
 import numpy as np
 
-from ..eager.tensor import _wrap, bump_version
+from ..eager.tensor import wrap
+from ..eager.versions import bump_version
 from .optimizer import Optimizer, _effective_grad, _check_flags, _check_lr, _count_step, _new_step, _scalar
 
 __all__ = ["RMSprop"]
@@ -69,11 +70,11 @@ class RMSprop(Optimizer):
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _new_step()
-            state["square_avg"] = _wrap(np.zeros_like(p._data))
+            state["square_avg"] = wrap(np.zeros_like(p._data))
             if momentum > 0:
-                state["momentum_buffer"] = _wrap(np.zeros_like(p._data))
+                state["momentum_buffer"] = wrap(np.zeros_like(p._data))
             if centered:
-                state["grad_avg"] = _wrap(np.zeros_like(p._data))
+                state["grad_avg"] = wrap(np.zeros_like(p._data))
         return state
 
     def _update_group(self, group):

@@ -13,7 +13,8 @@ Example:
 """
 import numpy as np
 
-from ..eager.tensor import _wrap, bump_version
+from ..eager.tensor import wrap
+from ..eager.versions import bump_version
 from .optimizer import Optimizer, _effective_grad, _check_flags, _check_lr, _scalar
 
 __all__ = ["SGD"]
@@ -79,7 +80,7 @@ class SGD(Optimizer):
                 state = self.state[p]
                 buf = state.get("momentum_buffer")
                 if buf is None:
-                    buf = state["momentum_buffer"] = _wrap(np.array(d, copy=True))
+                    buf = state["momentum_buffer"] = wrap(np.array(d, copy=True))
                 else:
                     b = buf._data
                     b *= momentum

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..graph import OUT, Node  # noqa: F401  (OUT is re-exported for the ops)
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, wrap
 from .dual import sum_to  # noqa: F401  (re-exported for the ops)
 
 _state = grad_mode.state
@@ -21,7 +21,7 @@ _state = grad_mode.state
 def record(data, node_cls, inputs, saved=()):
     """Wrap ``data`` as the result of an op; when grad mode is on and an input requires grad,
     attach a ``node_cls`` node saving ``saved`` (``OUT`` saves the result itself)."""
-    out = _wrap(data)
+    out = wrap(data)
     if _state.enabled:
         for t in inputs:
             if t is not None and t._rg:
@@ -69,7 +69,7 @@ def as_tensor(x, like=None):
         return x
     if like is not None and isinstance(x, (int, float, bool)):
         d = dtypes.result_type((like,), (x,))
-        return _wrap(np.asarray(x, dtype=d.np))
+        return wrap(np.asarray(x, dtype=d.np))
     from ..creation import tensor
     return tensor(x)
 

@@ -32,7 +32,7 @@ from ..graph import Node, define_saved
 from ..tensor import Tensor, legacy_type_name
 from . import dual
 from ._core import needs_grad
-from .windows import _from4, _offset_slice, _pad_hw, _record, _t, _tensor_path, _to4, _windows
+from .windows import from4, offset_slice, on_tensors, pad_hw, record_with, strided_windows, tensor_of, to4
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 
@@ -56,23 +56,23 @@ def _out_hw(in_hw, k_hw, geom):
 def _im2col(x4, k_hw, out_hw, geom):
     """The input windows as columns (N, groups, C/groups * KH * KW, OH * OW): one copy."""
     n, c = x4.shape[:2]
-    win = _windows(_pad_hw(x4, geom.pad_lo, geom.pad_hi), k_hw, out_hw, geom.stride, geom.dilation)
+    win = strided_windows(pad_hw(x4, geom.pad_lo, geom.pad_hi), k_hw, out_hw, geom.stride, geom.dilation)
     return win.reshape(n, geom.groups, c // geom.groups * k_hw[0] * k_hw[1], out_hw[0] * out_hw[1])
 
 
 def _conv_np(x, w, geom):
-    x4, w4 = _to4(x, geom.nd), _to4(w, geom.nd)
+    x4, w4 = to4(x, geom.nd), to4(w, geom.nd)
     n, o, g = x4.shape[0], w4.shape[0], geom.groups
     out_hw = _out_hw(x4.shape[2:], w4.shape[2:], geom)
     cols = _im2col(x4, w4.shape[2:], out_hw, geom)
     out = np.matmul(w4.reshape(g, o // g, -1), cols)          # (N, groups, O/groups, OH*OW)
-    return _from4(out.reshape((n, o) + out_hw), geom.nd)
+    return from4(out.reshape((n, o) + out_hw), geom.nd)
 
 
 def _conv_weight_grad_np(x, gy, w_shape, geom):
     """d/dw of <gy, conv(x, w)>: each weight meets, over the batch and the output pixels, the
     input pixel under it times the output gradient there."""
-    x4, g4 = _to4(x, geom.nd), _to4(gy, geom.nd)
+    x4, g4 = to4(x, geom.nd), to4(gy, geom.nd)
     k_hw = tuple(w_shape[2:]) if geom.nd == 2 else (1, w_shape[2])
     n, o, g = g4.shape[0], g4.shape[1], geom.groups
     cols = _im2col(x4, k_hw, g4.shape[2:], geom)
@@ -84,7 +84,7 @@ def _conv_input_grad_np(gy, w, x_shape, geom):
     """d/dx of <gy, conv(x, w)>: every output gradient flows back through the kernel onto the
     input pixels its window read. Per kernel offset (a, b) that is w[:, :, a, b].T @ gy, added
     into the input pixels the offset met (col2im, one offset at a time: the columns stay small)."""
-    g4, w4 = _to4(gy, geom.nd), _to4(w, geom.nd)
+    g4, w4 = to4(gy, geom.nd), to4(w, geom.nd)
     n, o, oh, ow = g4.shape
     _, cg, kh, kw = w4.shape
     g, c = geom.groups, cg * geom.groups
@@ -92,15 +92,15 @@ def _conv_input_grad_np(gy, w, x_shape, geom):
     w_offsets = np.ascontiguousarray(w4.reshape(g, o // g, cg, kh, kw).transpose(3, 4, 0, 2, 1))  # (kh, kw, g, cg, o/g)
     h, wd = (x_shape[2:] if geom.nd == 2 else (1, x_shape[2]))
     (lh, lw), (hh, hw) = geom.pad_lo, geom.pad_hi
-    # (a negative pad_hi, see _pad_hw, leaves pixels no window reads: they stay zero)
+    # (a negative pad_hi, see pad_hw, leaves pixels no window reads: they stay zero)
     gxp = np.zeros((n, c, h + lh + max(hh, 0), wd + lw + max(hw, 0)), dtype=np.result_type(g4, w4))
     for a in range(kh):
         for b in range(kw):
             part = np.matmul(w_offsets[a, b], gy_groups).reshape(n, c, oh, ow)
-            gxp[_offset_slice(a, b, (oh, ow), geom.stride, geom.dilation)] += part
+            gxp[offset_slice(a, b, (oh, ow), geom.stride, geom.dilation)] += part
     if lh or lw or hh or hw:
         gxp = np.ascontiguousarray(gxp[:, :, lh:lh + h, lw:lw + wd])
-    return _from4(gxp, geom.nd)
+    return from4(gxp, geom.nd)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,18 +176,18 @@ class ConvolutionBackwardBackward0(Node):
 
 def _conv(x, w, geom):
     """conv(x, w) without bias, on arrays or (recorded) on Tensors."""
-    if _tensor_path(x, w):
-        return _conv_recorded(_t(x), _t(w), None, geom)
+    if on_tensors(x, w):
+        return _conv_recorded(tensor_of(x), tensor_of(w), None, geom)
     return _conv_np(x, w, geom)
 
 
 def _conv_input_grad(gy, w, x_shape, geom, x=None):
     """The input gradient (a transposed convolution of ``gy``). On Tensors it is recorded, with the
     convolution's input ``x`` joining the graph as in PyTorch (its derivative is zero)."""
-    if not _tensor_path(gy, w):
+    if not on_tensors(gy, w):
         return _conv_input_grad_np(gy, w, x_shape, geom)
-    gy, w = _t(gy), _t(w)
-    return _record(_conv_input_grad_np(gy._data, w._data, x_shape, geom), ConvolutionBackwardBackward0,
+    gy, w = tensor_of(gy), tensor_of(w)
+    return record_with(_conv_input_grad_np(gy._data, w._data, x_shape, geom), ConvolutionBackwardBackward0,
                    (gy, x, w), (gy if needs_grad(w) else None, None, w if needs_grad(gy) else None),
                    geom=geom, kind="input", shapes=(gy._data.shape, x_shape, w._data.shape))
 
@@ -195,10 +195,10 @@ def _conv_input_grad(gy, w, x_shape, geom, x=None):
 def _conv_weight_grad(x, gy, w_shape, geom, w=None):
     """The weight gradient (a correlation of ``x`` with ``gy``); recorded on Tensors, with the
     weight ``w`` joining the graph as in PyTorch (its derivative is zero)."""
-    if not _tensor_path(x, gy):
+    if not on_tensors(x, gy):
         return _conv_weight_grad_np(x, gy, w_shape, geom)
-    x, gy = _t(x), _t(gy)
-    return _record(_conv_weight_grad_np(x._data, gy._data, w_shape, geom), ConvolutionBackwardBackward0,
+    x, gy = tensor_of(x), tensor_of(gy)
+    return record_with(_conv_weight_grad_np(x._data, gy._data, w_shape, geom), ConvolutionBackwardBackward0,
                    (gy, x, w), (gy if needs_grad(x) else None, x if needs_grad(gy) else None, None),
                    geom=geom, kind="weight", shapes=(gy._data.shape, x._data.shape, w_shape))
 
@@ -206,10 +206,10 @@ def _conv_weight_grad(x, gy, w_shape, geom, w=None):
 def _tconv_input_grad(gy, w, x_shape, geom, x=None):
     """A transposed convolution's input gradient: ``gy`` convolved with the same weight; recorded
     on Tensors with the transposed convolution's input ``x`` in the graph (derivative zero)."""
-    if not _tensor_path(gy, w):
+    if not on_tensors(gy, w):
         return _conv_np(gy, w, geom)
-    gy, w = _t(gy), _t(w)
-    return _record(_conv_np(gy._data, w._data, geom), ConvolutionBackwardBackward0,
+    gy, w = tensor_of(gy), tensor_of(w)
+    return record_with(_conv_np(gy._data, w._data, geom), ConvolutionBackwardBackward0,
                    (gy, x, w), (gy if needs_grad(w) else None, None, w if needs_grad(gy) else None),
                    geom=geom, kind="t_input", shapes=(gy._data.shape, x_shape, w._data.shape))
 
@@ -217,10 +217,10 @@ def _tconv_input_grad(gy, w, x_shape, geom, x=None):
 def _tconv_weight_grad(x, gy, w_shape, geom, w=None):
     """A transposed convolution's weight gradient: the weight gradient of the convolution whose
     input is ``gy`` and whose output gradient is ``x``; recorded on Tensors."""
-    if not _tensor_path(x, gy):
+    if not on_tensors(x, gy):
         return _conv_weight_grad_np(gy, x, w_shape, geom)
-    x, gy = _t(x), _t(gy)
-    return _record(_conv_weight_grad_np(gy._data, x._data, w_shape, geom), ConvolutionBackwardBackward0,
+    x, gy = tensor_of(x), tensor_of(gy)
+    return record_with(_conv_weight_grad_np(gy._data, x._data, w_shape, geom), ConvolutionBackwardBackward0,
                    (gy, x, w), (gy if needs_grad(x) else None, x if needs_grad(gy) else None, None),
                    geom=geom, kind="t_weight", shapes=(gy._data.shape, x._data.shape, w_shape))
 
@@ -229,7 +229,7 @@ def _conv_bias_grad(gy, geom, x, w, x_shape, w_shape):
     dims = (0,) + tuple(range(2, 2 + geom.nd))
     if not isinstance(gy, Tensor):
         return gy.sum(axis=dims)
-    return _record(gy._data.sum(axis=dims), ConvolutionBackwardBackward0, (gy, x, w), geom=geom, kind="bias",
+    return record_with(gy._data.sum(axis=dims), ConvolutionBackwardBackward0, (gy, x, w), geom=geom, kind="bias",
                    shapes=(gy._data.shape, x_shape, w_shape))
 
 
@@ -238,7 +238,7 @@ def _conv_recorded(x, w, b, geom):
     if b is not None:
         out += b._data.reshape((-1,) + (1,) * geom.nd)
     # both are kept, whichever needs a gradient, as in PyTorch (the gradient's graph links x too: see above)
-    return _record(out, ConvolutionBackward0, (x, w, b), (x, w), geom=geom, x_shape=x._data.shape,
+    return record_with(out, ConvolutionBackward0, (x, w, b), (x, w), geom=geom, x_shape=x._data.shape,
                    w_shape=w._data.shape, b_shape=b._data.shape if b is not None else None,
                    transposed=False, output_padding=(0,) * geom.nd)
 
@@ -249,7 +249,7 @@ def _conv_transpose_recorded(x, w, b, geom, out_shape, output_padding):
     out = _conv_input_grad_np(x._data, w._data, out_shape, geom)
     if b is not None:
         out += b._data.reshape((-1,) + (1,) * geom.nd)
-    return _record(out, ConvolutionBackward0, (x, w, b), (x, w), geom=geom, x_shape=x._data.shape,
+    return record_with(out, ConvolutionBackward0, (x, w, b), (x, w), geom=geom, x_shape=x._data.shape,
                    w_shape=w._data.shape, b_shape=b._data.shape if b is not None else None,
                    transposed=True, output_padding=output_padding)
 
@@ -406,7 +406,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 #     n_out = (n - 1)·s - 2p + d·(k - 1) + op + 1.
 # That convolution is given padding p before and p - op after, so that it maps n_out pixels back
 # to exactly n and its own gradients have the shapes of x and w (p - op < 0 crops the last pixels,
-# which no window of the stride-s grid reaches: see _pad_hw).
+# which no window of the stride-s grid reaches: see pad_hw).
 
 
 def _int_args(fn, **args):

@@ -12,7 +12,13 @@ Example:
 """
 import numpy as np
 
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, wrap
+
+# On Tensors the functions below call Tensor methods (``g.sum()``), except for these ops, which
+# PyTorch has as functions only: ``where`` (ops/pointwise.py), ``index_put``, ``cat`` and ``stack``
+# (ops/shape.py). Those modules' rules use this one, so it cannot import them: methods.py, which
+# gathers the ops and binds the Tensor methods, puts them here too.
+TENSOR_OPS = {}
 
 
 def is_tensor(x):
@@ -97,8 +103,7 @@ def clamp_min(x, m):
 def where(cond, a, b):
     """``cond`` is a boolean numpy array; ``a``/``b`` arrays, Tensors or numbers."""
     if isinstance(a, Tensor) or isinstance(b, Tensor):
-        from .pointwise import where as twhere
-        return twhere(_wrap(cond), a, b)
+        return TENSOR_OPS["where"](wrap(cond), a, b)
     return np.where(cond, a, b)
 
 
@@ -163,15 +168,13 @@ def astype(g, dtype):
 
 def constant(values, like):
     """A constant (non-differentiable) array in the form ``like`` is in."""
-    return _wrap(values) if isinstance(like, Tensor) else values
+    return wrap(values) if isinstance(like, Tensor) else values
 
 
 def embed(shape, idx, g, accumulate=False):
     """zeros(shape) with ``g`` written (or added) at ``idx``; differentiable in ``g``."""
     if isinstance(g, Tensor):
-        from ..creation import zeros
-        from .shape import index_put
-        return index_put(zeros(shape, dtype=g.dtype), idx, g, accumulate=accumulate)
+        return TENSOR_OPS["index_put"](zeros(shape, g), idx, g, accumulate=accumulate)
     out = np.zeros(shape, dtype=np.result_type(g))
     if accumulate:
         np.add.at(out, idx, g)
@@ -186,21 +189,19 @@ def getitem(g, idx):
 
 def cat(parts, dim):
     if any(isinstance(p, Tensor) for p in parts):
-        from .shape import cat as tcat
-        return tcat([p if isinstance(p, Tensor) else _wrap(np.asarray(p)) for p in parts], dim)
+        return TENSOR_OPS["cat"]([p if isinstance(p, Tensor) else wrap(np.asarray(p)) for p in parts], dim)
     return np.concatenate(parts, axis=dim)
 
 
 def stack(parts, dim):
     if any(isinstance(p, Tensor) for p in parts):
-        from .shape import stack as tstack
-        return tstack([p if isinstance(p, Tensor) else _wrap(np.asarray(p)) for p in parts], dim)
+        return TENSOR_OPS["stack"]([p if isinstance(p, Tensor) else wrap(np.asarray(p)) for p in parts], dim)
     return np.stack(parts, axis=dim)
 
 
 def zeros(shape, like):
     z = np.zeros(shape, dtype=like._data.dtype if isinstance(like, Tensor) else np.result_type(like))
-    return _wrap(z) if isinstance(like, Tensor) else z
+    return wrap(z) if isinstance(like, Tensor) else z
 
 
 def flip(g, dims):

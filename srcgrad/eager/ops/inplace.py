@@ -12,34 +12,13 @@ import numpy as np
 
 from .. import grad_mode
 from ..graph import Node
-from ..tensor import Tensor, bump_version
-
-
-def check_inplace(x, view_of_leaf=False):
-    """PyTorch refuses in-place changes to leaves that require grad while grad mode is on."""
-    if not grad_mode.state.enabled:
-        return
-    if x.grad_fn is None and x._rg:
-        if view_of_leaf or x._base is not None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
-                               "operation.")
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    base = x._base
-    if base is not None and base.grad_fn is None and base._rg:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-
-
-def check_view_graph(x):
-    base = x._base
-    if base is not None and (base._rg or x._rg):
-        raise RuntimeError("srcgrad: an in-place change of a view of a tensor that requires grad is not supported "
-                           "(PyTorch rewrites the base's history here). Change the base tensor itself, or use "
-                           "out-of-place ops: y = torch.cat(...) or y = x.clone(); y[idx] = value")
+from ..tensor import Tensor
+from ..versions import bump_version, check_inplace, check_view_graph
 
 
 def _write_back(x, r):
     if r._data.dtype != x._data.dtype and not np.can_cast(r._data.dtype, x._data.dtype, "same_kind"):
-        raise RuntimeError(f"result type {_type_word(r)} can't be cast to the desired output type {_type_word(x)}")
+        raise RuntimeError(f"result type {type_word(r)} can't be cast to the desired output type {type_word(x)}")
     try:
         np.copyto(x._data, r._data, casting="unsafe")
     except ValueError:
@@ -48,7 +27,7 @@ def _write_back(x, r):
     bump_version(x)
 
 
-def _type_word(t):
+def type_word(t):
     return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool", "int32": "Int",
             "float16": "Half", "uint8": "Byte", "int8": "Char", "int16": "Short"}[t.dtype.name]
 

@@ -23,11 +23,12 @@ import numpy as np
 
 from .. import grad_mode
 from ..graph import Node, c_int, define_saved
-from ..tensor import _wrap, bump_version, legacy_type_name
+from ..tensor import legacy_type_name, wrap
+from ..versions import bump_version
 from . import dual
 from ._core import record
 from ._erf import erf as _erf
-from .inplace import _type_word
+from .inplace import type_word
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "embedding", "gelu"]
 
@@ -65,7 +66,7 @@ def _affine(xhat, weight, bias, shape):
 
 def _check_float(x, kernel):
     if x._data.dtype.kind != "f":
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_word(x)}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_word(x)}\'')
 
 
 def _check_same_dtype(x, params):
@@ -235,8 +236,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
             return None
         return t.reshape(1, -1).expand(n, t._data.size).reshape(-1)
 
-    rm = _wrap(np.tile(running_mean._data, n)) if running_mean is not None else None
-    rv = _wrap(np.tile(running_var._data, n)) if running_var is not None else None
+    rm = wrap(np.tile(running_mean._data, n)) if running_mean is not None else None
+    rv = wrap(np.tile(running_var._data, n)) if running_var is not None else None
     x = input.reshape((1, -1) + shape[2:])
     out = batch_norm(x, rm, rv, repeated(weight), repeated(bias), use_input_stats, momentum, eps)
     if use_input_stats and running_mean is not None:

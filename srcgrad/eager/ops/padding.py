@@ -20,7 +20,7 @@ import numpy as np
 from ..graph import Node, c_int, define_saved
 from ..tensor import Tensor
 from . import dual
-from .windows import _record, _shape
+from .windows import array_shape, record_with
 
 __all__ = ["pad"]
 
@@ -65,7 +65,7 @@ class ConstantPadNdBackward0(Node):
 
 
 def _constant_pad(x, pads, value):
-    return _record(_constant_pad_np(x._data, pads, value), ConstantPadNdBackward0, (x,), pads=pads)
+    return record_with(_constant_pad_np(x._data, pads, value), ConstantPadNdBackward0, (x,), pads=pads)
 
 
 def _pad_index(n, lo, hi, mode):
@@ -102,7 +102,7 @@ class _IndexPadBackward(Node):
 
     def apply(self, g):
         (x,) = self.saved()
-        return _index_pad_adjoint(g, self.idx, _shape(x), self.adjoint_cls, type(self), self.pads, x)
+        return _index_pad_adjoint(g, self.idx, array_shape(x), self.adjoint_cls, type(self), self.pads, x)
 
 
 class _IndexPadBackwardBackward(Node):
@@ -151,12 +151,12 @@ class ReplicationPad2DBackwardBackward0(_IndexPadBackwardBackward):
 def _index_pad(x, idx, pad_cls, adjoint_cls, pads):
     if not isinstance(x, Tensor):
         return _index_pad_np(x, idx)
-    return _record(_index_pad_np(x._data, idx), pad_cls, (x,), (x,), idx=idx, adjoint_cls=adjoint_cls, pads=pads)
+    return record_with(_index_pad_np(x._data, idx), pad_cls, (x,), (x,), idx=idx, adjoint_cls=adjoint_cls, pads=pads)
 
 
 def _index_pad_adjoint(g, idx, x_shape, adjoint_cls, pad_cls, pads, x=None):
     if isinstance(g, Tensor):
-        return _record(_index_pad_adjoint_np(g._data, idx, x_shape), adjoint_cls, (g, x), idx=idx, pad_cls=pad_cls,
+        return record_with(_index_pad_adjoint_np(g._data, idx, x_shape), adjoint_cls, (g, x), idx=idx, pad_cls=pad_cls,
                        x_shape=x_shape, pads=pads)
     return _index_pad_adjoint_np(g, idx, x_shape)
 

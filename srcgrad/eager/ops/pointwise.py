@@ -11,12 +11,14 @@ Example:
 """
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..graph import Node, define_saved
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, wrap
 from . import dual
 from ._erf import erf as _erf
-from ._core import _state, OUT, broadcast_error, needs_grad, operands, record, sum_to, to_float, zero_derivative
+from ._core import OUT, broadcast_error, needs_grad, operands, record, sum_to, to_float, zero_derivative
+
+_state = grad_mode.state
 
 # ------------------------------------------------------------------------------- binary ops
 
@@ -85,7 +87,7 @@ def _binary(a, b, np_fn, node_cls, save):
         out = np_fn(ad, bd)
     except ValueError:
         raise broadcast_error(ad.shape, np.shape(bd)) from None
-    t = _wrap(out)
+    t = wrap(out)
     if not _state.enabled:
         return t
     a_rg = a._rg
@@ -145,7 +147,7 @@ def div(a, b, rounding_mode=None):
     if rounding_mode == "floor":
         return floor_divide(a, b)
     if rounding_mode == "trunc":
-        return _wrap(np.trunc(div(a, b)._data))
+        return wrap(np.trunc(div(a, b)._data))
     ad, bd, d = operands(a, b)
     if ad is NotImplemented:
         return NotImplemented
@@ -158,7 +160,7 @@ def div(a, b, rounding_mode=None):
         raise broadcast_error(ad.shape, np.shape(bd)) from None
     bt = b if isinstance(b, Tensor) else None
     if not needs_grad(a, bt):
-        return _wrap(out)
+        return wrap(out)
     # b is needed for both gradients, a only for b's
     t = record(out, DivBackward0, (a, bt), saved=(a if bt is not None and bt._rg else None, b))
     t.grad_fn.shapes = (ad.shape, np.shape(bd))
@@ -176,7 +178,7 @@ def floor_divide(a, b):
     ad, bd, d = operands(a, b)
     if ad is NotImplemented:
         return NotImplemented
-    return _wrap(np.floor_divide(ad, bd))
+    return wrap(np.floor_divide(ad, bd))
 
 
 def remainder(a, b):
@@ -186,7 +188,7 @@ def remainder(a, b):
     out = np.remainder(ad, bd)
     bt = b if isinstance(b, Tensor) else None
     if ad.dtype.kind != "f" or not needs_grad(a, bt):
-        return _wrap(out)
+        return wrap(out)
     t = record(out, RemainderBackward0, (a, bt), saved=(a, b))
     t.grad_fn.shapes = (ad.shape, np.shape(bd))
     return t
@@ -255,7 +257,7 @@ def pow(x, exponent):
         except ValueError:
             raise broadcast_error(xd.shape, ed.shape) from None
         if not needs_grad(x, exponent) or out.dtype.kind != "f":
-            return _wrap(out)
+            return wrap(out)
         return record(out, PowBackward1, (x, exponent), saved=(x, exponent, OUT))
     xd, ed, d = operands(x, exponent)
     if xd is NotImplemented:
@@ -264,7 +266,7 @@ def pow(x, exponent):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     out = np.power(xd, ed)
     if not needs_grad(x) or out.dtype.kind != "f":
-        return _wrap(out)
+        return wrap(out)
     t = record(out, PowBackward0, (x,), saved=(x,))
     t.grad_fn.exponent = exponent
     return t
@@ -277,7 +279,7 @@ def rpow(x, base):
         return NotImplemented
     out = np.power(bd, xd)
     if not needs_grad(x) or out.dtype.kind != "f":
-        return _wrap(out)
+        return wrap(out)
     t = record(out, PowBackward2, (x,), saved=(x, OUT))
     t.grad_fn.base = base
     return t
@@ -302,7 +304,7 @@ def _unary(np_fn, node_cls, x, float_only=True):
     xd = x._data
     if float_only and xd.dtype.kind != "f":
         xd = to_float(x)
-    t = _wrap(np_fn(xd))
+    t = wrap(np_fn(xd))
     if _state.enabled and x._rg:
         saves = node_cls.saves
         t.grad_fn = node_cls((x,), (OUT,) if saves == "out" else ((x,) if saves == "x" else ()), t)
@@ -383,14 +385,14 @@ def relu(x): return _unary(lambda d: np.maximum(d, 0).astype(d.dtype, copy=False
 
 
 def sign(x):
-    return _wrap(np.sign(x._data))
+    return wrap(np.sign(x._data))
 
 
 def _no_grad_unary(np_fn):
     def op(x):
         out = np_fn(x._data)
         if not needs_grad(x):
-            return _wrap(out)
+            return wrap(out)
         # floor, ceil, round: zero gradient almost everywhere, as in PyTorch
         return record(out, ZeroGradBackward, (x,))
     return op
@@ -418,7 +420,7 @@ def _compare(np_fn):
         if ad is NotImplemented:
             return NotImplemented
         try:
-            return _wrap(np_fn(ad, bd))
+            return wrap(np_fn(ad, bd))
         except ValueError:
             raise broadcast_error(ad.shape, np.shape(bd)) from None
     return op
@@ -433,28 +435,28 @@ ge = _compare(np.greater_equal)
 
 
 def logical_not(x):
-    return _wrap(np.logical_not(x._data))
+    return wrap(np.logical_not(x._data))
 
 
 def bitwise_and(a, b):
-    return _wrap(np.bitwise_and(a._data, b._data if isinstance(b, Tensor) else b))
+    return wrap(np.bitwise_and(a._data, b._data if isinstance(b, Tensor) else b))
 
 
 def bitwise_or(a, b):
-    return _wrap(np.bitwise_or(a._data, b._data if isinstance(b, Tensor) else b))
+    return wrap(np.bitwise_or(a._data, b._data if isinstance(b, Tensor) else b))
 
 
 def bitwise_xor(a, b):
-    return _wrap(np.bitwise_xor(a._data, b._data if isinstance(b, Tensor) else b))
+    return wrap(np.bitwise_xor(a._data, b._data if isinstance(b, Tensor) else b))
 
 
 def invert(x):
-    return _wrap(np.invert(x._data))
+    return wrap(np.invert(x._data))
 
 
-def isnan(x): return _wrap(np.isnan(x._data))
-def isinf(x): return _wrap(np.isinf(x._data))
-def isfinite(x): return _wrap(np.isfinite(x._data))
+def isnan(x): return wrap(np.isnan(x._data))
+def isinf(x): return wrap(np.isinf(x._data))
+def isfinite(x): return wrap(np.isfinite(x._data))
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -489,8 +491,8 @@ def where(cond, a, b):
     bd = np.asarray(b._data if bt is not None else b, dtype=d.np)
     out = np.where(c, ad, bd)
     if not needs_grad(at, bt):
-        return _wrap(out)
-    t = record(out, WhereBackward0, (at, bt), saved=(cond if isinstance(cond, Tensor) else _wrap(c),))
+        return wrap(out)
+    t = record(out, WhereBackward0, (at, bt), saved=(cond if isinstance(cond, Tensor) else wrap(c),))
     t.grad_fn.shapes = (ad.shape, bd.shape)
     return t
 
@@ -512,14 +514,14 @@ class MinimumBackward0(MaximumBackward0):
 
 
 def _extremum(a, b, np_fn, cls, sign):
-    b = b if isinstance(b, Tensor) else _wrap(np.asarray(b, dtype=a._data.dtype))
+    b = b if isinstance(b, Tensor) else wrap(np.asarray(b, dtype=a._data.dtype))
     ad, bd, d = operands(a, b)
     try:
         out = np_fn(ad, bd)
     except ValueError:
         raise broadcast_error(ad.shape, bd.shape) from None
     if not needs_grad(a, b):
-        return _wrap(out)
+        return wrap(out)
     t = record(out, cls, (a, b), saved=(a, b))
     t.grad_fn.sign = sign
     return t
@@ -556,7 +558,7 @@ def clamp(x, min=None, max=None):
     hi = max._data if isinstance(max, Tensor) else max
     out = np.clip(d, lo, hi).astype(d.dtype, copy=False)
     if not needs_grad(x):
-        return _wrap(out)
+        return wrap(out)
     t = record(out, ClampBackward1, (x,), saved=(x,))
     t.grad_fn.min, t.grad_fn.max = min, max
     return t

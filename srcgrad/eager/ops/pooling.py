@@ -23,11 +23,11 @@ from collections import namedtuple
 import numpy as np
 
 from ..graph import Node, define_saved
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, wrap
 from . import dual
 from ._core import needs_grad
-from .inplace import _type_word
-from .windows import _offset_slice, _pad_hw, _record, _shape
+from .inplace import type_word
+from .windows import array_shape, offset_slice, pad_hw, record_with
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d"]
@@ -104,7 +104,7 @@ def _pool_padded(x3, pool, fill):
     lo = pool.padding
     hi = tuple(max(0, (o - 1) * s + d * (k - 1) + 1 - n - p)
                for o, s, d, k, n, p in zip(pool.out_hw, pool.stride, pool.dilation, pool.kernel, x3.shape[1:], lo))
-    return _pad_hw(x3, lo, hi, fill)
+    return pad_hw(x3, lo, hi, fill)
 
 
 def _as3(x):
@@ -127,7 +127,7 @@ def _max_pool_np(x, pool, with_arg):
     low = -np.inf if floating else np.iinfo(x3.dtype).min
     xp = _pool_padded(x3, pool, low)
     nan = with_arg and floating and bool(np.isnan(x3).any())
-    offsets = [xp[_offset_slice(k // kw, k % kw, pool.out_hw, pool.stride, pool.dilation)] for k in range(kh * kw)]
+    offsets = [xp[offset_slice(k // kw, k % kw, pool.out_hw, pool.stride, pool.dilation)] for k in range(kh * kw)]
     best = offsets[0].copy()
     arg = None
     if with_arg:
@@ -185,7 +185,7 @@ def _max_pool_scatter_np(g, arg, pool, x_shape):
     zero = g3.dtype.type(0)
     for k in range(kh * kw):
         part = np.where(arg == k, g3, zero)
-        sl = _offset_slice(k // kw, k % kw, pool.out_hw, pool.stride, pool.dilation)
+        sl = offset_slice(k // kw, k % kw, pool.out_hw, pool.stride, pool.dilation)
         if overlap:     # a pixel may be the max of several windows
             gxp[sl] += part
         else:
@@ -206,7 +206,7 @@ class MaxPool2DWithIndicesBackward0(Node):
 
     def apply(self, g):
         (x,) = self.saved()
-        return _max_pool_scatter(g, self.arg, self.pool, _shape(x), x)
+        return _max_pool_scatter(g, self.arg, self.pool, array_shape(x), x)
 
 
 class MaxPool2DWithIndicesBackwardBackward0(Node):
@@ -232,14 +232,14 @@ class GatherBackward0(Node):
 def _max_pool_scatter(g, arg, pool, x_shape, x=None):
     """On Tensors, recorded with the pooled input ``x`` in the graph, as PyTorch does."""
     if isinstance(g, Tensor):
-        return _record(_max_pool_scatter_np(g._data, arg, pool, x_shape), MaxPool2DWithIndicesBackwardBackward0,
+        return record_with(_max_pool_scatter_np(g._data, arg, pool, x_shape), MaxPool2DWithIndicesBackwardBackward0,
                        (g, x), arg=arg, pool=pool, x_shape=x_shape)
     return _max_pool_scatter_np(g, arg, pool, x_shape)
 
 
 def _gather(h, arg, pool):
     if isinstance(h, Tensor):
-        return _record(_gather_np(h._data, arg, pool), GatherBackward0, (h,), arg=arg, pool=pool,
+        return record_with(_gather_np(h._data, arg, pool), GatherBackward0, (h,), arg=arg, pool=pool,
                        x_shape=h._data.shape)
     return _gather_np(h, arg, pool)
 
@@ -250,9 +250,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     pool = _pool_args("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
     grad = needs_grad(input)
     out, arg = _max_pool_np(input._data, pool, grad or return_indices)
-    r = _record(out, MaxPool2DWithIndicesBackward0, (input,), (input,), arg=arg, pool=pool)
+    r = record_with(out, MaxPool2DWithIndicesBackward0, (input,), (input,), arg=arg, pool=pool)
     if return_indices:
-        return r, _wrap(_flat_index(arg, pool, input._data.shape))
+        return r, wrap(_flat_index(arg, pool, input._data.shape))
     return r
 
 
@@ -333,7 +333,7 @@ def _avg_pool_np(x, pool, div):
     kh, kw = pool.kernel
     for a in range(kh):
         for b in range(kw):
-            acc += xp[_offset_slice(a, b, pool.out_hw, pool.stride, pool.dilation)]
+            acc += xp[offset_slice(a, b, pool.out_hw, pool.stride, pool.dilation)]
     if floating:
         out = acc / div
     else:   # integer division truncating toward zero, as in C
@@ -347,7 +347,7 @@ def _avg_pool_adjoint_np(g, pool, div, x_shape):
     gxp = np.zeros((g3.shape[0],) + _padded_plane(x_shape[-2:], pool), dtype=g3.dtype)
     for a in range(pool.kernel[0]):
         for b in range(pool.kernel[1]):
-            gxp[_offset_slice(a, b, pool.out_hw, pool.stride, pool.dilation)] += g3
+            gxp[offset_slice(a, b, pool.out_hw, pool.stride, pool.dilation)] += g3
     return _crop(gxp, pool, x_shape)
 
 
@@ -356,7 +356,7 @@ class AvgPool2DBackward0(Node):
 
     def apply(self, g):
         (x,) = self.saved()
-        return _avg_pool_adjoint(g, self.pool, self.div, _shape(x), x)
+        return _avg_pool_adjoint(g, self.pool, self.div, array_shape(x), x)
 
 
 class AvgPool2DBackwardBackward0(Node):
@@ -372,13 +372,13 @@ class AvgPool2DBackwardBackward0(Node):
 
 def _avg_pool(x, pool, div):
     if isinstance(x, Tensor):
-        return _record(_avg_pool_np(x._data, pool, div), AvgPool2DBackward0, (x,), (x,), pool=pool, div=div)
+        return record_with(_avg_pool_np(x._data, pool, div), AvgPool2DBackward0, (x,), (x,), pool=pool, div=div)
     return _avg_pool_np(x, pool, div)
 
 
 def _avg_pool_adjoint(g, pool, div, x_shape, x=None):
     if isinstance(g, Tensor):
-        return _record(_avg_pool_adjoint_np(g._data, pool, div, x_shape), AvgPool2DBackwardBackward0, (g, x),
+        return record_with(_avg_pool_adjoint_np(g._data, pool, div, x_shape), AvgPool2DBackwardBackward0, (g, x),
                        pool=pool, div=div, x_shape=x_shape)
     return _avg_pool_adjoint_np(g, pool, div, x_shape)
 
@@ -423,7 +423,7 @@ def _given(v):
 
 def _max_pool_indices(n):
     x = n._saved_self       # raises once backward freed it, as PyTorch's _saved_result1 does
-    return _wrap(_flat_index(n.arg, n.pool, x._data.shape))
+    return wrap(_flat_index(n.arg, n.pool, x._data.shape))
 
 
 define_saved(MaxPool2DWithIndicesBackward0, self=0,
@@ -518,7 +518,7 @@ class AdaptiveAvgPool2DBackward0(Node):
 
     def apply(self, g):
         (x,) = self.saved()
-        return _adaptive_avg_adjoint(g, _shape(x), x)
+        return _adaptive_avg_adjoint(g, array_shape(x), x)
 
 
 class AdaptiveAvgPool2DBackwardBackward0(Node):
@@ -534,13 +534,13 @@ class AdaptiveAvgPool2DBackwardBackward0(Node):
 
 def _adaptive_avg(x, out_hw):
     if isinstance(x, Tensor):
-        return _record(_adaptive_avg_np(x._data, out_hw), AdaptiveAvgPool2DBackward0, (x,), (x,), out_hw=out_hw)
+        return record_with(_adaptive_avg_np(x._data, out_hw), AdaptiveAvgPool2DBackward0, (x,), (x,), out_hw=out_hw)
     return _adaptive_avg_np(x, out_hw)
 
 
 def _adaptive_avg_adjoint(g, x_shape, x=None):
     if isinstance(g, Tensor):
-        return _record(_adaptive_avg_adjoint_np(g._data, x_shape), AdaptiveAvgPool2DBackwardBackward0, (g, x),
+        return record_with(_adaptive_avg_adjoint_np(g._data, x_shape), AdaptiveAvgPool2DBackwardBackward0, (g, x),
                        out_hw=tuple(g._data.shape[-2:]), x_shape=x_shape)
     return _adaptive_avg_adjoint_np(g, x_shape)
 
@@ -611,7 +611,7 @@ def _adaptive_max_gather(h, flat):
     plane = h.shape[-2] * h.shape[-1]
     idx = flat.reshape(-1, int(np.prod(shape[-2:], dtype=np.int64)))
     if isinstance(h, Tensor):       # recorded with eager ops, so it differentiates again
-        return h.reshape(-1, plane).gather(1, _wrap(idx)).view(shape)
+        return h.reshape(-1, plane).gather(1, wrap(idx)).view(shape)
     return np.take_along_axis(h.reshape(-1, plane), idx, axis=1).reshape(shape)
 
 
@@ -620,7 +620,7 @@ class AdaptiveMaxPool2DBackward0(Node):
 
     def apply(self, g):
         (x,) = self.saved()
-        return _adaptive_max_scatter(g, self.flat, _shape(x), x)
+        return _adaptive_max_scatter(g, self.flat, array_shape(x), x)
 
 
 class AdaptiveMaxPool2DBackwardBackward0(Node):
@@ -636,7 +636,7 @@ class AdaptiveMaxPool2DBackwardBackward0(Node):
 
 def _adaptive_max_scatter(g, flat, x_shape, x=None):
     if isinstance(g, Tensor):
-        return _record(_adaptive_max_scatter_np(g._data, flat, x_shape), AdaptiveMaxPool2DBackwardBackward0, (g, x),
+        return record_with(_adaptive_max_scatter_np(g._data, flat, x_shape), AdaptiveMaxPool2DBackwardBackward0, (g, x),
                        flat=flat, x_shape=x_shape)
     return _adaptive_max_scatter_np(g, flat, x_shape)
 
@@ -676,7 +676,7 @@ def _adaptive_output_size(fn, x, output_size):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(v for v in out if v < 0)}: "
                            f"{shape[:-2] + list(out)}")
     if x._data.dtype.kind != "f":
-        raise NotImplementedError(f'"{fn}" not implemented for \'{_type_word(x)}\'')
+        raise NotImplementedError(f'"{fn}" not implemented for \'{type_word(x)}\'')
     return out
 
 
@@ -706,9 +706,9 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     """
     out_hw = _adaptive_output_size("adaptive_max_pool2d", input, output_size)
     out, flat = _adaptive_max_np(input._data, out_hw, needs_grad(input) or return_indices)
-    r = _record(out, AdaptiveMaxPool2DBackward0, (input,), (input,), flat=flat)
+    r = record_with(out, AdaptiveMaxPool2DBackward0, (input,), (input,), flat=flat)
     if return_indices:
-        return r, _wrap(flat)
+        return r, wrap(flat)
     return r
 
 
@@ -757,7 +757,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 def _adaptive_max_indices(n):
     _ = n._saved_self   # raises once backward freed it, as PyTorch's _saved_result1 does
-    return _wrap(n.flat)
+    return wrap(n.flat)
 
 
 define_saved(AdaptiveAvgPool2DBackward0, self=0)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes
 from ..graph import Node, c_dims, c_int, define_saved
-from ..tensor import Tensor, _dim, _wrap
+from ..tensor import Tensor, normalise_dim, wrap
 from . import dual
 from ._core import OUT, needs_grad, record
 
@@ -27,8 +27,8 @@ def _dims(dim, ndim):
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
-        return tuple(sorted(_dim(d, ndim) for d in dim))
-    return (_dim(dim, ndim),)
+        return tuple(sorted(normalise_dim(d, ndim) for d in dim))
+    return (normalise_dim(dim, ndim),)
 
 
 def _unsqueeze_to(g, shape, dims, keepdim):
@@ -65,7 +65,7 @@ def sum(x, dim=None, keepdim=False, dtype=None):
     dims = _dims(dim, d.ndim)
     out = np.sum(d, axis=dims, keepdims=keepdim, dtype=_acc_dtype(x, dtype))
     if not needs_grad(x):
-        return _wrap(out)
+        return wrap(out)
     if dim is None:
         t = record(out, SumBackward0, (x,))
         t.grad_fn.shape = d.shape
@@ -106,7 +106,7 @@ def mean(x, dim=None, keepdim=False, dtype=None):
     if dtype is None:
         out = np.asarray(out, dtype=d.dtype)
     if not needs_grad(x):
-        return _wrap(out)
+        return wrap(out)
     n = d.size if dims is None else int(np.prod([d.shape[i] for i in dims]))
     if dim is None:
         t = record(out, MeanBackward0, (x,))
@@ -156,7 +156,7 @@ class _ScatterBackward(Node):
     def apply(self, g):
         if not dual.is_tensor(g):
             return np.take_along_axis(g, self.index, axis=self.dim)
-        return gather(g, self.dim, _wrap(self.index))
+        return gather(g, self.dim, wrap(self.index))
 
 
 def scatter_into_zeros(src, shape, dim, index):
@@ -164,7 +164,7 @@ def scatter_into_zeros(src, shape, dim, index):
     out = np.zeros(shape, dtype=src._data.dtype)
     np.put_along_axis(out, index, src._data, axis=dim)
     if not needs_grad(src):
-        return _wrap(out)
+        return wrap(out)
     t = record(out, _ScatterBackward, (src,))
     t.grad_fn.dim, t.grad_fn.index = dim, index
     return t
@@ -183,12 +183,12 @@ class GatherBackward0(Node):
 
 
 def gather(x, dim, index):
-    d = _dim(dim, x._data.ndim)
+    d = normalise_dim(dim, x._data.ndim)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     out = np.take_along_axis(x._data, idx, axis=d)
     if not needs_grad(x):
-        return _wrap(out)
-    t = record(out, GatherBackward0, (x,), saved=(x, index if isinstance(index, Tensor) else _wrap(idx)))
+        return wrap(out)
+    t = record(out, GatherBackward0, (x,), saved=(x, index if isinstance(index, Tensor) else wrap(idx)))
     t.grad_fn.shape, t.grad_fn.dim, t.grad_fn.dim_arg = x._data.shape, d, dim
     return t
 
@@ -201,19 +201,19 @@ def _extreme(x, dim, keepdim, np_fn, arg_fn, full_cls, dim_cls, result):
                                "== 0. Specify the reduction dim with the 'dim' argument.")
         out = np_fn(d)
         if not needs_grad(x):
-            return _wrap(out)
+            return wrap(out)
         return record(out, full_cls, (x,), saved=(x, OUT))
     if isinstance(dim, Tensor):      # max(a, b): the elementwise maximum
         from .pointwise import maximum, minimum
         return (maximum if np_fn is np.max else minimum)(x, dim)
-    dm = _dim(dim, d.ndim)
+    dm = normalise_dim(dim, d.ndim)
     idx = arg_fn(d, axis=dm, keepdims=keepdim)
     values = np.take_along_axis(d, idx if keepdim else np.expand_dims(idx, dm), axis=dm)
     if not keepdim:
         values = np.squeeze(values, axis=dm)
-    indices = _wrap(idx.astype(np.int64))
+    indices = wrap(idx.astype(np.int64))
     if not needs_grad(x):
-        return result(_wrap(values), indices)
+        return result(wrap(values), indices)
     t = record(values, dim_cls, (x,), saved=(indices,))
     t.grad_fn.shape, t.grad_fn.dim, t.grad_fn.keepdim, t.grad_fn.dim_arg = d.shape, dm, keepdim, dim
     return result(t, indices)
@@ -243,15 +243,15 @@ def amin(x, dim=None, keepdim=False):
 def argmax(x, dim=None, keepdim=False):
     d = x._data
     if dim is None:
-        return _wrap(np.asarray(np.argmax(d), dtype=np.int64))
-    return _wrap(np.argmax(d, axis=_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
+        return wrap(np.asarray(np.argmax(d), dtype=np.int64))
+    return wrap(np.argmax(d, axis=normalise_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
 
 
 def argmin(x, dim=None, keepdim=False):
     d = x._data
     if dim is None:
-        return _wrap(np.asarray(np.argmin(d), dtype=np.int64))
-    return _wrap(np.argmin(d, axis=_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
+        return wrap(np.asarray(np.argmin(d), dtype=np.int64))
+    return wrap(np.argmin(d, axis=normalise_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
 
 
 class LinalgVectorNormBackward0(Node):
@@ -292,7 +292,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
         out = np.sum(np.abs(d) ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
     out = np.asarray(out, dtype=d.dtype)
     if not needs_grad(x):
-        return _wrap(out)
+        return wrap(out)
     if p == float("inf"):
         raise NotImplementedError("srcgrad: the gradient of the infinity norm is not supported; use "
                                   "x.abs().max() instead")
@@ -311,7 +311,7 @@ class ProdBackward0(Node):
             # create_graph: the product of the others, built from differentiable ops
             from .pointwise import where
             n = d.size
-            others = where(_wrap(np.eye(n, dtype=bool)), 1.0, x.reshape(1, n).expand(n, n)).prod(1)
+            others = where(wrap(np.eye(n, dtype=bool)), 1.0, x.reshape(1, n).expand(n, n)).prod(1)
             return g * others.reshape(d.shape)
         # product of all the other elements, exact even when some are zero
         flat = d.reshape(-1)
@@ -324,7 +324,7 @@ def prod(x, dim=None, keepdim=False, dtype=None):
     d = x._data
     if dim is not None:
         # along one dim: a product of slices keeps the gradient rule simple
-        dm = _dim(dim, d.ndim)
+        dm = normalise_dim(dim, d.ndim)
         parts = [x.select(dm, i) for i in range(d.shape[dm])]
         out = parts[0]
         for p in parts[1:]:
@@ -332,7 +332,7 @@ def prod(x, dim=None, keepdim=False, dtype=None):
         return out.unsqueeze(dm) if keepdim else out
     out = np.prod(d, dtype=_acc_dtype(x, dtype))
     if not needs_grad(x):
-        return _wrap(out)
+        return wrap(out)
     return record(out, ProdBackward0, (x,), saved=(x, OUT))
 
 
@@ -401,22 +401,22 @@ def std(x, dim=None, unbiased=None, keepdim=False, correction=None):
 def all(x, dim=None, keepdim=False):
     d = x._data
     if dim is None:
-        return _wrap(np.asarray(np.all(d)))
-    return _wrap(np.all(d, axis=_dim(dim, d.ndim), keepdims=keepdim))
+        return wrap(np.asarray(np.all(d)))
+    return wrap(np.all(d, axis=normalise_dim(dim, d.ndim), keepdims=keepdim))
 
 
 def any(x, dim=None, keepdim=False):
     d = x._data
     if dim is None:
-        return _wrap(np.asarray(np.any(d)))
-    return _wrap(np.any(d, axis=_dim(dim, d.ndim), keepdims=keepdim))
+        return wrap(np.asarray(np.any(d)))
+    return wrap(np.any(d, axis=normalise_dim(dim, d.ndim), keepdims=keepdim))
 
 
 def cumsum(x, dim):
-    dm = _dim(dim, x._data.ndim)
+    dm = normalise_dim(dim, x._data.ndim)
     out = np.cumsum(x._data, axis=dm)
     if not needs_grad(x):
-        return _wrap(out)
+        return wrap(out)
     t = record(out, CumsumBackward0, (x,))
     t.grad_fn.dim, t.grad_fn.dim_arg = dm, dim
     return t

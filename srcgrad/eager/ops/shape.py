@@ -10,7 +10,8 @@ import numpy as np
 
 from .. import dtypes
 from ..graph import Node, c_int, define_saved
-from ..tensor import Tensor, _dim, _wrap, bump_version, version_counter
+from ..tensor import Tensor, normalise_dim, wrap
+from ..versions import bump_version, check_inplace, check_view_graph, version_counter
 from . import dual
 from ._core import needs_grad, record, sum_to
 
@@ -93,7 +94,7 @@ def flatten(x, start_dim=0, end_dim=-1):
     n = x._data.ndim
     if n == 0:
         return reshape(x, 1)
-    s, e = _dim(start_dim, n), _dim(end_dim, n)
+    s, e = normalise_dim(start_dim, n), normalise_dim(end_dim, n)
     shp = x._data.shape
     return reshape(x, shp[:s] + (-1,) + shp[e + 1:]) if s <= e else x
 
@@ -121,7 +122,7 @@ class PermuteBackward0(Node):
 
 def permute(x, *dims):
     dims_arg = _shape_arg(dims)
-    dims = tuple(_dim(d, x._data.ndim) for d in dims_arg)
+    dims = tuple(normalise_dim(d, x._data.ndim) for d in dims_arg)
     if sorted(dims) != list(range(x._data.ndim)):
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "
                            "length of the desired ordering of dimensions i.e. input.dim() = "
@@ -146,7 +147,7 @@ class TransposeBackward0(Node):
 
 def transpose(x, dim0, dim1):
     n = x._data.ndim
-    d0, d1 = _dim(dim0, n), _dim(dim1, n)
+    d0, d1 = normalise_dim(dim0, n), normalise_dim(dim1, n)
     return _view_of(x, np.swapaxes(x._data, d0, d1), TransposeBackward0, d0=d0, d1=d1, dim0=dim0, dim1=dim1)
 
 
@@ -170,9 +171,9 @@ def squeeze(x, dim=None):
     if dim is None:
         return _view_of(x, np.squeeze(d), SqueezeBackward0, shape=d.shape)
     if isinstance(dim, (tuple, list)):
-        dims = tuple(_dim(i, d.ndim) for i in dim if d.ndim and d.shape[_dim(i, d.ndim)] == 1)
+        dims = tuple(normalise_dim(i, d.ndim) for i in dim if d.ndim and d.shape[normalise_dim(i, d.ndim)] == 1)
         return _view_of(x, np.squeeze(d, axis=dims), SqueezeBackward4, shape=d.shape, dim=tuple(dim))
-    dm = _dim(dim, d.ndim)
+    dm = normalise_dim(dim, d.ndim)
     data = np.squeeze(d, axis=dm) if d.ndim and d.shape[dm] == 1 else d.view()
     return _view_of(x, data, SqueezeBackward1, shape=d.shape, dim=dim)
 
@@ -185,7 +186,7 @@ class UnsqueezeBackward0(Node):
 
 
 def unsqueeze(x, dim):
-    dm = _dim(dim, x._data.ndim + 1)
+    dm = normalise_dim(dim, x._data.ndim + 1)
     return _view_of(x, np.expand_dims(x._data, dm), UnsqueezeBackward0, dim=dm, dim_arg=dim)
 
 
@@ -268,7 +269,7 @@ def to(x, *args, **kwargs):
     dtype = dtypes.to_dtype(dtype)
     out = x._data.astype(dtype.np)
     if not dtype.is_floating_point:
-        return _wrap(out)
+        return wrap(out)
     t = record(out, ToCopyBackward0, (x,))
     if t.grad_fn is not None:
         t.grad_fn.dtype = x.dtype
@@ -308,7 +309,7 @@ class IndexBackward0(Node):
 
 def select(x, dim, index):
     d = x._data
-    dm = _dim(dim, d.ndim)
+    dm = normalise_dim(dim, d.ndim)
     size = d.shape[dm]
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {dm} with size {size}")
@@ -320,7 +321,7 @@ def select(x, dim, index):
 
 
 def narrow(x, dim, start, length):
-    dm = _dim(dim, x._data.ndim)
+    dm = normalise_dim(dim, x._data.ndim)
     if start < 0:
         start += x._data.shape[dm]
     return _slice(x, dm, slice(start, start + length), dim)
@@ -362,7 +363,7 @@ def _normalise_key(key):
 def _index_tensors(npkey):
     """What IndexBackward0 saves: each index array as a tensor (int64, or a bool mask), None for
     the other parts of the key."""
-    return tuple(_wrap(k.astype(np.int64, copy=False) if k.dtype.kind in "iu" else k)
+    return tuple(wrap(k.astype(np.int64, copy=False) if k.dtype.kind in "iu" else k)
                  if isinstance(k, np.ndarray) else None for k in npkey)
 
 
@@ -402,8 +403,14 @@ def getitem(x, key):
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                              "are valid indices (got " + type(k).__name__ + ")")
     if out is x:
-        out = _view_of(x, x._data.view(), AliasBackward0)
+        out = alias(x)
     return out
+
+
+def alias(x):
+    """A new tensor over ``x``'s data with ``x`` as its history (grad_fn ``AliasBackward0``):
+    ``x[...]``, and ``t.new(x)`` (creation.py)."""
+    return _view_of(x, x._data.view(), AliasBackward0)
 
 
 class AliasBackward0(Node):
@@ -428,7 +435,7 @@ def index_put(x, key, value, accumulate=False):
     """Out-of-place ``x`` with ``value`` written (or added) at ``key``."""
     npkey = key if isinstance(key, tuple) else (key,)
     npkey = tuple(_np_key(k) for k in npkey)
-    v = value if isinstance(value, Tensor) else _wrap(np.asarray(value, dtype=x._data.dtype))
+    v = value if isinstance(value, Tensor) else wrap(np.asarray(value, dtype=x._data.dtype))
     data = np.array(x._data, copy=True)
     if accumulate:
         np.add.at(data, npkey, v._data)
@@ -460,7 +467,6 @@ class CopySlices(Node):
 
 def setitem(x, key, value):
     """``x[key] = value``, recorded as ``CopySlices`` when gradients flow through it."""
-    from .inplace import check_inplace
     check_inplace(x, view_of_leaf=True)
     key = _normalise_key(key)
     npkey = tuple(_np_key(k) for k in key)
@@ -475,7 +481,6 @@ def setitem(x, key, value):
                            f"to indexing result of shape {list(x._data[npkey].shape)}") from None
     bump_version(x)
     if needs_grad(x, vt):
-        from .inplace import check_view_graph
         check_view_graph(x)
         node = CopySlices((x, vt))
         node.key, node.vshape = npkey, (vt._data.shape if vt is not None else ())
@@ -502,7 +507,7 @@ def cat(tensors, dim=0):
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     d = dtypes.result_type(tensors)
-    dm = _dim(dim, tensors[0]._data.ndim)
+    dm = normalise_dim(dim, tensors[0]._data.ndim)
     try:
         out = np.concatenate([t._data.astype(d.np, copy=False) for t in tensors], axis=dm)
     except ValueError:
@@ -531,7 +536,7 @@ def stack(tensors, dim=0):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t.shape)} at entry {i}")
     d = dtypes.result_type(tensors)
-    dm = _dim(dim, tensors[0]._data.ndim + 1)
+    dm = normalise_dim(dim, tensors[0]._data.ndim + 1)
     out = np.stack([t._data.astype(d.np, copy=False) for t in tensors], axis=dm)
     r = record(out, StackBackward0, tensors)
     if r.grad_fn is not None:
@@ -575,7 +580,7 @@ class UnbindBackward0(Node):
 
 def _multi_view(x, pieces, node_cls, **attrs):
     """Several views of ``x`` that share one multi-output node."""
-    outs = [_wrap(p) for p in pieces]
+    outs = [wrap(p) for p in pieces]
     node = None
     if needs_grad(x):
         node = node_cls((x,))
@@ -593,7 +598,7 @@ def _multi_view(x, pieces, node_cls, **attrs):
 def split(x, split_size, dim=0):
     """Pieces of ``split_size`` along ``dim`` (or of the sizes in a list), as views."""
     d = x._data
-    dm = _dim(dim, d.ndim)
+    dm = normalise_dim(dim, d.ndim)
     n = d.shape[dm]
     if isinstance(split_size, int):
         bounds = list(range(0, n, split_size)) + [n] if n else [0, 0]
@@ -610,13 +615,13 @@ def split(x, split_size, dim=0):
 
 
 def chunk(x, chunks, dim=0):
-    n = x._data.shape[_dim(dim, x._data.ndim)]
+    n = x._data.shape[normalise_dim(dim, x._data.ndim)]
     return split(x, max(-(-n // chunks), 1), dim)
 
 
 def unbind(x, dim=0):
     d = x._data
-    dm = _dim(dim, d.ndim)
+    dm = normalise_dim(dim, d.ndim)
     pieces = [d[(slice(None),) * dm + (i,)] for i in range(d.shape[dm])]
     return _multi_view(x, pieces, UnbindBackward0, shape=d.shape, dim=dm, dim_arg=dim)
 
@@ -630,7 +635,7 @@ class FlipBackward0(Node):
 
 def flip(x, dims):
     dims_arg = (dims,) if isinstance(dims, int) else tuple(dims)
-    dims = tuple(_dim(d, x._data.ndim) for d in dims_arg)
+    dims = tuple(normalise_dim(d, x._data.ndim) for d in dims_arg)
     t = record(np.flip(x._data, dims).copy(), FlipBackward0, (x,))
     if t.grad_fn is not None:
         t.grad_fn.dims, t.grad_fn.dims_arg = dims, dims_arg

@@ -13,7 +13,8 @@ Example:
 """
 import numpy as np
 
-from ...eager.tensor import Tensor, _wrap, bump_version
+from ...eager.tensor import Tensor, wrap
+from ...eager.versions import bump_version
 
 
 def _with_grads(parameters):
@@ -28,7 +29,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     params = _with_grads(parameters)
     max_norm, norm_type = float(max_norm), float(norm_type)
     if not params:
-        return _wrap(np.asarray(0.0, dtype=np.float32))
+        return wrap(np.asarray(0.0, dtype=np.float32))
     grads = [p.grad._data for p in params]
     if norm_type == np.inf:
         norms = [np.max(np.abs(g)) if g.size else np.zeros((), g.dtype) for g in grads]
@@ -45,7 +46,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     for p in params:
         p.grad._data *= np.asarray(coef, dtype=p.grad._data.dtype)
         bump_version(p.grad)
-    return _wrap(total)
+    return wrap(total)
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
