@@ -20,8 +20,6 @@ KNOWN_CIRCLES = {
     frozenset({"frontend.expressions", "frontend.functions", "frontend.loops", "frontend.lower"}),
     # CALLS is completed at the bottom of calls.py; numpy_reductions looks np.maximum up in it
     frozenset({"frontend.calls", "frontend.numpy_reductions"}),
-    # np.array([...]) is numpy_literals', which reads dtype_of from numpy_shapes
-    frozenset({"frontend.numpy_literals", "frontend.numpy_shapes"}),
     # the eager engine: graph.py imports tensor.py inside 11 functions, tensor.py patches graph's
     # globals (REVIEW.md §3.8: an eager/versions.py and the ops' registries break it)
     frozenset({"eager.autograd_api", "eager.creation", "eager.graph", "eager.ops._core", "eager.ops.dual",

@@ -23,7 +23,8 @@ from ..custom import custom_vjp
 from ..ir.types import BOOL, F64, I64
 from .callee import Callee
 from .numpy_linalg import LINALG_CALLS, matmul_any_rank
-from .numpy_shapes import dtype_of, shape_sizes
+from .dtypes import dtype_of
+from .numpy_shapes import shape_sizes
 
 
 # ---------------------------------------------------------------------- elementary functions

@@ -33,7 +33,8 @@ from .calls import ARRAY_METHODS, WHAT_CALLS_WORK, array_method, callee, check_c
 from .indexing import Indexing
 from .numpy_linalg import matmul_any_rank
 from .keywords import check_keywords
-from .numpy_shapes import DTYPE_VALUES, DType, dtype_comparison, dtype_value, lower_shape_call
+from .dtypes import DTYPE_VALUES, DType, dtype_comparison, dtype_value
+from .numpy_shapes import lower_shape_call
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}

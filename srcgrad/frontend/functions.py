@@ -20,7 +20,7 @@ import ast
 import copy
 import inspect
 
-from .numpy_shapes import DType
+from .dtypes import DType
 from ..custom import custom_vjp
 from ..ir.core import Builder
 from ..trees import Tree

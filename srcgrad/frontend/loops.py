@@ -19,7 +19,7 @@ from .containers import Zipped, constant_int, describe, flat, leaf_params, refil
 from .desugar import break_guard
 from .expressions import Unbound
 from .functions import FunctionRef, NestedFunction
-from .numpy_shapes import DType
+from .dtypes import DType
 
 _LIST_METHODS = ("append", "extend", "insert")
 def _assigned_names(stmts):
