@@ -18,8 +18,6 @@ KNOWN_CIRCLES = {
     # the frontend's mixins (_Lowerer: Loops, Functions, Expressions) call each other through
     # imports inside methods: issue 28 point 5 (one explicit context, modules of functions)
     frozenset({"frontend.expressions", "frontend.functions", "frontend.loops", "frontend.lower"}),
-    # CALLS is completed at the bottom of calls.py; numpy_reductions looks np.maximum up in it
-    frozenset({"frontend.calls", "frontend.numpy_reductions"}),
     # the eager engine: graph.py imports tensor.py inside 11 functions, tensor.py patches graph's
     # globals (REVIEW.md §3.8: an eager/versions.py and the ops' registries break it)
     frozenset({"eager.autograd_api", "eager.creation", "eager.graph", "eager.ops._core", "eager.ops.dual",

@@ -29,7 +29,7 @@ from ..ir.types import BOOL, F32, F64, I64, type_of, unify, user_name
 from ..trees import Tree, flatten
 from .functions import FunctionRef
 from .containers import CONTAINER_NODES, UNKNOWN, Containers, Zipped, range_of, static_value
-from .calls import ARRAY_METHODS, WHAT_CALLS_WORK, array_method, callee, check_callee, known_callable
+from .call_table import ARRAY_METHODS, WHAT_CALLS_WORK, array_method, callee, check_callee, known_callable
 from .indexing import Indexing
 from .numpy_linalg import matmul_any_rank
 from .keywords import check_keywords

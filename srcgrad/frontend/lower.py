@@ -23,7 +23,7 @@ from ..custom import custom_vjp
 from ..errors import UnsupportedSyntaxError
 from ..ir.core import Builder, Function, Value, if_op
 from ..ir.types import BOOL
-from .calls import check_callee
+from .call_table import check_callee
 from .desugar import check_returns, desugar
 from ..trees import Tree
 from .containers import UNKNOWN, Range, describe, flat, leaf_params, refill, static_value, structure

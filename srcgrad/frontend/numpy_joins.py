@@ -1,5 +1,5 @@
 """The numpy functions that join, split and build arrays, as entries of the CALLS table
-(frontend/calls.py merges ``JOIN_CALLS``): np.concatenate, np.stack, np.hstack, np.vstack,
+(frontend/call_table.py merges ``JOIN_CALLS``): np.concatenate, np.stack, np.hstack, np.vstack,
 np.column_stack, np.split, np.array_split, np.diag, np.diagonal, np.trace, np.eye,
 np.identity, np.tril, np.triu, np.linspace, np.roll, np.tile, np.repeat, np.kron, np.hsplit, np.vsplit, np.tri.
 
