@@ -29,6 +29,7 @@ from ..ir.primitives import PRIMITIVES
 from ..ir.types import BOOL, I64
 from ..trees import Tree
 from .dtypes import DTYPE_VALUES, dtype_of
+from .indexing import integer
 from .numpy_literals import array_literal
 
 
@@ -127,7 +128,7 @@ def _reshape(lw, node, x, args, kws, env, what):
     if not args:
         lw.typing_error(node, f"{what} needs the new shape")
     sizes = shape_sizes(lw, args[0], env) if len(args) == 1 else \
-        [lw.integer(a, env, "array sizes") for a in args]
+        [integer(lw, a, env, "array sizes") for a in args]
     return lw.emit(node, "reshape", [x] + [lw.b.convert(s, I64) for s in sizes])
 
 
