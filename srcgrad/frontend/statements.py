@@ -190,9 +190,28 @@ def if_stmt(lw, s, env):
     assigned = [n for n in assigned_names(s.body + s.orelse) if n in env or lw.names.kind(n) is None]
     (then, (tenv, tret)), (other, (eenv, eret)) = (lw.lowered_apart(lambda: lw.body(stmts, dict(env)))
                                                    for stmts in (s.body, s.orelse))
-    ending = None
-    if tret is CONTINUE and eret is CONTINUE:
-        ending = CONTINUE
+    ending, tret, eret = _branch_endings(lw, s, tret, eret)
+    if tret is not None:            # both branches return
+        if _shape_of(tret) != _shape_of(eret):
+            lw.typing_error(s, f"the branches return different things: {_words(tret)} and {_words(eret)}")
+        results = _if_op(lw, s, cond, (then, other), [tret, eret], ["result"] * len(tret))
+        return env, Returned(results, tret.tree)
+    names, same = _merged_names(lw, s, assigned, env, tenv, eenv)
+    yields = [[v for n in names for v in flat(branch[n])] for branch in (tenv, eenv)]
+    values = iter(_if_op(lw, s, cond, (then, other), yields, [n for n in names for _ in flat(tenv[n])]))
+    for n in names:
+        env[n] = refill(tenv[n], values)
+    for n in assigned:     # bound on one path only
+        if n not in names and n not in same and (n in tenv or n in eenv):
+            env[n] = Unbound(n)
+    return env, ending
+
+
+def _branch_endings(lw, s, tret, eret):
+    """(how the `if` ends, then's and else's returned values): CONTINUE when both branches
+    continue; a branch that continues is one that falls through, and cannot be beside one
+    that returns; one branch cannot return where the other falls through."""
+    ending = CONTINUE if tret is CONTINUE and eret is CONTINUE else None
     if tret is CONTINUE or eret is CONTINUE:
         if isinstance(tret, list) or isinstance(eret, list):
             lw.unsupported(s, "`return` inside a loop (yet)", "set a variable and return after the loop")
@@ -200,33 +219,46 @@ def if_stmt(lw, s, env):
     if (tret is None) != (eret is None):       # nothing follows the `if` to return a value
         lw.unsupported(s, "a path through the function that ends without `return` (Python would return None)",
                        "return a value on every path")
-    if tret is not None:
-        if _shape_of(tret) != _shape_of(eret):
-            lw.typing_error(s, f"the branches return different things: {_words(tret)} and {_words(eret)}")
-        yields = [tret, eret]
-        names = leaf_names = ["result"] * len(tret)
-    else:
-        names = [n for n in assigned if isinstance(tenv.get(n), object) and tenv.get(n) is not None
-                 and eenv.get(n) is not None and not isinstance(tenv[n], Unbound)
-                 and not isinstance(eenv[n], Unbound)]
-        for n in names:
-            if isinstance(tenv[n], STATIC_OBJECTS) or isinstance(eenv[n], STATIC_OBJECTS):
-                if not same_static(tenv[n], eenv[n]):
-                    what = static_words(tenv[n] if isinstance(tenv[n], STATIC_OBJECTS) else eenv[n])
-                    lw.unsupported(s, f"{what} '{n}' that an `if` defines or rebinds",
-                                   f"choose {what[2:]}s before the `if` (or in an `if` decided while compiling)"
-                                   if what == "a dtype" else
-                                   "define the functions before the `if` and choose which one to call in it")
-        same = [n for n in names if isinstance(tenv[n], STATIC_OBJECTS)]
-        names = [n for n in names if n not in same]
-        for n in same:
-            env[n] = tenv[n]
-        for n in names:
-            if structure(tenv[n]) != structure(eenv[n]):
-                lw.typing_error(s, f"'{n}' is {describe(tenv[n])} in one branch and {describe(eenv[n])} "
-                                   "in the other")
-        leaf_names = [n for n in names for _ in flat(tenv[n])]
-        yields = [[v for n in names for v in flat(tenv[n])], [v for n in names for v in flat(eenv[n])]]
+    return ending, tret, eret
+
+
+def _merged_names(lw, s, assigned, env, tenv, eenv):
+    """(the names the `if` yields, the static ones): of the names the branches assign, those
+    both bind. A function or dtype (known while compiling, never yielded) must be the same
+    object in both, and is bound in ``env`` directly; a container must keep its structure."""
+    names = [n for n in assigned if tenv.get(n) is not None and eenv.get(n) is not None
+             and not isinstance(tenv[n], Unbound) and not isinstance(eenv[n], Unbound)]
+    for n in names:
+        if isinstance(tenv[n], STATIC_OBJECTS) or isinstance(eenv[n], STATIC_OBJECTS):
+            if not same_static(tenv[n], eenv[n]):
+                what = static_words(tenv[n] if isinstance(tenv[n], STATIC_OBJECTS) else eenv[n])
+                lw.unsupported(s, f"{what} '{n}' that an `if` defines or rebinds",
+                               f"choose {what[2:]}s before the `if` (or in an `if` decided while compiling)"
+                               if what == "a dtype" else
+                               "define the functions before the `if` and choose which one to call in it")
+    same = [n for n in names if isinstance(tenv[n], STATIC_OBJECTS)]
+    names = [n for n in names if n not in same]
+    for n in same:
+        env[n] = tenv[n]
+    for n in names:
+        if structure(tenv[n]) != structure(eenv[n]):
+            lw.typing_error(s, f"'{n}' is {describe(tenv[n])} in one branch and {describe(eenv[n])} "
+                               "in the other")
+    return names, same
+
+
+def _if_op(lw, s, cond, blocks, yields, leaf_names):
+    """Append the ``if`` op whose ``blocks`` yield ``yields`` (one list per branch), at the
+    types they join to; its results."""
+    types = _yield_types(lw, s, yields, leaf_names)
+    for block, ys in zip(blocks, yields):
+        with Builder(block, lw.loc(s)) as bb:
+            bb.yield_([convert_or_zero(bb, v, t) for v, t in zip(ys, types)])
+    return lw.b.append(if_op(cond, *blocks, types, lw.loc(s), leaf_names))
+
+
+def _yield_types(lw, s, yields, leaf_names):
+    """The type each pair of values the branches yield joins to (int and float: float)."""
     types = []
     for k, (a, c) in enumerate(zip(*yields)):
         a, c = lw.value(s, a), lw.value(s, c)
@@ -236,19 +268,7 @@ def if_stmt(lw, s, env):
         # a return slot no branch stores into (an `if` decided while compiling removed the
         # store) stays unused: typed as a bool, as after a loop (loops.py)
         types.append(BOOL if t is UNSET else t)
-    for block, ys in ((then, yields[0]), (other, yields[1])):
-        with Builder(block, lw.loc(s)) as bb:
-            bb.yield_([convert_or_zero(bb, v, t) for v, t in zip(ys, types)])
-    results = lw.b.append(if_op(cond, then, other, types, lw.loc(s), leaf_names))
-    if tret is not None:
-        return env, Returned(results, tret.tree)
-    values = iter(results)
-    for n in names:
-        env[n] = refill(tenv[n], values)
-    for n in assigned:     # bound on one path only
-        if n not in names and n not in same and (n in tenv or n in eenv):
-            env[n] = Unbound(n)
-    return env, ending
+    return types
 
 
 def _shape_of(ret):
