@@ -1,6 +1,6 @@
-"""One entry of the table of calls (calls.py's CALLS): how a call of a math, numpy or builtin
+"""One entry of the table of calls (call_table.py's CALLS): how a call of a math, numpy or builtin
 function lowers. In a module of its own so that each numpy family's module makes its entries
-without importing calls.py (which gathers them).
+without importing call_table.py (which gathers them).
 
 Example:
     >>> Callee(lambda lw, node, args, env: args[0], arity=1).arity

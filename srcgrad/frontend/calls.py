@@ -1,29 +1,28 @@
-"""The math, numpy and builtin functions the frontend compiles, as one table: the function
-object (found by identity, so ``from math import sin`` works as ``math.sin`` does) -> how a
-call to it lowers, how many arguments it takes, which keywords it accepts.
+"""The math functions, numpy's elementwise functions and array builders, and the builtins the
+frontend compiles, as a table (``CORE_CALLS``, which call_table.py merges with the numpy
+families' into ``CALLS``): the function object (found by identity, so ``from math import sin``
+works as ``math.sin`` does) -> how a call to it lowers, how many arguments it takes, which
+keywords it accepts.
 
-A lowering function takes ``(lw, node, args, env)``: the statement lowerer (for its builder
-and its error helpers), the ``ast.Call``, the argument values and the environment (for the
-few that lower an argument themselves: a shape).
+A lowering function takes ``(lw, node, args, env)``: the context (context.py: the builder and
+the error helpers), the ``ast.Call``, the argument values and the environment (for the few
+that lower an argument themselves: a shape).
 
 Example:
-    >>> CALLS[math.sin].prim, CALLS[math.sin].arity, CALLS[np.sum].keywords
-    ('sin', 1, ('axis', 'keepdims', 'dtype'))
+    >>> CORE_CALLS[math.sin].prim, CORE_CALLS[math.sin].arity, CORE_CALLS[np.zeros].keywords
+    ('sin', 1, ('dtype',))
 """
 import ast
 import builtins
-import inspect
 import math
-import os
-import sysconfig
 
 import numpy as np
 
-from ..custom import custom_vjp
 from ..ir.types import BOOL, F64, I64
 from .callee import Callee
-from .numpy_linalg import LINALG_CALLS, matmul_any_rank
-from .numpy_shapes import dtype_of, shape_sizes
+from .dtypes import dtype_of
+from .numpy_linalg import matmul_any_rank
+from .numpy_shapes import shape_sizes
 
 
 # ---------------------------------------------------------------------- elementary functions
@@ -43,19 +42,24 @@ def _unary(fobj, prim):
     return Callee(lower, arity=1, prim=prim)
 
 
+def binary_function(lw, node, prim, args):
+    """A call of a function of two numbers or arrays (``prim``: atan2, hypot, fpow, min, max)."""
+    if args[0].type.is_array or args[1].type.is_array:
+        return lw.emit(node, "pow" if prim == "fpow" else prim, lw.to_float_array_operands(node, *args))
+    if prim == "fpow":
+        return lw.emit(node, "pow", [lw.b.convert(a, F64) for a in args])
+    if prim in ("min", "max"):
+        # np.maximum/np.minimum of scalars: of equal values the second (-0.0, 0.0), a NaN
+        # on either side wins; Python's max(b, a) keeps b unless a is larger
+        a, c = lw.arithmetic_operands(node, *args)
+        out = lw.emit(node, prim, [c, a])
+        return out if a.type is not F64 else lw.emit(node, "select", [lw.emit(node, "ne", [a, a]), a, out])
+    return lw.emit(node, prim, [lw.b.convert(a, F64) for a in args])
+
+
 def _binary(prim):
     def lower(lw, node, args, env):
-        if args[0].type.is_array or args[1].type.is_array:
-            return lw.emit(node, "pow" if prim == "fpow" else prim, lw.to_float_array_operands(node, *args))
-        if prim == "fpow":
-            return lw.emit(node, "pow", [lw.b.convert(a, F64) for a in args])
-        if prim in ("min", "max"):
-            # np.maximum/np.minimum of scalars: of equal values the second (-0.0, 0.0), a NaN
-            # on either side wins; Python's max(b, a) keeps b unless a is larger
-            a, c = lw.arithmetic_operands(node, *args)
-            out = lw.emit(node, prim, [c, a])
-            return out if a.type is not F64 else lw.emit(node, "select", [lw.emit(node, "ne", [a, a]), a, out])
-        return lw.emit(node, prim, [lw.b.convert(a, F64) for a in args])
+        return binary_function(lw, node, prim, args)
     return Callee(lower, arity=2, prim=prim)
 
 
@@ -247,7 +251,7 @@ def _len(lw, node, args, env):
     return lw.emit(node, "shape", args, {"axis": 0})
 
 
-CALLS = {
+CORE_CALLS = {
     **{getattr(math, n): _unary(getattr(math, n), n) for n in _MATH_UNARY},
     **{getattr(np, n): _unary(getattr(np, n), prim) for n, prim in _NUMPY_UNARY.items()},
     **{f: _binary(prim) for f, prim in _BINARY.items()},
@@ -262,90 +266,4 @@ CALLS = {
     builtins.bool: Callee(lambda lw, node, args, env: lw.b.convert(lw.number_of(node, args[0], "bool()"), BOOL),
                           arity=1),
     builtins.round: Callee(_round), builtins.len: Callee(_len, arity=1),
-    **LINALG_CALLS,
 }
-
-# joining, splitting and building arrays (numpy_joins.py)
-from .numpy_joins import JOIN_CALLS, JOIN_METHODS  # noqa: E402  (needs Callee)
-CALLS.update(JOIN_CALLS)
-
-# x.sum(), x.dot(y), ...: the numpy function of the same name with x as its first argument
-ARRAY_METHODS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min, "dot": np.dot}
-ARRAY_METHODS.update(JOIN_METHODS)
-
-
-def array_method(func, fobj):
-    """The numpy function a call ``x.name(...)`` stands for when ``name`` is an array method the
-    table knows (``fobj``: what ``func`` is as a global, a bound method of a global array, or
-    None for a local); else None. The caller checks that ``x`` is an array."""
-    if not isinstance(func, ast.Attribute) or func.attr not in ARRAY_METHODS:
-        return None
-    if fobj is None or isinstance(getattr(fobj, "__self__", None), np.ndarray):
-        return ARRAY_METHODS[func.attr]
-    return None
-
-
-def callee(fobj):
-    """The table's entry for ``fobj``, or None (also for objects that cannot be looked up)."""
-    try:
-        return CALLS.get(fobj)
-    except TypeError:           # unhashable
-        return None
-
-
-_STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
-
-
-def known_callable(fobj):
-    """Whether the frontend compiles calls to ``fobj``: the table's functions, custom_vjp
-    functions, and plain Python functions (not numpy's own or the standard library's, whose
-    source it cannot compile)."""
-    if isinstance(fobj, custom_vjp) or callee(fobj) is not None:
-        return True
-    if not inspect.isfunction(fobj):
-        return False
-    file = fobj.__code__.co_filename
-    in_stdlib = file.startswith(_STDLIB) and "site-packages" not in file
-    return (getattr(fobj, "__module__", None) or "").split(".")[0] != "numpy" and not in_stdlib
-
-
-WHAT_CALLS_WORK = ("the math functions, the numpy functions of docs/compiler.md's tables, the builtins abs, min, "
-                   "max, sum, len, float, int, bool, round, range, enumerate, zip, and Python functions (module-level, "
-                   "nested or lambdas) work")
-
-
-def check_callee(lw, node, fobj, called):
-    """Refuse a call the frontend cannot compile, before its arguments are lowered, so that
-    the message names the call (eval("x * x"), not its string)."""
-    if fobj in (builtins.eval, builtins.exec):
-        lw.unsupported(node, f"calling {called}", "write the code itself in the function")
-    if fobj is builtins.sum:
-        lw.unsupported(node, "the builtin sum", "for an array write np.sum(x); for a generator or a list, "
-                                                "write the loop out: s = 0.0, then for i in range(n): s += ...")
-    if not known_callable(fobj):
-        lw.unsupported(node, f"calling {called} (yet)", WHAT_CALLS_WORK)
-    _check_arity(lw, node, fobj, called)
-
-
-def _check_arity(lw, node, fobj, called):
-    """A known function called with the wrong number of arguments says how many it takes."""
-    n = len(node.args)
-    if fobj in (builtins.min, builtins.max):
-        if n < 2:
-            lw.typing_error(node, f"{called}() takes two or more numbers here ({n} given); for the "
-                                  f"{'smallest' if fobj is builtins.min else 'largest'} element of an array "
-                                  f"write np.{fobj.__name__}(x)")
-        return
-    entry = callee(fobj)
-    if entry is None or entry.arity is None or n == entry.arity:
-        return
-    message = f"{called} takes {('one argument', 'two arguments')[entry.arity - 1]} ({n} given)"
-    if entry.prim == "atan" and n == 2:
-        two = called[:called.rfind(".") + 1] + ("arctan2" if fobj is np.arctan else "atan2")
-        message += f"; for the angle of the point (x, y) write {two}(y, x)"
-    lw.typing_error(node, message)
-
-
-from .numpy_reductions import REDUCTION_CALLS, REDUCTION_METHODS  # noqa: E402  (the reductions family)
-CALLS.update(REDUCTION_CALLS)
-ARRAY_METHODS.update(REDUCTION_METHODS)

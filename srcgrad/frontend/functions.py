@@ -1,4 +1,9 @@
-"""Calls of Python functions, compiled in place: module-level functions (``inline``), functions
+"""Calls. ``call`` is the handler of every call expression: what the call names decides how it
+lowers (a builtin of containers, containers.py; a shape or view function, numpy_shapes.py; an
+entry of call_table.CALLS; or a Python function). ``def_stmt`` and ``lambda_value`` are the
+handlers of a nested ``def`` and of ``lambda``.
+
+Calls of Python functions are compiled in place: module-level functions (``inline``), functions
 defined inside the compiled one — nested ``def`` and ``lambda``, closures over its variables —
 and ``custom_vjp`` functions (kept as one call op). Arguments bind as Python binds them: by
 position, by keyword, else the default; ``*args`` and ``**kwargs`` become a tuple and a dict
@@ -20,35 +25,24 @@ import ast
 import copy
 import inspect
 
-from .numpy_shapes import DType
 from ..custom import custom_vjp
 from ..ir.core import Builder
+from ..ir.inline import inline as inline_ir
+from ..ir.types import user_name
 from ..trees import Tree
+from .call_table import ARRAY_METHODS, WHAT_CALLS_WORK, array_method, callee, check_callee
+from .containers import container_call, range_of
+from .defs import check_def, lower_function
+from .dtypes import DType
+from .expressions import constant
+from .keywords import check_keywords
+from .numpy_shapes import lower_shape_call
 from .source import source_of
+from .values import FunctionRef, NestedFunction
 
 
 MAX_DEPTH = 32       # calls of one function inside itself, compiled in place
 MAX_RECURSIVE_CALLS = 2000      # per compiled function: fib(n) expands into a tree of calls
-
-
-class NestedFunction:
-    """A ``def`` or ``lambda`` of the function being compiled: its AST (a FunctionDef), the
-    values of its defaults (computed at the ``def``), the lowerer that defined it and the
-    variables it sees (the definer's, as they are where the function is read)."""
-
-    def __init__(self, fdef, defaults, definer, env):
-        self.fdef, self.defaults, self.definer, self.env = fdef, defaults, definer, env
-
-    def seen_from(self, env):
-        """This function as read in ``env`` of its definer: its free variables take their values there."""
-        return NestedFunction(self.fdef, self.defaults, self.definer, env)
-
-
-class FunctionRef:
-    """A module-level function (or a numpy/math function) used as a value: called where it ends up."""
-
-    def __init__(self, obj):
-        self.obj = obj
 
 
 def _signature(a, defaults):
@@ -95,177 +89,250 @@ def _free_names(fdef):
     return loaded - bound - stored
 
 
-class Functions:
-    """Calls of Python functions (a mixin of lower._Lowerer)."""
+# ---------------------------------------------------------------------- the call
+def call(lw, node, env):
+    """A call, by what it calls: a range's length, a local function, a compiled one, a builtin
+    of containers, a shape or view function, an array method, else ``_call_of``."""
+    if len(node.args) == 1 and range_of(node.args[0], env) is not None:
+        return range_of(node.args[0], env).n          # len(range0)
+    fobj = lw.global_object(node.func)
+    if fobj is None and isinstance(node.func, ast.Name) and node.func.id in lw.locals:
+        target = lw.expr_any(node.func, env)
+        if not hasattr(target, "type") and not isinstance(target, (Tree, FunctionRef)):
+            return call_value(lw, node, target, env)
+        if isinstance(target, FunctionRef):
+            fobj = target.obj
+        elif not isinstance(target, Tree):
+            lw.typing_error(node, f"'{node.func.id}' is a {user_name(target.type)}, not a function")
+    if hasattr(fobj, "as_primal"):          # a function srcgrad compiled (api.Compiled)
+        return compiled_call(lw, node, fobj, env)
+    special = container_call(lw, node, fobj, env)
+    if special is not None:
+        return special
+    shaped = lower_shape_call(lw, node, fobj, env)        # reshape, transpose, np.array([...]), ...
+    if shaped is not None:
+        return shaped
+    plain_function = inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
+    if node.keywords and not plain_function:      # each table entry declares its keywords
+        check_keywords(lw, node, callee(array_method(node.func, fobj) or fobj), ast.unparse(node.func))
+    if fobj is None and isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and not node.args:
+        arr = lw.expr(node.func.value, env)
+        if not arr.type.is_array:
+            lw.typing_error(node, f".copy() needs an array, got {arr.type}")
+        return lw.emit(node, "copy", [arr])
+    method = array_method(node.func, fobj)
+    if method is not None:
+        arr = lw.expr(node.func.value, env)
+        if arr.type.is_array:
+            args = [arr] + [None if callee(method).takes_none and _is_none(a) else lw.expr(a, env)
+                            for a in node.args]
+            return callee(method).lower(lw, node, args, env)
+    return _call_of(lw, node, fobj, env)
 
-    def define(self, s, env):
-        """``def g(...)`` inside the compiled function: ``g`` names a NestedFunction."""
-        for d in s.decorator_list:
-            self.unsupported(d, "decorators on a function defined inside the compiled one",
-                             "define it without a decorator")
-        env[s.name] = NestedFunction(s, self.default_values(s.args, env), self, env)
-        return env
 
-    def lambda_value(self, node, env):
-        """``lambda v: ...``: a NestedFunction whose body returns the expression."""
-        return NestedFunction(_as_def(node), self.default_values(node.args, env), self, env)
+def _call_of(lw, node, fobj, env):
+    """A call of ``fobj`` with its arguments lowered here: a table entry, a custom_vjp or a
+    Python function (compiled in place)."""
+    called = ast.unparse(node.func)         # the user's spelling: np.linalg.det, math.gamma
+    if fobj is None:
+        lw.unsupported(node, f"calling {called}", "call math/numpy functions, plain module-level functions "
+                                                   "or the array methods " + ", ".join(
+                                                       f"x.{m}()" for m in sorted(ARRAY_METHODS)))
+    check_callee(lw, node, fobj, called)
+    entry = callee(fobj)
+    if entry is not None and entry.raw_args:
+        out = entry.lower(lw, node, None, env)
+        return Tree(tuple, out) if isinstance(out, list) else out     # several values (np.split): a tuple
+    if entry is not None:
+        args = [None if entry.takes_none and _is_none(a) else _lowered_arg(lw, a, env)
+                for a in node.args[1 if entry.shape_first else 0:entry.static_after]]
+        out = entry.lower(lw, node, [None] + args if entry.shape_first else args, env)
+        return Tree(tuple, out) if isinstance(out, list) else out
+    args = [lw.expr_any(a, env) for a in node.args]       # a Python function may take containers
+    if isinstance(fobj, custom_vjp):
+        return custom_call(lw, node, fobj, args)
+    if inspect.isfunction(fobj):
+        return inline(lw, node, fobj, args, {k.arg: lw.expr_any(k.value, env) for k in node.keywords})
+    lw.unsupported(node, f"calling {called} with these arguments (yet)", WHAT_CALLS_WORK)
 
-    def default_values(self, a, env):
-        """The values of a nested function's defaults, computed where it is defined (as Python does)."""
-        return [self.expr_any(d, env) for d in a.defaults + [d for d in a.kw_defaults if d is not None]]
 
-    def call_nested(self, node, nf, args, keywords):
-        """A call of a nested function: its body compiled here, its free variables bound to the
-        definer's values."""
-        self.check_depth(node, nf.fdef, nf.fdef.name)
-        fdef = copy.deepcopy(nf.fdef)          # desugaring rewrites the body: each call starts from the source
-        sub = type(self)(nf.definer.fn, fdef, nf.definer.file, nf.definer.first)
-        free = {n for n in _free_names(fdef) if n in nf.definer.locals}
-        sub.locals |= free
-        sub.stack = self.stack + (nf.fdef,)
-        sub.recursive_calls = self.recursive_calls
-        sub.params, sub.unit_axes = self.params, self.unit_axes
-        sub.b = self.b
-        sub.check_def()
-        values = self.bind_call(node, fdef.name, _signature(fdef.args, nf.defaults), args, keywords)
-        scope = {n: nf.env[n] for n in free if n in nf.env}
-        return self.run_body(sub, fdef, {**scope, **values})
+def _lowered_arg(lw, node, env):
+    """An argument of a call: lowered now, unless container_call lowered it already."""
+    v = lw.lowered_args.pop(id(node), None)
+    return lw.value(node, v) if v is not None else lw.expr(node, env)
 
-    def inline(self, node, fobj, args, keywords=None):
-        """A call to a plain Python function: its body is compiled in place (and so differentiated).
-        Arguments bind to parameters as in Python: by position, by keyword, else the default
-        (read at compile time, like a global)."""
-        self.check_depth(node, fobj, fobj.__name__)
-        src, file, first = source_of(fobj)
-        fdef = ast.parse(src).body[0]
-        if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            lambdas = [n for n in ast.walk(fdef) if isinstance(n, ast.Lambda)]
-            if fobj.__name__ != "<lambda>" or len(lambdas) != 1:
-                self.unsupported(node, f"calling {fobj.__name__}, which is not defined with `def` (or is one of "
-                                       "several lambdas on one line)", "define it with def")
-            fdef = _as_def(lambdas[0])
-        sub = type(self)(fobj, fdef, file, first)
-        sub.stack = self.stack + (fobj,)
-        sub.recursive_calls = self.recursive_calls
-        sub.params, sub.unit_axes = self.params, self.unit_axes
-        sub.b = self.b
-        sub.check_def()
-        sig = inspect.signature(fobj)
-        defaults = {n: p.default for n, p in sig.parameters.items() if p.default is not p.empty}
-        values = self.bind_call(node, fobj.__name__, sig, args, keywords)
-        for n in defaults:
-            if values.get(n) is _DEFAULT:
-                values[n] = self.constant(defaults[n], node)
-        return self.run_body(sub, fdef, values)
 
-    def check_depth(self, node, fn, name):
-        """Recursion is compiled in place, call by call: it ends where a condition on constant
-        arguments (``n == 0`` with ``n`` known while compiling) stops it, within MAX_DEPTH calls."""
-        if fn not in self.stack:
-            return
-        self.recursive_calls[0] += 1
-        if self.recursive_calls[0] > MAX_RECURSIVE_CALLS:
-            self.unsupported(node, f"recursion that expands into more than {MAX_RECURSIVE_CALLS} calls while "
-                                   f"compiling ({name})", "write it as a loop")
-        if sum(f is fn for f in self.stack) >= MAX_DEPTH:
-            self.unsupported(node, f"recursion deeper than {MAX_DEPTH} calls ({name} calls itself, and what ends "
-                                   "it is not known while compiling)",
-                             "recursion compiles when constant arguments bound its depth (fact(3)); otherwise "
-                             "write it as a loop")
+# ---------------------------------------------------------------------- functions defined in the compiled one
+def def_stmt(lw, s, env):
+    """``def g(...)`` inside the compiled function: ``g`` names a NestedFunction."""
+    for d in s.decorator_list:
+        lw.unsupported(d, "decorators on a function defined inside the compiled one",
+                       "define it without a decorator")
+    env[s.name] = NestedFunction(s, default_values(lw, s.args, env), lw, env)
+    return env, None
 
-    def bind_call(self, node, name, sig, args, keywords):
-        """Parameter name -> value, as Python binds ``args`` and ``keywords``: a ``*args``
-        parameter gets a tuple, ``**kwargs`` a dict; a module-level default is _DEFAULT (read
-        by the caller), a nested function's is its value."""
-        try:
-            bound = sig.bind(*args, **(keywords or {}))
-        except TypeError as e:
-            self.typing_error(node, f"{name}(): {e}")
-        values = {}
-        for n, p in sig.parameters.items():
-            if p.kind is p.VAR_POSITIONAL:
-                values[n] = Tree(tuple, bound.arguments.get(n, ()))
-            elif p.kind is p.VAR_KEYWORD:
-                kw = bound.arguments.get(n, {})
-                values[n] = Tree(dict, list(kw.values()), list(kw.keys()))
-            elif n in bound.arguments:
-                values[n] = bound.arguments[n]
-            else:
-                values[n] = p.default if not _is_python_default(p.default) else _DEFAULT
-        return values
 
-    def run_body(self, sub, fdef, values):
-        _, ret = sub.body(fdef.body, values)
-        if ret is None:
-            sub.unsupported(fdef, "a called function that returns nothing", "return a value")
-        return ret.value()
+def lambda_value(lw, node, env):
+    """``lambda v: ...``: a NestedFunction whose body returns the expression."""
+    return NestedFunction(_as_def(node), default_values(lw, node.args, env), lw, env)
 
-    def custom_call(self, node, fobj, args):
-        """A call to a ``custom_vjp`` function: kept as a call; its vjp gives the gradient."""
-        from .lower import lower
-        if fobj.vjp is None:
-            self.unsupported(node, f"calling custom_vjp function {fobj.__name__} before its vjp is defined",
-                             f"decorate its derivative with @{fobj.__name__}.defvjp")
-        for a, arg in zip(args, node.args):
-            if isinstance(a, Tree):
-                self.unsupported(arg, f"passing {a.words()} to the custom_vjp function {fobj.__name__}",
-                                 "pass its numbers and arrays one by one")
-        inner = lower(fobj.fun, [self.value(arg, a).type for a, arg in zip(args, node.args)])
-        result_types = inner.result_types
-        self.b.loc = self.loc(node)
-        out = self.b.emit("call_custom", args, {"fn": fobj, "result_types": result_types},
-                          result_types=result_types)
-        outs = out if isinstance(out, list) else [out]
-        return inner.result_tree.refill(iter(outs)) if inner.result_tree is not None else outs[0]
 
-    def compiled_call(self, node, obj, env):
-        """A call of a function srcgrad compiled (``jit``, ``grad``, ``hessian``...): its IR for
-        these argument types compiled in place (and so differentiated, when the caller is),
-        not a call out of the compiled code."""
-        from ..ir.inline import inline
-        args = [self.expr_any(a, env) for a in node.args]
-        keywords = {k.arg: self.expr_any(k.value, env) for k in node.keywords}
-        values = self.bind_call(node, obj.__name__, obj._sig, args, keywords)
-        for n in values:
-            if values[n] is _DEFAULT:
-                values[n] = self.constant(obj._sig.parameters[n].default, node)
-        leaves = []
-        for n, v in values.items():
-            if isinstance(v, Tree):
-                self.unsupported(node, f"passing {v.words()} ('{n}') to the compiled function {obj.__name__}",
-                                 "pass its numbers and arrays one by one, or call the plain function")
-            leaves.append(self.value(node, v))
-        try:
-            fn = obj.as_primal([v.type for v in leaves])
-        except TypeError as e:
-            self.unsupported(node, f"calling {obj!r} here: {e}")
-        with Builder(self.b.block, self.loc(node)):
-            outs = inline(fn, leaves)
-        return fn.result_tree.refill(iter(outs)) if fn.result_tree is not None else outs[0]
+def default_values(lw, a, env):
+    """The values of a nested function's defaults, computed where it is defined (as Python does)."""
+    return [lw.expr_any(d, env) for d in a.defaults + [d for d in a.kw_defaults if d is not None]]
 
-    def call_value(self, node, target, env):
-        """A call of a local name bound to a function (nested, or a module-level one passed in)."""
-        args = []
-        for a in node.args:
-            if isinstance(a, ast.Starred):
-                t = self.expr_any(a.value, env)
-                if not isinstance(t, Tree) or t.kind is dict:
-                    self.unsupported(a, "`*` of something other than a tuple or list")
-                args += list(t.items)
-            else:
-                args.append(self.expr_any(a, env))
-        keywords = {}
-        for k in node.keywords:
-            if k.arg is None:
-                d = self.expr_any(k.value, env)
-                if not isinstance(d, Tree) or d.kind is not dict:
-                    self.unsupported(k, "`**` of something other than a dict")
-                keywords.update(zip(d.keys, d.items))
-            else:
-                keywords[k.arg] = self.expr_any(k.value, env)
-        if isinstance(target, NestedFunction):
-            return self.call_nested(node, target, args, keywords)
-        return None
+
+# ---------------------------------------------------------------------- calls compiled in place
+def call_nested(lw, node, nf, args, keywords):
+    """A call of a nested function: its body compiled here, its free variables bound to the
+    definer's values."""
+    check_depth(lw, node, nf.fdef, nf.fdef.name)
+    fdef = copy.deepcopy(nf.fdef)          # desugaring rewrites the body: each call starts from the source
+    sub = lw.for_call(nf.definer.fn, fdef, nf.definer.file, nf.definer.first, nf.fdef)
+    free = {n for n in _free_names(fdef) if n in nf.definer.locals}
+    sub.locals |= free
+    check_def(sub)
+    values = bind_call(lw, node, fdef.name, _signature(fdef.args, nf.defaults), args, keywords)
+    scope = {n: nf.env[n] for n in free if n in nf.env}
+    return _run_body(sub, fdef, {**scope, **values})
+
+
+def inline(lw, node, fobj, args, keywords=None):
+    """A call to a plain Python function: its body is compiled in place (and so differentiated).
+    Arguments bind to parameters as in Python: by position, by keyword, else the default
+    (read at compile time, like a global)."""
+    check_depth(lw, node, fobj, fobj.__name__)
+    src, file, first = source_of(fobj)
+    fdef = ast.parse(src).body[0]
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        lambdas = [n for n in ast.walk(fdef) if isinstance(n, ast.Lambda)]
+        if fobj.__name__ != "<lambda>" or len(lambdas) != 1:
+            lw.unsupported(node, f"calling {fobj.__name__}, which is not defined with `def` (or is one of "
+                                 "several lambdas on one line)", "define it with def")
+        fdef = _as_def(lambdas[0])
+    sub = lw.for_call(fobj, fdef, file, first, fobj)
+    check_def(sub)
+    sig = inspect.signature(fobj)
+    defaults = {n: p.default for n, p in sig.parameters.items() if p.default is not p.empty}
+    values = bind_call(lw, node, fobj.__name__, sig, args, keywords)
+    for n in defaults:
+        if values.get(n) is _DEFAULT:
+            values[n] = constant(lw, defaults[n], node)
+    return _run_body(sub, fdef, values)
+
+
+def check_depth(lw, node, fn, name):
+    """Recursion is compiled in place, call by call: it ends where a condition on constant
+    arguments (``n == 0`` with ``n`` known while compiling) stops it, within MAX_DEPTH calls."""
+    if fn not in lw.stack:
+        return
+    lw.recursive_calls[0] += 1
+    if lw.recursive_calls[0] > MAX_RECURSIVE_CALLS:
+        lw.unsupported(node, f"recursion that expands into more than {MAX_RECURSIVE_CALLS} calls while "
+                             f"compiling ({name})", "write it as a loop")
+    if sum(f is fn for f in lw.stack) >= MAX_DEPTH:
+        lw.unsupported(node, f"recursion deeper than {MAX_DEPTH} calls ({name} calls itself, and what ends "
+                             "it is not known while compiling)",
+                       "recursion compiles when constant arguments bound its depth (fact(3)); otherwise "
+                       "write it as a loop")
+
+
+def bind_call(lw, node, name, sig, args, keywords):
+    """Parameter name -> value, as Python binds ``args`` and ``keywords``: a ``*args``
+    parameter gets a tuple, ``**kwargs`` a dict; a module-level default is _DEFAULT (read
+    by the caller), a nested function's is its value."""
+    try:
+        bound = sig.bind(*args, **(keywords or {}))
+    except TypeError as e:
+        lw.typing_error(node, f"{name}(): {e}")
+    values = {}
+    for n, p in sig.parameters.items():
+        if p.kind is p.VAR_POSITIONAL:
+            values[n] = Tree(tuple, bound.arguments.get(n, ()))
+        elif p.kind is p.VAR_KEYWORD:
+            kw = bound.arguments.get(n, {})
+            values[n] = Tree(dict, list(kw.values()), list(kw.keys()))
+        elif n in bound.arguments:
+            values[n] = bound.arguments[n]
+        else:
+            values[n] = p.default if not _is_python_default(p.default) else _DEFAULT
+    return values
+
+
+def _run_body(sub, fdef, values):
+    """The value ``sub`` (the context of a function compiled in place) returns for ``values``."""
+    _, ret = sub.body(fdef.body, values)
+    if ret is None:
+        sub.unsupported(fdef, "a called function that returns nothing", "return a value")
+    return ret.value()
+
+
+def custom_call(lw, node, fobj, args):
+    """A call to a ``custom_vjp`` function: kept as a call; its vjp gives the gradient."""
+    if fobj.vjp is None:
+        lw.unsupported(node, f"calling custom_vjp function {fobj.__name__} before its vjp is defined",
+                       f"decorate its derivative with @{fobj.__name__}.defvjp")
+    for a, arg in zip(args, node.args):
+        if isinstance(a, Tree):
+            lw.unsupported(arg, f"passing {a.words()} to the custom_vjp function {fobj.__name__}",
+                           "pass its numbers and arrays one by one")
+    inner = lower_function(fobj.fun, [lw.value(arg, a).type for a, arg in zip(args, node.args)], lw.tables)
+    result_types = inner.result_types
+    lw.b.loc = lw.loc(node)
+    out = lw.b.emit("call_custom", args, {"fn": fobj, "result_types": result_types},
+                    result_types=result_types)
+    outs = out if isinstance(out, list) else [out]
+    return inner.result_tree.refill(iter(outs)) if inner.result_tree is not None else outs[0]
+
+
+def compiled_call(lw, node, obj, env):
+    """A call of a function srcgrad compiled (``jit``, ``grad``, ``hessian``...): its IR for
+    these argument types compiled in place (and so differentiated, when the caller is),
+    not a call out of the compiled code."""
+    args = [lw.expr_any(a, env) for a in node.args]
+    keywords = {k.arg: lw.expr_any(k.value, env) for k in node.keywords}
+    values = bind_call(lw, node, obj.__name__, obj._sig, args, keywords)
+    for n in values:
+        if values[n] is _DEFAULT:
+            values[n] = constant(lw, obj._sig.parameters[n].default, node)
+    leaves = []
+    for n, v in values.items():
+        if isinstance(v, Tree):
+            lw.unsupported(node, f"passing {v.words()} ('{n}') to the compiled function {obj.__name__}",
+                           "pass its numbers and arrays one by one, or call the plain function")
+        leaves.append(lw.value(node, v))
+    try:
+        fn = obj.as_primal([v.type for v in leaves])
+    except TypeError as e:
+        lw.unsupported(node, f"calling {obj!r} here: {e}")
+    with Builder(lw.b.block, lw.loc(node)):
+        outs = inline_ir(fn, leaves)
+    return fn.result_tree.refill(iter(outs)) if fn.result_tree is not None else outs[0]
+
+
+def call_value(lw, node, target, env):
+    """A call of a local name bound to a function (nested, or a module-level one passed in)."""
+    args = []
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            t = lw.expr_any(a.value, env)
+            if not isinstance(t, Tree) or t.kind is dict:
+                lw.unsupported(a, "`*` of something other than a tuple or list")
+            args += list(t.items)
+        else:
+            args.append(lw.expr_any(a, env))
+    keywords = {}
+    for k in node.keywords:
+        if k.arg is None:
+            d = lw.expr_any(k.value, env)
+            if not isinstance(d, Tree) or d.kind is not dict:
+                lw.unsupported(k, "`**` of something other than a dict")
+            keywords.update(zip(d.keys, d.items))
+        else:
+            keywords[k.arg] = lw.expr_any(k.value, env)
+    if isinstance(target, NestedFunction):
+        return call_nested(lw, node, target, args, keywords)
+    return None
 
 
 class _Default:
@@ -281,5 +348,5 @@ def _is_python_default(d):
     return not (hasattr(d, "type") or isinstance(d, (Tree, NestedFunction, FunctionRef, DType)))
 
 
-def is_plain_function(fobj):
-    return inspect.isfunction(fobj) and not isinstance(fobj, custom_vjp)
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None

@@ -11,6 +11,7 @@ import ast
 import numpy as np
 
 from ..ir.types import F32, F64
+from .dtypes import dtype_of
 
 _NOT_LITERAL = object()
 
@@ -113,7 +114,6 @@ def reduction_dtype(lw, node, value, called, env):
     then rounded to float32 (``to_dtype``); anything else is refused (ints: numpy would wrap)."""
     if value is None:
         return None
-    from .numpy_shapes import dtype_of       # here: numpy_shapes' readers import this module's
     dt = dtype_of(lw, value, env)
     if dt not in (F64, F32):
         lw.unsupported(node, f"{called}(..., dtype={ast.unparse(value)})",

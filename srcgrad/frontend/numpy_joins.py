@@ -1,5 +1,5 @@
 """The numpy functions that join, split and build arrays, as entries of the CALLS table
-(frontend/calls.py merges ``JOIN_CALLS``): np.concatenate, np.stack, np.hstack, np.vstack,
+(frontend/call_table.py merges ``JOIN_CALLS``): np.concatenate, np.stack, np.hstack, np.vstack,
 np.column_stack, np.split, np.array_split, np.diag, np.diagonal, np.trace, np.eye,
 np.identity, np.tril, np.triu, np.linspace, np.roll, np.tile, np.repeat, np.kron, np.hsplit, np.vsplit, np.tri.
 
@@ -15,11 +15,11 @@ import ast
 
 import numpy as np
 
-from ..trees import Tree
-from .callee import Callee
-
 from ..ir.core import Value
 from ..ir.types import BOOL, F32, F64, I64
+from ..trees import Tree
+from .callee import Callee
+from .indexing import integer, is_none
 
 JOINING = {"concatenate", "stack", "hstack", "vstack", "column_stack"}
 # the keywords each function accepts (and its arguments by position, in numpy's order)
@@ -74,7 +74,7 @@ def _axis(lw, node, given, rank, default=0, none_ok=False):
     """The axis keyword as a literal, counted from the front (None only where ``none_ok``)."""
     if given is None:
         return default
-    if none_ok and lw.is_none(given):
+    if none_ok and is_none(lw, given):
         return None
     axis = _literal_int(lw, given, "the axis")
     if not -rank <= axis < rank:
@@ -83,7 +83,7 @@ def _axis(lw, node, given, rank, default=0, none_ok=False):
 
 
 def _int(lw, node, env, what):
-    return lw.integer(node, env, what)
+    return integer(lw, node, env, what)
 
 
 def _array(lw, node, env, name):
@@ -248,7 +248,7 @@ def _eye(name):
         got = _arguments(lw, node, name)
         b = lw.b
         n = _int(lw, got["N" if name == "eye" else "n"], env, f"the size of np.{name}")
-        m = n if got.get("M") is None or lw.is_none(got["M"]) else _int(lw, got["M"], env, "the size of np.eye")
+        m = n if got.get("M") is None or is_none(lw, got["M"]) else _int(lw, got["M"], env, "the size of np.eye")
         k = _offset(lw, node, env, got.get("k"))
         # the length of diagonal k: min(n + min(k, 0), m - max(k, 0)), at least 0
         rows = lw.emit(node, "add", [n, lw.emit(node, "min", [k, b.const(0)])])
@@ -306,7 +306,7 @@ def _roll(lw, node, args, env):
     x = _array(lw, got["a"], env, "roll")
     shifts = [_int(lw, e, env, "np.roll's shift") for e in _listed(got["shift"])]
     given = got.get("axis")
-    if given is None or lw.is_none(given):
+    if given is None or is_none(lw, given):
         total = shifts[0]
         for s in shifts[1:]:
             total = lw.emit(node, "add", [total, s])
@@ -324,7 +324,7 @@ def _tri(lw, node, args, env):
     """np.tri(N, M=None, k=0): ones at and below diagonal k, as float64."""
     got = _arguments(lw, node, "tri")
     n = _int(lw, got["N"], env, "the size of np.tri")
-    m = n if got.get("M") is None or lw.is_none(got["M"]) else _int(lw, got["M"], env, "the size of np.tri")
+    m = n if got.get("M") is None or is_none(lw, got["M"]) else _int(lw, got["M"], env, "the size of np.tri")
     return lw.emit(node, "to_f64", [lw.emit(node, "tri", [n, m, _offset(lw, node, env, got.get("k"))])])
 
 

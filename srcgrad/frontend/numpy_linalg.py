@@ -1,4 +1,4 @@
-"""numpy's linear algebra and contractions, as entries of the CALLS table (calls.py merges
+"""numpy's linear algebra and contractions, as entries of the CALLS table (call_table.py merges
 ``LINALG_CALLS``): np.linalg.norm/det/slogdet/inv/solve/cholesky, the singular values
 (np.linalg.svd(A, compute_uv=False), np.linalg.svdvals), np.einsum with explicit subscripts,
 and np.tensordot, np.inner, np.vdot, np.matmul, which lower to einsum (as do ``@`` and np.dot

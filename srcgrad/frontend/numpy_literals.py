@@ -20,7 +20,7 @@ import ast
 
 from ..ir.types import BOOL, F32, F64, I64
 from ..trees import Tree
-from .numpy_shapes import dtype_of
+from .dtypes import dtype_of
 
 
 def _dtype_of_items(types):

@@ -5,7 +5,7 @@ rounding functions np.floor/ceil/trunc/rint/round, and np.isnan/isinf/isfinite.
 
 Most are compositions of the IR's primitives (so both backends, reverse and forward mode
 come with them); the scans, argmax/argmin, keepdims' new axis and the rounding functions
-are primitives of their own. ``REDUCTION_CALLS`` is merged into calls.CALLS.
+are primitives of their own. ``REDUCTION_CALLS`` is merged into call_table.CALLS.
 
 Example:
     >>> def logsumexp(x):
@@ -18,7 +18,8 @@ import math
 import numpy as np
 
 from ..ir.types import BOOL, F64, I64
-from .calls import Callee, callee
+from .callee import Callee
+from .calls import binary_function
 from .keywords import axes, flag, literal, options, reduction_dtype, to_dtype
 
 # ---------------------------------------------------------------------- helpers
@@ -291,7 +292,7 @@ def _logaddexp(base2):
     softmax weights elsewhere. np.logaddexp2 the same in base 2."""
     def lower(lw, node, args, env):
         a, c = _floats(lw, node, *args)
-        m = callee(np.maximum).lower(lw, node, [a, c], env)
+        m = binary_function(lw, node, "max", [a, c])      # np.maximum(a, c)
         tie = lw.emit(node, "eq", [a, c])
         gap = lw.emit(node, "abs", [lw.emit(node, "select", [tie, _const(lw, 0.0), lw.emit(node, "sub", [a, c])])])
         if base2:   # log2(1 + 2**-gap) = log1p(exp(-gap·ln 2)) / ln 2
