@@ -8,9 +8,9 @@ structures and errors.
 ``create_graph=True``. Inputs the function does not use get zeros, or raise with
 ``strict=True``.
 
-The eager mode has no forward-mode AD: ``jvp``, ``hvp`` and ``jacobian(strategy=
-"forward-mode")`` use the double-vjp trick (a vjp with a cotangent ``u`` is linear in ``u``;
-differentiating it with respect to ``u`` along ``v`` gives ``J v``). ``vectorize=True`` is
+``jvp``, ``hvp`` and ``jacobian(strategy="forward-mode")`` use the double-vjp trick of
+eager/double_vjp.py (a vjp with a cotangent ``u`` is linear in ``u``; differentiating it with
+respect to ``u`` along ``v`` gives ``J v``), with this module's ``_grad``. ``vectorize=True`` is
 accepted and gives the same numbers as the row-by-row loop it runs.
 
 Example:
@@ -20,11 +20,14 @@ Example:
     tensor([[2., 0.],
             [0., 4.]])
 """
+import functools
+
 import numpy as np
 
 from ..eager import grad_mode
 from ..eager.autograd_api import grad as _autograd_grad
 from ..eager.creation import from_numpy, zeros, zeros_like
+from ..eager.double_vjp import Linearization
 from ..eager.ops.shape import stack
 from ..eager.tensor import Tensor
 
@@ -224,9 +227,10 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         _check_requires_grad(outputs, "outputs", strict)
         # the first vjp is linear in these cotangents; their values never matter, zeros are safe
         cotangents = tuple(zeros_like(o, requires_grad=o.is_floating_point()) for o in outputs)
-        grad_inputs = _grad(outputs, inputs, cotangents, create_graph=True)
-        _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    grads = _grad(grad_inputs, cotangents, v, create_graph=create_graph)
+        lin = Linearization(outputs, inputs, cotangents, _grad)
+        # strict mode looks at the first vjps themselves, before those without a graph are dropped
+        _check_requires_grad(lin.vjps, "grad_inputs", strict)
+    grads = lin.push(v, create_graph=create_graph)
     res = _fill_in_zeros(grads, outputs, strict, create_graph, "back_trick")
     return _unpack(_finish(outputs, create_graph), outputs_tuple), _unpack(_finish(res, create_graph), outputs_tuple)
 
@@ -299,14 +303,16 @@ def _jacobian_forward(func, inputs, strict, vectorize):
         inputs = _prepare(inputs, False, need_graph=True)
         outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jacobian")
         cotangents = tuple(zeros_like(o, requires_grad=o.is_floating_point()) for o in outputs)
-        # create_graph=True: differentiated again below, with respect to the cotangents
-        grad_inputs = _grad(outputs, inputs, cotangents, create_graph=True, retain_graph=True)
+        # retain_graph: one backward pass per column goes through the same graph
+        lin = Linearization(outputs, inputs, cotangents, functools.partial(_grad, retain_graph=True))
         cols = [[[] for _ in inputs] for _ in outputs]
-        for j, (g, x) in enumerate(zip(grad_inputs, inputs)):
+        for j, (g, x) in enumerate(zip(lin.vjps, inputs)):
             for k in range(x.numel()):
                 jv = (None,) * len(outputs)
                 if g is not None:
-                    jv = _grad((g,), cotangents, (_one_hot(x, k),), retain_graph=True)
+                    tangents = [None] * len(inputs)
+                    tangents[j] = _one_hot(x, k)
+                    jv = lin.push(tangents, create_graph=False)
                 for i, (t, o) in enumerate(zip(jv, outputs)):
                     cols[i][j].append(zeros_like(o) if t is None else t)
     # lists, not tuples, where both inputs and outputs are tuples: PyTorch's forward mode returns those
@@ -395,8 +401,9 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         inputs = _prepare(inputs, create_graph, need_graph=True)
         v = _v_or_default(v, inputs, inputs_tuple, create_graph, "hvp", _V_NONE_INPUT)
         outputs_tuple, outputs, jac = _scalar_output_and_jac(func, inputs, "hvp", strict)
+        # the gradient's Jacobian-vector product: its cotangents are shaped as the inputs
         grad_jac = tuple(zeros_like(x, requires_grad=True) for x in inputs)
-        double_back = _grad(jac, inputs, grad_jac, create_graph=True)
-    grads = _grad(double_back, grad_jac, v, create_graph=create_graph)
+        lin = Linearization(jac, inputs, grad_jac, _grad)
+    grads = lin.push(v, create_graph=create_graph)
     res = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back_trick")
     return _unpack(_finish(outputs, create_graph), outputs_tuple), _unpack(_finish(res, create_graph), inputs_tuple)

@@ -2,9 +2,9 @@
 tangent, and every op on it gives its result the tangent J·t.
 
 Each op's J·t comes from the backward rule the op already has (ops/dual.py), by the
-double-vjp identity: the vjp ``u ↦ Jᵀu`` is linear in u, so J·t = ∂/∂u ⟨Jᵀu, t⟩. The op is run
-once more on fresh leaves with its backward recorded (``create_graph``), and the tangent is
-the gradient of ⟨Jᵀu, t⟩ with respect to u. That costs a few times the op, only while a dual
+double-vjp identity (double_vjp.py): the vjp ``u ↦ Jᵀu`` is linear in u, so J·t = ∂/∂u ⟨Jᵀu, t⟩.
+The op is run once more on fresh leaves with its backward recorded (``create_graph``), and the
+tangent is the gradient of ⟨Jᵀu, t⟩ with respect to u. That costs a few times the op, only while a dual
 level is open: entering the level puts a thin wrapper around the Tensor methods and the
 ``srcgrad``/``nn.functional`` functions, leaving it takes the wrappers away, so the eager
 mode's speed outside forward AD is untouched. Tangents that require grad are
@@ -28,6 +28,8 @@ import itertools
 import threading
 
 from . import grad_mode
+from .autograd_api import grad as autograd_grad
+from .double_vjp import Linearization
 from .patching import Patches
 from .tensor import Tensor, wrap
 
@@ -183,7 +185,6 @@ def _jvp(fn, args, kwargs, duals):
     output that does not depend on a dual argument). Where grad mode is on and an argument or
     a tangent requires grad, the tangents are recorded as functions of them (forward over
     reverse: a Hessian-vector product is the gradient of a tangent)."""
-    from .autograd_api import grad
     outer = grad_mode.state.enabled and (any(t.requires_grad for _, _, t in duals) or _any_requires_grad(args, kwargs))
     with grad_mode.enable_grad():
         # a dual argument that requires grad is differentiated as it is, so that its tangent
@@ -201,16 +202,17 @@ def _jvp(fn, args, kwargs, duals):
         for (path, _, t) in duals:
             unique.setdefault(id(leaves[path]), (leaves[path], t))
         inputs = [leaf for leaf, _ in unique.values()]
-        vjps = grad(live, inputs, us, create_graph=True, allow_unused=True)
-        used = [(g, t) for g, (_, t) in zip(vjps, unique.values()) if g is not None and g.requires_grad]
-        tangents = [None] * len(live)
-        if used:
-            tangents = grad([g for g, _ in used], us, [t.to(g.dtype) for g, t in used], allow_unused=True,
-                            create_graph=outer)
+        # autograd.grad casts each tangent to its vjp's dtype (both are floating point)
+        tangents = Linearization(live, inputs, us, _grad_allow_unused).push([t for _, t in unique.values()],
+                                                                           create_graph=outer)
         # an output the duals reach with a zero derivative has a zero tangent
         tangents = [t if t is not None else wrap(o._data * 0) for t, o in zip(tangents, live)]
     it = iter(tangents)
     return [next(it) if o.requires_grad else None for o in outs]
+
+
+def _grad_allow_unused(outputs, inputs, grad_outputs, create_graph):
+    return autograd_grad(outputs, inputs, grad_outputs, create_graph=create_graph, allow_unused=True)
 
 
 def _any_requires_grad(args, kwargs):

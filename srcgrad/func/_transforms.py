@@ -1,11 +1,10 @@
 """``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd`` and ``hessian``
 of ``srcgrad.func``, on top of the eager autograd (see _level.py for how they nest).
 
-The eager mode has no forward-mode AD, so ``jvp`` and ``jacfwd`` use the double-vjp trick:
-with a cotangent ``u`` (zeros, requiring grad), ``g = vjp(u) = J^T u`` is linear in ``u``,
-and the vjp of ``g`` with respect to ``u`` along a tangent ``v`` is ``J v``. The function is
-run once; each further tangent costs one backward pass. ``jacrev`` and ``jacfwd`` compute
-their Jacobians row by row (column by column) that way, not with vmap.
+``jvp`` and ``jacfwd`` use the double-vjp trick of eager/double_vjp.py (J v as the vjp,
+with respect to a zero cotangent ``u``, of the vjp ``Jᵀu``): the function is run once, and
+each further tangent costs one backward pass. ``jacrev`` and ``jacfwd`` compute their
+Jacobians row by row (column by column) that way, not with vmap.
 
 Example:
     >>> import srcgrad.eager as torch
@@ -22,6 +21,7 @@ import numpy as np
 
 from ..eager import grad_mode
 from ..eager.creation import from_numpy, zeros, zeros_like
+from ..eager.double_vjp import Linearization
 from ..eager.ops.shape import stack
 from ..eager.tensor import Tensor
 from ._level import Level, check_aux
@@ -254,30 +254,17 @@ def _jacobian_rows(level, out, inputs):
 # ---------------------------------------------------------------------------------- forward mode
 
 
-class _Linearization:
-    """``func``'s outputs linearised at its inputs by the double-vjp trick (module docstring):
-    ``push(tangents)`` returns J v for each output, None where an output does not depend on
-    the inputs along the tangents."""
-
-    def __init__(self, level, outputs, inputs):
-        self.level, self.outputs = level, outputs
-        self.cotangents = [level.new_leaf(zeros_like(o)) if o.requires_grad else None for o in outputs]
-        # create_graph=True: these gradients are differentiated again, with respect to the cotangents
-        gs = level.grads(outputs, inputs, self.cotangents, create_graph=True, fill_zeros=False)
-        self.gs = [g if g is not None and g.requires_grad else None for g in gs]
-
-    def push(self, tangents):
-        pairs = [(g, v) for g, v in zip(self.gs, tangents) if g is not None and v is not None]
-        live = [u for u in self.cotangents if u is not None]
-        if not pairs or not live:
-            return [None] * len(self.outputs)
-        res = iter(self.level.grads([g for g, _ in pairs], live, [v for _, v in pairs], fill_zeros=False))
-        return [None if u is None else next(res) for u in self.cotangents]
+def _linearize(level, outputs, inputs):
+    """``outputs`` linearised at ``inputs`` (a Linearization) with this level's gradients: the
+    cotangents are the level's own leaves, and ``push`` keeps a graph only where the level
+    says (``create_graph=None``)."""
+    cotangents = [level.new_leaf(zeros_like(o)) if o.requires_grad else None for o in outputs]
+    return Linearization(outputs, inputs, cotangents, functools.partial(level.grads, fill_zeros=False))
 
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(func(*primals), J @ tangents)`` (plus ``aux`` with ``has_aux``): the Jacobian-vector
-    product, computed by the double-vjp trick (module docstring). ``primals`` must be a tuple
+    product, computed by the double-vjp trick (eager/double_vjp.py). ``primals`` must be a tuple
     and ``tangents`` a tuple of the same structure and shapes.
 
     >>> import srcgrad.eager as torch
@@ -306,7 +293,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         out, aux = _split_aux(out, has_aux, _JVP)
         flat_out, out_spec = flatten(out)
         _check_tensor_outputs(flat_out, _JVP)
-        tangents_out = _Linearization(level, flat_out, duals).push(flat_t)
+        tangents_out = _linearize(level, flat_out, duals).push(flat_t, create_graph=None)
     res = []
     for o, t in zip(flat_out, tangents_out):
         if t is None:
@@ -345,7 +332,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             out, aux = _split_aux(out, has_aux, _JVP)
             flat_out, out_spec = flatten(out)
             _check_tensor_outputs(flat_out, _JVP)
-            lin = _Linearization(level, flat_out, flat_in)
+            lin = _linearize(level, flat_out, flat_in)
             # columns[i][j]: the Jacobian-vector products of output j along each element of input i
             blocks = [[None] * len(flat_in) for _ in flat_out]
             for i, x in enumerate(flat_in):
@@ -353,7 +340,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 for k in range(x.numel()):
                     tangents = [None] * len(flat_in)
                     tangents[i] = _one_hot(x, k)
-                    for c, t, o in zip(cols, lin.push(tangents), flat_out):
+                    for c, t, o in zip(cols, lin.push(tangents, create_graph=None), flat_out):
                         c.append(zeros_like(o) if t is None else t)
                 for j, (c, o) in enumerate(zip(cols, flat_out)):
                     shape = tuple(o.shape) + tuple(x.shape)
