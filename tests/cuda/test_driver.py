@@ -13,7 +13,7 @@ import pytest
 import srcgrad
 from srcgrad.backends.cuda import driver as cuda_driver
 from srcgrad.backends.cuda.driver import CudaError, CudaUnavailable
-from srcgrad.backends.cuda.launch import BLOCK, DeviceArray
+from srcgrad.backends.cuda.launch import BLOCK, DeviceArray, to_device
 from srcgrad.backends.llvm.error_codes import SITE
 from tests.cuda.launch_programs import checked, identity
 
@@ -78,6 +78,17 @@ def test_device_arrays_go_in_and_stay_on_the_device(fake, fresh_driver):
     got = srcgrad.vectorize(identity, target="cuda")(OnDevice())
     assert isinstance(got, DeviceArray) and got.shape == (7,) and got.dtype == np.float64
     assert got.__cuda_array_interface__["typestr"] == "<f8"
+    np.testing.assert_array_equal(got.copy_to_host(), host)
+
+
+def test_to_device_copies_a_numpy_array_there_and_back(fake, fresh_driver):
+    fresh_driver.setenv("FAKE_CUDA_IDENTITY", "1")
+    host = np.arange(12.0)[::2]                             # not contiguous: copied in C order
+    on_device = to_device(host)
+    assert on_device.shape == (6,) and on_device.dtype == np.float64
+    np.testing.assert_array_equal(on_device.copy_to_host(), host)
+    got = srcgrad.vectorize(identity, target="cuda")(on_device)
+    assert isinstance(got, DeviceArray)                     # a device argument keeps the result there
     np.testing.assert_array_equal(got.copy_to_host(), host)
 
 

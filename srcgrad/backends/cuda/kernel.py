@@ -55,7 +55,7 @@ def kernel_module(element, types, target, boundscheck=True):
     inner.linkage = "internal"
     inner.attributes.add("alwaysinline")
     layout = Layout(types, [output_dtype(t, types, element) for t in element.result_types])
-    _kernel(module, inner, element, layout, on_gpu=target.name.startswith("cuda"))
+    _kernel(module, inner, element, layout, on_gpu="thread_registers" in target.supports)
     return module, KERNEL, layout, list(low.errors)
 
 
@@ -65,40 +65,20 @@ def _sreg(b, module, name):
 
 
 def _kernel(module, inner, element, layout, on_gpu):
-    params = [INT64.as_pointer()] + [_MEMORY[d].as_pointer() for d in layout.out_dtypes]
-    for t in layout.types:
-        params.append(_MEMORY[t.dtype].as_pointer() if t.is_array else (BYTE if t is BOOL else ltype(t)))
-    arrays = [k for k, t in enumerate(layout.types) if t.is_array]
-    params += [INT64] * (layout.rank * (1 + len(arrays))) + [INT64, INT32] + ([] if on_gpu else [INT64, INT64])
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), params), name=KERNEL)
-    if on_gpu:
-        fn.calling_convention = "ptx_kernel"
-    args = list(fn.args)
-    for a in args[1:1 + len(layout.out_dtypes)] + [args[1 + len(layout.out_dtypes) + k] for k in arrays]:
-        a.add_attribute("noalias")
-    errors, rest = args[0], args[1:]
-    outs, rest = rest[:len(layout.out_dtypes)], rest[len(layout.out_dtypes):]
-    given, rest = rest[:len(layout.types)], rest[len(layout.types):]
-    shape, rest = rest[:layout.rank], rest[layout.rank:]
-    strides = {k: rest[j * layout.rank:(j + 1) * layout.rank] for j, k in enumerate(arrays)}
-    n, flat, *thread = rest[len(arrays) * layout.rank:]
-
+    """The kernel (module docstring): the grid-stride loop over ``n`` elements, each one
+    calling ``inner`` on its numbers and storing its results (or recording its failure)."""
+    fn = _kernel_function(module, layout, on_gpu)
+    errors, outs, given, shape, strides, n, flat, thread = _kernel_arguments(fn, layout)
     entry, head, body, done = (fn.append_basic_block(s) for s in ("entry", "head", "body", "done"))
     b = ir.IRBuilder(entry)
+    # the element function's out-slots and its arena, error and count cells, once per thread
     slots = [b.alloca(BYTE if t is BOOL else ltype(t)) for t in element.result_types]
     arena = b.alloca(PTR)
     b.store(ir.Constant(PTR, None), arena)
     count = b.alloca(ir.ArrayType(INT64, 2))
     b.store(ir.Constant(ir.ArrayType(INT64, 2), [0, 0]), count)
     err = b.alloca(ir.ArrayType(INT64, ERR_SLOTS))
-    if on_gpu:     # blockIdx.x * blockDim.x + threadIdx.x, and gridDim.x * blockDim.x, in 64 bits
-        start = b.add(b.mul(_sreg(b, module, "llvm.nvvm.read.ptx.sreg.ctaid.x"),
-                            _sreg(b, module, "llvm.nvvm.read.ptx.sreg.ntid.x")),
-                      _sreg(b, module, "llvm.nvvm.read.ptx.sreg.tid.x"))
-        step = b.mul(_sreg(b, module, "llvm.nvvm.read.ptx.sreg.nctaid.x"),
-                     _sreg(b, module, "llvm.nvvm.read.ptx.sreg.ntid.x"))
-    else:
-        start, step = thread
+    start, step = _thread_range(b, module) if on_gpu else thread
     is_flat = b.icmp_unsigned("!=", flat, ir.Constant(INT32, 0))
     b.branch(head)
 
@@ -132,6 +112,48 @@ def _kernel(module, inner, element, layout, on_gpu):
 
     b.position_at_end(done)
     b.ret_void()
+
+
+def _kernel_function(module, layout, on_gpu):
+    """The kernel's declaration, with the signature of the module docstring (on the CPU, two
+    more arguments: this thread's first index and the grid's stride)."""
+    params = [INT64.as_pointer()] + [_MEMORY[d].as_pointer() for d in layout.out_dtypes]
+    for t in layout.types:
+        params.append(_MEMORY[t.dtype].as_pointer() if t.is_array else (BYTE if t is BOOL else ltype(t)))
+    arrays = sum(t.is_array for t in layout.types)
+    params += [INT64] * (layout.rank * (1 + arrays)) + [INT64, INT32] + ([] if on_gpu else [INT64, INT64])
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), params), name=KERNEL)
+    if on_gpu:
+        fn.calling_convention = "ptx_kernel"
+    return fn
+
+
+def _kernel_arguments(fn, layout):
+    """The kernel's arguments by role: (errors, outputs, the given arguments, the broadcast
+    shape, {array argument: its strides}, n, flat, [first index, stride] or [] on a GPU).
+    The outputs and array arguments are ``noalias``: each output is its own array."""
+    arrays = [k for k, t in enumerate(layout.types) if t.is_array]
+    args = list(fn.args)
+    errors, rest = args[0], args[1:]
+    outs, rest = rest[:len(layout.out_dtypes)], rest[len(layout.out_dtypes):]
+    given, rest = rest[:len(layout.types)], rest[len(layout.types):]
+    for a in outs + [given[k] for k in arrays]:
+        a.add_attribute("noalias")
+    shape, rest = rest[:layout.rank], rest[layout.rank:]
+    strides = {k: rest[j * layout.rank:(j + 1) * layout.rank] for j, k in enumerate(arrays)}
+    n, flat, *thread = rest[len(arrays) * layout.rank:]
+    return errors, outs, given, shape, strides, n, flat, thread
+
+
+def _thread_range(b, module):
+    """(this thread's first element, the grid's stride), in 64 bits:
+    blockIdx.x * blockDim.x + threadIdx.x, and gridDim.x * blockDim.x."""
+    start = b.add(b.mul(_sreg(b, module, "llvm.nvvm.read.ptx.sreg.ctaid.x"),
+                        _sreg(b, module, "llvm.nvvm.read.ptx.sreg.ntid.x")),
+                  _sreg(b, module, "llvm.nvvm.read.ptx.sreg.tid.x"))
+    step = b.mul(_sreg(b, module, "llvm.nvvm.read.ptx.sreg.nctaid.x"),
+                 _sreg(b, module, "llvm.nvvm.read.ptx.sreg.ntid.x"))
+    return start, step
 
 
 def _offsets(b, i, is_flat, shape, strides):

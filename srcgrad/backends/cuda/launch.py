@@ -6,7 +6,8 @@ arrays: objects with ``__cuda_array_interface__`` (CuPy, PyTorch CUDA tensors, N
 arrays), read where they are. Where any argument is a device array the results stay on the
 device, as ``DeviceArray`` objects (``__cuda_array_interface__``, ``.copy_to_host()``), so
 that CuPy or PyTorch take them without a copy (``cupy.asarray(r)``, ``torch.as_tensor(r,
-device="cuda")``).
+device="cuda")``). Without CuPy or PyTorch, ``to_device(array)`` puts a numpy array on the
+GPU, to be read there by kernel after kernel (the GPU benchmark times kernels that way).
 
 A device is the CUDA driver (driver.py) or, in the tests, ``HostDevice`` (host_device.py),
 which runs the same kernel compiled for the CPU.
@@ -100,7 +101,9 @@ class DeviceArray:
 
 
 def to_device(array, device=None):
-    """A DeviceArray holding a copy of the numpy ``array`` (C order), on ``device`` (the GPU)."""
+    """A DeviceArray holding a copy of the numpy ``array`` (C order), on ``device`` (this
+    process's GPU by default): an argument vectorize reads in place, whose results stay on the
+    device."""
     device = device or current_device()
     host = np.ascontiguousarray(array)
     out = DeviceArray(device, device.allocate(host.nbytes), host.shape, host.dtype)

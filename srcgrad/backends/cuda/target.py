@@ -59,4 +59,4 @@ def cuda_target(arch=DEFAULT_ARCH):
     def machine():
         initialise()
         return llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=arch, features="", opt=3)
-    return Target(f"cuda ({arch})", CUDA_MATH, set(), lambda: TRIPLE, machine)
+    return Target(f"cuda ({arch})", CUDA_MATH, {"thread_registers"}, lambda: TRIPLE, machine)

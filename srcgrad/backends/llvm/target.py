@@ -18,7 +18,8 @@ from .scalar_math import CPU_MATH
 class Target:
     """``name``; ``math``: primitive name -> scalar lowering of that math function (the
     lowering looks math primitives up here); ``supports``: features that not every target has
-    (``"callbacks"`` into Python); ``triple()``, ``machine()`` (a new LLVM target machine: each
+    (``"callbacks"`` into Python on the CPU; ``"thread_registers"`` on a GPU, where each thread
+    reads its index from special registers); ``triple()``, ``machine()`` (a new LLVM target machine: each
     JIT engine takes ownership of its own), ``target_data()`` (for ABI sizes)."""
 
     def __init__(self, name, math, supports, triple, machine):
