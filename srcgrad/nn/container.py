@@ -9,7 +9,7 @@ Example:
 """
 from collections import OrderedDict
 
-from .module import Module, _indent
+from .module import Module, indent
 
 
 def _index(n, idx, kind):
@@ -98,7 +98,7 @@ class Sequential(Module):
 
 def _grouped_child_lines(modules):
     """ModuleList's repr lines, runs of equal reprs folded into ``(0-2): 3 x Linear(...)``."""
-    lines, items = [], [(k, _indent(repr(m), 2)) for k, m in modules.items()]
+    lines, items = [], [(k, indent(repr(m), 2)) for k, m in modules.items()]
     i = 0
     while i < len(items):
         j = i

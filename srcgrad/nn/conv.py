@@ -13,8 +13,7 @@ import math
 from ..eager import creation
 from . import functional as F
 from . import init
-from .linear import _factory
-from .module import Module
+from .module import Module, factory_kwargs
 from .parameter import Parameter
 
 
@@ -56,7 +55,7 @@ class _ConvNd(Module):
         self.padding = padding if isinstance(padding, str) else _tuple(padding, n)
         self.dilation, self.groups, self.padding_mode = _tuple(dilation, n), groups, padding_mode
         self.transposed, self.output_padding = transposed, _tuple(output_padding, n)
-        kw = _factory(dtype, device)
+        kw = factory_kwargs(dtype, device)
         # a transposed convolution's weight is that of the convolution it is the gradient of
         channels = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
         self.weight = Parameter(creation.empty(*channels, *self.kernel_size, **kw))

@@ -12,15 +12,8 @@ import math
 from ..eager import creation
 from . import functional as F
 from . import init
-from .module import Module
+from .module import Module, factory_kwargs
 from .parameter import Parameter
-
-
-def _factory(dtype, device):
-    from .module import _check_device
-    if device is not None:
-        _check_device(device)
-    return {"dtype": dtype}
 
 
 class Identity(Module):
@@ -39,7 +32,7 @@ class Linear(Module):
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        kw = _factory(dtype, device)
+        kw = factory_kwargs(dtype, device)
         self.weight = Parameter(creation.empty(out_features, in_features, **kw))
         self.register_parameter("bias", Parameter(creation.empty(out_features, **kw)) if bias else None)
         self.reset_parameters()
@@ -64,7 +57,7 @@ class Bilinear(Module):
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-        kw = _factory(dtype, device)
+        kw = factory_kwargs(dtype, device)
         self.weight = Parameter(creation.empty(out_features, in1_features, in2_features, **kw))
         self.register_parameter("bias", Parameter(creation.empty(out_features, **kw)) if bias else None)
         self.reset_parameters()

@@ -60,7 +60,8 @@ def _legacy_name(t):
     return "torch." + dtypes.from_numpy_dtype(t._data.dtype)._legacy
 
 
-def _indent(text, spaces):
+def indent(text, spaces):
+    """``text`` with every line but the first indented by ``spaces`` (a submodule's repr inside its parent's)."""
     lines = text.split("\n")
     if len(lines) == 1:
         return text
@@ -366,7 +367,7 @@ class Module:
             elif a is not None:
                 device = a
         if device is not None:
-            _check_device(device)
+            check_device(device)
         if dtype is None:
             return self
         if not dtype.is_floating_point:
@@ -389,7 +390,7 @@ class Module:
         return self
 
     def cuda(self, device=None):
-        _check_device("cuda")
+        check_device("cuda")
 
     # ------------------------------------------------------------------ calling
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
@@ -537,7 +538,7 @@ class Module:
         return ""
 
     def _child_lines(self):
-        return [f"({name}): {_indent(repr(m), 2)}" for name, m in self._modules.items()]
+        return [f"({name}): {indent(repr(m), 2)}" for name, m in self._modules.items()]
 
     def __repr__(self):
         extra = self.extra_repr()
@@ -563,10 +564,19 @@ class Module:
         compile(self)
 
 
-def _check_device(device):
+def check_device(device):
+    """Raise for any device but the CPU: the eager mode has no other."""
     name = device if isinstance(device, str) else getattr(device, "type", str(device))
     if not str(name).startswith("cpu"):
         raise RuntimeError(f"srcgrad: device {device!r} is not supported: the eager mode runs on the CPU only")
+
+
+def factory_kwargs(dtype, device):
+    """The keyword arguments a layer passes to the creation of its parameters (PyTorch's
+    ``factory_kwargs``): the dtype; the device is checked, never stored."""
+    if device is not None:
+        check_device(device)
+    return {"dtype": dtype}
 
 
 __all__ = ["Module", "RemovableHandle"]

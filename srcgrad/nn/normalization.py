@@ -12,8 +12,7 @@ Example:
 from ..eager import creation, dtypes
 from . import functional as F
 from . import init
-from .linear import _factory
-from .module import Module
+from .module import Module, factory_kwargs
 from .parameter import Parameter
 
 
@@ -23,7 +22,7 @@ class _BatchNorm(Module):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  device=None, dtype=None, *, bias=True):
         super().__init__()
-        kw = _factory(dtype, device)
+        kw = factory_kwargs(dtype, device)
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.register_parameter("weight", Parameter(creation.ones(num_features, **kw)) if affine else None)
@@ -86,7 +85,7 @@ class LayerNorm(Module):
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
-        kw = _factory(dtype, device)
+        kw = factory_kwargs(dtype, device)
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         if elementwise_affine:
@@ -113,7 +112,7 @@ class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
         super().__init__()
-        kw = _factory(dtype, device)
+        kw = factory_kwargs(dtype, device)
         if padding_idx is not None:
             if padding_idx > 0 and padding_idx >= num_embeddings:
                 raise AssertionError("Padding_idx must be within num_embeddings")

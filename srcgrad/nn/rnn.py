@@ -26,8 +26,7 @@ from ..eager.ops import linalg, pointwise, shape
 from ..eager.ops.pointwise import relu, tanh
 from . import functional as F
 from . import init
-from .linear import _factory
-from .module import Module
+from .module import Module, factory_kwargs
 from .parameter import Parameter
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
@@ -119,7 +118,7 @@ class RNNBase(Module):
         self.bidirectional, self.proj_size = bidirectional, proj_size
         gate_size = _GATES[mode] * hidden_size
         directions = 2 if bidirectional else 1
-        kw = _factory(dtype, device)
+        kw = factory_kwargs(dtype, device)
         self._flat_weights_names, self._all_weights = [], []
         for layer in range(num_layers):
             layer_input = input_size if layer == 0 else hidden_size * directions
@@ -396,7 +395,7 @@ class RNNCellBase(Module):
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
-        kw = _factory(dtype, device)
+        kw = factory_kwargs(dtype, device)
         self.weight_ih = Parameter(creation.empty(num_chunks * hidden_size, input_size, **kw))
         self.weight_hh = Parameter(creation.empty(num_chunks * hidden_size, hidden_size, **kw))
         if bias:

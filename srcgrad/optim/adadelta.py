@@ -15,7 +15,8 @@ import numpy as np
 
 from ..eager.tensor import wrap
 from ..eager.versions import bump_version
-from .optimizer import Optimizer, _check_flags, _check_lr, _count_step, _effective_grad, _new_step, _scalar
+from .optimizer import Optimizer
+from .updates import check_flags, check_lr, count_step, effective_grad, new_step, scalar
 
 __all__ = ["Adadelta"]
 
@@ -46,7 +47,7 @@ class Adadelta(Optimizer):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         if not 0.0 <= eps:
@@ -55,7 +56,7 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
                     "capturable": capturable, "foreach": foreach, "differentiable": differentiable}
-        _check_flags(foreach, None, differentiable, capturable)
+        check_flags(foreach, None, differentiable, capturable)
         super().__init__(params, defaults)
 
     _restored_defaults = {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
@@ -63,27 +64,27 @@ class Adadelta(Optimizer):
     def _state(self, p):
         state = self.state[p]
         if len(state) == 0:
-            state["step"] = _new_step()
+            state["step"] = new_step()
             state["square_avg"] = wrap(np.zeros_like(p._data))
             state["acc_delta"] = wrap(np.zeros_like(p._data))
         return state
 
     def _update_group(self, group):
-        lr = _scalar(group["lr"])
-        rho = _scalar(group["rho"])
-        eps = _scalar(group["eps"])
-        weight_decay = _scalar(group["weight_decay"])
+        lr = scalar(group["lr"])
+        rho = scalar(group["rho"])
+        eps = scalar(group["eps"])
+        weight_decay = scalar(group["weight_decay"])
         maximize = group["maximize"]
         for p in group["params"]:
             if p._grad is None:
                 continue
             state = self._state(p)
-            _count_step(state)
+            count_step(state)
             w, g = p._data, p._grad._data
             v, u = state["square_avg"]._data, state["acc_delta"]._data
             d, a, delta = self._buffers(w, 3)
 
-            g = _effective_grad(w, g, weight_decay, maximize, out=d)
+            g = effective_grad(w, g, weight_decay, maximize, out=d)
 
             # v = rho v + (1 - rho) g^2
             v *= rho

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..eager.tensor import wrap
 from ..eager.versions import bump_version
-from .optimizer import Optimizer, _effective_grad, _check_flags, _check_lr, _count_step, _new_step, _scalar
+from .optimizer import Optimizer
+from .updates import check_flags, check_lr, count_step, effective_grad, new_step, scalar
 
 __all__ = ["Adagrad"]
 
@@ -45,7 +46,7 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= lr_decay:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
         if not 0.0 <= weight_decay:
@@ -57,7 +58,7 @@ class Adagrad(Optimizer):
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "fused": fused}
-        _check_flags(foreach, fused, differentiable)
+        check_flags(foreach, fused, differentiable)
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
@@ -69,26 +70,26 @@ class Adagrad(Optimizer):
         # a parameter of a group added after construction gets its state on its first step
         state = self.state[p]
         if len(state) == 0:
-            state["step"] = _new_step()
+            state["step"] = new_step()
             state["sum"] = wrap(np.full_like(p._data, group["initial_accumulator_value"]))
         return state
 
     def _update_group(self, group):
-        lr = _scalar(group["lr"])
-        lr_decay = _scalar(group["lr_decay"])
-        eps = _scalar(group["eps"])
-        weight_decay = _scalar(group["weight_decay"])
+        lr = scalar(group["lr"])
+        lr_decay = scalar(group["lr_decay"])
+        eps = scalar(group["eps"])
+        weight_decay = scalar(group["weight_decay"])
         maximize = group["maximize"]
         for p in group["params"]:
             if p._grad is None:
                 continue
             state = self._state(p, group)
-            t = _count_step(state)
+            t = count_step(state)
             w, g = p._data, p._grad._data
             s = state["sum"]._data
             d, a, b = self._buffers(w, 3)
 
-            g = _effective_grad(w, g, weight_decay, maximize, out=d)
+            g = effective_grad(w, g, weight_decay, maximize, out=d)
 
             clr = lr / (1 + (t - 1) * lr_decay)
             np.multiply(g, g, out=a)

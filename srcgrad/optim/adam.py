@@ -15,8 +15,8 @@ import numpy as np
 
 from ..eager.tensor import Tensor, wrap
 from ..eager.versions import bump_version
-from .optimizer import (Optimizer, _check_adam_args, _check_flags, _count_step, _decayed_grad, _new_step, _scalar,
-                        _update_second_moment)
+from .optimizer import Optimizer
+from .updates import check_adam_args, check_flags, count_step, decayed_grad, new_step, scalar, update_second_moment
 
 __all__ = ["Adam", "AdamW"]
 
@@ -50,7 +50,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        _check_adam_args(lr, eps, betas, weight_decay)
+        check_adam_args(lr, eps, betas, weight_decay)
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)
                 or isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor)):
             raise ValueError("betas must be either both floats or both Tensors")
@@ -58,7 +58,7 @@ class Adam(Optimizer):
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
-        _check_flags(foreach, fused, differentiable, capturable)
+        check_flags(foreach, fused, differentiable, capturable)
         super().__init__(params, defaults)
 
     _restored_defaults = {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
@@ -67,7 +67,7 @@ class Adam(Optimizer):
     def _state(self, p, amsgrad):
         state = self.state[p]
         if len(state) == 0:
-            state["step"] = _new_step()
+            state["step"] = new_step()
             state["exp_avg"] = wrap(np.zeros_like(p._data))
             state["exp_avg_sq"] = wrap(np.zeros_like(p._data))
             if amsgrad:
@@ -75,29 +75,29 @@ class Adam(Optimizer):
         return state
 
     def _update_group(self, group):
-        lr = _scalar(group["lr"])
-        beta1, beta2 = (_scalar(b) for b in group["betas"])
-        eps = _scalar(group["eps"])
-        weight_decay = _scalar(group["weight_decay"])
+        lr = scalar(group["lr"])
+        beta1, beta2 = (scalar(b) for b in group["betas"])
+        eps = scalar(group["eps"])
+        weight_decay = scalar(group["weight_decay"])
         amsgrad, maximize = group["amsgrad"], group["maximize"]
         decoupled = group["decoupled_weight_decay"]
         for p in group["params"]:
             if p._grad is None:
                 continue
             state = self._state(p, amsgrad)
-            t = _count_step(state)
+            t = count_step(state)
             w, g = p._data, p._grad._data
             m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
             d, a, b = self._buffers(w, 3)
 
-            g = _decayed_grad(p, g, lr, weight_decay, decoupled, maximize, out=d)
+            g = decayed_grad(p, g, lr, weight_decay, decoupled, maximize, out=d)
 
             # first moment: the lerp m + (1 - beta1) (g - m)
             np.subtract(g, m, out=a)
             a *= 1 - beta1
             m += a
             # second moment
-            _update_second_moment(v, g, beta2, scratch=a)
+            update_second_moment(v, g, beta2, scratch=a)
             if amsgrad:
                 vmax = state["max_exp_avg_sq"]._data
                 np.maximum(vmax, v, out=vmax)

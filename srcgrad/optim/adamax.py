@@ -15,8 +15,8 @@ import numpy as np
 
 from ..eager.tensor import wrap
 from ..eager.versions import bump_version
-from .optimizer import (Optimizer, _check_adam_args, _check_flags, _count_step, _effective_grad, _lerp, _new_step,
-                        _scalar)
+from .optimizer import Optimizer
+from .updates import check_adam_args, check_flags, count_step, effective_grad, lerp, new_step, scalar
 
 __all__ = ["Adamax"]
 
@@ -46,10 +46,10 @@ class Adamax(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
-        _check_adam_args(lr, eps, betas, weight_decay)
+        check_adam_args(lr, eps, betas, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "capturable": capturable}
-        _check_flags(foreach, None, differentiable, capturable)
+        check_flags(foreach, None, differentiable, capturable)
         super().__init__(params, defaults)
 
     _restored_defaults = {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
@@ -57,29 +57,29 @@ class Adamax(Optimizer):
     def _state(self, p):
         state = self.state[p]
         if len(state) == 0:
-            state["step"] = _new_step()
+            state["step"] = new_step()
             state["exp_avg"] = wrap(np.zeros_like(p._data))
             state["exp_inf"] = wrap(np.zeros_like(p._data))
         return state
 
     def _update_group(self, group):
-        lr = _scalar(group["lr"])
-        beta1, beta2 = (_scalar(b) for b in group["betas"])
-        eps = _scalar(group["eps"])
-        weight_decay = _scalar(group["weight_decay"])
+        lr = scalar(group["lr"])
+        beta1, beta2 = (scalar(b) for b in group["betas"])
+        eps = scalar(group["eps"])
+        weight_decay = scalar(group["weight_decay"])
         maximize = group["maximize"]
         for p in group["params"]:
             if p._grad is None:
                 continue
             state = self._state(p)
-            t = _count_step(state)
+            t = count_step(state)
             w, g = p._data, p._grad._data
             m, u = state["exp_avg"]._data, state["exp_inf"]._data
             d, a = self._buffers(w, 2)
 
-            g = _effective_grad(w, g, weight_decay, maximize, out=d)
+            g = effective_grad(w, g, weight_decay, maximize, out=d)
 
-            _lerp(m, g, 1 - beta1, out=a)
+            lerp(m, g, 1 - beta1, out=a)
             # the infinity norm: u = max(beta2 * u, |g| + eps)
             u *= beta2
             np.abs(g, out=a)

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..eager.tensor import wrap
 from ..eager.versions import bump_version
-from .optimizer import (Optimizer, _check_flags, _check_lr, _count_step, _effective_grad, _new_step, _scalar,
-                        _scalar_state, _step_dtype)
+from .optimizer import Optimizer
+from .updates import check_flags, check_lr, count_step, effective_grad, new_step, scalar, scalar_state, step_dtype
 
 __all__ = ["ASGD"]
 
@@ -51,13 +51,13 @@ class ASGD(Optimizer):
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay,
                     "foreach": foreach, "maximize": maximize, "differentiable": differentiable,
                     "capturable": capturable}
-        _check_flags(foreach, None, differentiable, capturable)
+        check_flags(foreach, None, differentiable, capturable)
         super().__init__(params, defaults)
 
     _restored_defaults = {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
@@ -65,30 +65,30 @@ class ASGD(Optimizer):
     def _state(self, p, group):
         state = self.state[p]
         if len(state) == 0:
-            state["step"] = _new_step()
-            state["eta"] = wrap(np.array(_scalar(group["lr"]), _step_dtype()))
-            state["mu"] = wrap(np.ones((), _step_dtype()))
+            state["step"] = new_step()
+            state["eta"] = wrap(np.array(scalar(group["lr"]), step_dtype()))
+            state["mu"] = wrap(np.ones((), step_dtype()))
             state["ax"] = wrap(np.zeros_like(p._data))
         return state
 
     def _update_group(self, group):
-        lr = _scalar(group["lr"])
-        lambd = _scalar(group["lambd"])
-        alpha = _scalar(group["alpha"])
-        t0 = _scalar(group["t0"])
-        weight_decay = _scalar(group["weight_decay"])
+        lr = scalar(group["lr"])
+        lambd = scalar(group["lambd"])
+        alpha = scalar(group["alpha"])
+        t0 = scalar(group["t0"])
+        weight_decay = scalar(group["weight_decay"])
         maximize = group["maximize"]
         for p in group["params"]:
             if p._grad is None:
                 continue
             state = self._state(p, group)
-            t = _count_step(state)
+            t = count_step(state)
             w, g = p._data, p._grad._data
             ax = state["ax"]._data
-            eta_t, mu_t = _scalar_state(state, "eta")._data, _scalar_state(state, "mu")._data
+            eta_t, mu_t = scalar_state(state, "eta")._data, scalar_state(state, "mu")._data
             d, a = self._buffers(w, 2)
 
-            g = _effective_grad(w, g, weight_decay, maximize, out=d)
+            g = effective_grad(w, g, weight_decay, maximize, out=d)
 
             eta = float(eta_t)
             w *= 1 - lambd * eta                # decay
@@ -108,5 +108,5 @@ class ASGD(Optimizer):
 
             # the next step size and averaging weight, stored in place after rounding to the
             # default float dtype (even where a loaded state holds them in float64), as PyTorch does
-            eta_t[...] = _step_dtype()(lr / ((1 + lambd * lr * t) ** alpha))
-            mu_t[...] = _step_dtype()(1 / max(1, t - t0))
+            eta_t[...] = step_dtype()(lr / ((1 + lambd * lr * t) ** alpha))
+            mu_t[...] = step_dtype()(1 / max(1, t - t0))

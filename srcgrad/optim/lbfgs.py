@@ -18,7 +18,8 @@ import numpy as np
 
 from ..eager.tensor import Tensor, wrap
 from ..eager.versions import bump_version
-from .optimizer import Optimizer, _check_lr, _scalar
+from .optimizer import Optimizer
+from .updates import check_lr, scalar
 
 __all__ = ["LBFGS"]
 
@@ -183,7 +184,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):
-        _check_lr(lr)
+        check_lr(lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = {"lr": lr, "max_iter": max_iter, "max_eval": max_eval, "tolerance_grad": tolerance_grad,
@@ -235,7 +236,7 @@ class LBFGS(Optimizer):
         group = self.param_groups[0]
         lr = group["lr"]
         if isinstance(lr, Tensor):
-            lr = _scalar(lr)
+            lr = scalar(lr)
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]

@@ -15,8 +15,8 @@ import numpy as np
 
 from ..eager.tensor import wrap
 from ..eager.versions import bump_version
-from .optimizer import (Optimizer, _check_adam_args, _check_flags, _count_step, _decayed_grad, _lerp, _new_step,
-                        _scalar, _scalar_state, _step_dtype, _update_second_moment)
+from .optimizer import Optimizer
+from .updates import check_adam_args, check_flags, count_step, decayed_grad, lerp, new_step, scalar, scalar_state, step_dtype, update_second_moment
 
 __all__ = ["NAdam"]
 
@@ -55,14 +55,14 @@ class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
-        _check_adam_args(lr, eps, betas, weight_decay)
+        check_adam_args(lr, eps, betas, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "differentiable": differentiable}
-        _check_flags(foreach, None, differentiable, capturable)
+        check_flags(foreach, None, differentiable, capturable)
         super().__init__(params, defaults)
 
     _restored_defaults = {"maximize": False, "foreach": None, "capturable": False, "differentiable": False,
@@ -71,40 +71,40 @@ class NAdam(Optimizer):
     def _state(self, p):
         state = self.state[p]
         if len(state) == 0:
-            state["step"] = _new_step()
-            state["mu_product"] = wrap(np.ones((), _step_dtype()))
+            state["step"] = new_step()
+            state["mu_product"] = wrap(np.ones((), step_dtype()))
             state["exp_avg"] = wrap(np.zeros_like(p._data))
             state["exp_avg_sq"] = wrap(np.zeros_like(p._data))
         return state
 
     def _update_group(self, group):
-        lr = _scalar(group["lr"])
-        beta1, beta2 = (_scalar(b) for b in group["betas"])
-        eps = _scalar(group["eps"])
-        weight_decay = _scalar(group["weight_decay"])
-        momentum_decay = _scalar(group["momentum_decay"])
+        lr = scalar(group["lr"])
+        beta1, beta2 = (scalar(b) for b in group["betas"])
+        eps = scalar(group["eps"])
+        weight_decay = scalar(group["weight_decay"])
+        momentum_decay = scalar(group["momentum_decay"])
         decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
         for p in group["params"]:
             if p._grad is None:
                 continue
             state = self._state(p)
-            t = _count_step(state)
+            t = count_step(state)
             w, g = p._data, p._grad._data
             m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
             d, a, denom = self._buffers(w, 3)
 
-            g = _decayed_grad(p, g, lr, weight_decay, decoupled, maximize, out=d)
+            g = decayed_grad(p, g, lr, weight_decay, decoupled, maximize, out=d)
 
             # the momentum schedule, and the product of its values so far (kept in the state's dtype)
             mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * momentum_decay))
             mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * momentum_decay))
-            mu_product = _scalar_state(state, "mu_product")._data
+            mu_product = scalar_state(state, "mu_product")._data
             mu_product *= mu
             mu_product = float(mu_product)
             mu_product_next = mu_product * mu_next
 
-            _lerp(m, g, 1 - beta1, out=a)
-            _update_second_moment(v, g, beta2, scratch=a)
+            lerp(m, g, 1 - beta1, out=a)
+            update_second_moment(v, g, beta2, scratch=a)
 
             bias_correction2 = 1 - beta2 ** t
             np.divide(v, bias_correction2, out=denom)

@@ -15,8 +15,8 @@ import numpy as np
 
 from ..eager.tensor import wrap
 from ..eager.versions import bump_version
-from .optimizer import (Optimizer, _check_adam_args, _check_flags, _count_step, _decayed_grad, _lerp, _new_step,
-                        _scalar, _update_second_moment)
+from .optimizer import Optimizer
+from .updates import check_adam_args, check_flags, count_step, decayed_grad, lerp, new_step, scalar, update_second_moment
 
 __all__ = ["RAdam"]
 
@@ -55,11 +55,11 @@ class RAdam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
                  *, foreach=None, maximize=False, capturable=False, differentiable=False):
-        _check_adam_args(lr, eps, betas, weight_decay)
+        check_adam_args(lr, eps, betas, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
                     "foreach": foreach, "capturable": capturable, "decoupled_weight_decay": decoupled_weight_decay,
                     "differentiable": differentiable}
-        _check_flags(foreach, None, differentiable, capturable)
+        check_flags(foreach, None, differentiable, capturable)
         super().__init__(params, defaults)
 
     _restored_defaults = {"foreach": None, "maximize": False, "differentiable": False, "capturable": False,
@@ -68,30 +68,30 @@ class RAdam(Optimizer):
     def _state(self, p):
         state = self.state[p]
         if len(state) == 0:
-            state["step"] = _new_step()
+            state["step"] = new_step()
             state["exp_avg"] = wrap(np.zeros_like(p._data))
             state["exp_avg_sq"] = wrap(np.zeros_like(p._data))
         return state
 
     def _update_group(self, group):
-        lr = _scalar(group["lr"])
-        beta1, beta2 = (_scalar(b) for b in group["betas"])
-        eps = _scalar(group["eps"])
-        weight_decay = _scalar(group["weight_decay"])
+        lr = scalar(group["lr"])
+        beta1, beta2 = (scalar(b) for b in group["betas"])
+        eps = scalar(group["eps"])
+        weight_decay = scalar(group["weight_decay"])
         decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
         for p in group["params"]:
             if p._grad is None:
                 continue
             state = self._state(p)
-            t = _count_step(state)
+            t = count_step(state)
             w, g = p._data, p._grad._data
             m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
             d, a, step = self._buffers(w, 3)
 
-            g = _decayed_grad(p, g, lr, weight_decay, decoupled, maximize, out=d)
+            g = decayed_grad(p, g, lr, weight_decay, decoupled, maximize, out=d)
 
-            _lerp(m, g, 1 - beta1, out=a)
-            _update_second_moment(v, g, beta2, scratch=a)
+            lerp(m, g, 1 - beta1, out=a)
+            update_second_moment(v, g, beta2, scratch=a)
 
             bias_correction1 = 1 - beta1 ** t
             bias_correction2 = 1 - beta2 ** t

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..eager.tensor import wrap
 from ..eager.versions import bump_version
-from .optimizer import Optimizer, _effective_grad, _check_flags, _check_lr, _count_step, _new_step, _scalar
+from .optimizer import Optimizer
+from .updates import check_flags, check_lr, count_step, effective_grad, new_step, scalar
 
 __all__ = ["RMSprop"]
 
@@ -48,7 +49,7 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= momentum:
@@ -60,7 +61,7 @@ class RMSprop(Optimizer):
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
                     "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable}
-        _check_flags(foreach, None, differentiable, capturable)
+        check_flags(foreach, None, differentiable, capturable)
         super().__init__(params, defaults)
 
     _restored_defaults = {"momentum": 0, "centered": False, "foreach": None, "maximize": False,
@@ -69,7 +70,7 @@ class RMSprop(Optimizer):
     def _state(self, p, momentum, centered):
         state = self.state[p]
         if len(state) == 0:
-            state["step"] = _new_step()
+            state["step"] = new_step()
             state["square_avg"] = wrap(np.zeros_like(p._data))
             if momentum > 0:
                 state["momentum_buffer"] = wrap(np.zeros_like(p._data))
@@ -78,22 +79,22 @@ class RMSprop(Optimizer):
         return state
 
     def _update_group(self, group):
-        lr = _scalar(group["lr"])
-        alpha = _scalar(group["alpha"])
-        eps = _scalar(group["eps"])
-        weight_decay = _scalar(group["weight_decay"])
-        momentum = _scalar(group["momentum"])
+        lr = scalar(group["lr"])
+        alpha = scalar(group["alpha"])
+        eps = scalar(group["eps"])
+        weight_decay = scalar(group["weight_decay"])
+        momentum = scalar(group["momentum"])
         centered, maximize = group["centered"], group["maximize"]
         for p in group["params"]:
             if p._grad is None:
                 continue
             state = self._state(p, momentum, centered)
-            _count_step(state)
+            count_step(state)
             w, g = p._data, p._grad._data
             v = state["square_avg"]._data
             d, a, b = self._buffers(w, 3)
 
-            g = _effective_grad(w, g, weight_decay, maximize, out=d)
+            g = effective_grad(w, g, weight_decay, maximize, out=d)
 
             v *= alpha
             np.multiply(g, 1 - alpha, out=a)

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..eager.tensor import wrap
 from ..eager.versions import bump_version
-from .optimizer import Optimizer, _effective_grad, _check_flags, _check_lr, _scalar
+from .optimizer import Optimizer
+from .updates import check_flags, check_lr, effective_grad, scalar
 
 __all__ = ["SGD"]
 
@@ -46,7 +47,7 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
-        _check_lr(lr)
+        check_lr(lr)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
@@ -56,17 +57,17 @@ class SGD(Optimizer):
                     "differentiable": differentiable, "fused": fused}
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        _check_flags(foreach, fused, differentiable)
+        check_flags(foreach, fused, differentiable)
         super().__init__(params, defaults)
 
     _restored_defaults = {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
                           "fused": None}
 
     def _update_group(self, group):
-        lr = _scalar(group["lr"])
-        momentum = _scalar(group["momentum"])
-        dampening = _scalar(group["dampening"])
-        weight_decay = _scalar(group["weight_decay"])
+        lr = scalar(group["lr"])
+        momentum = scalar(group["momentum"])
+        dampening = scalar(group["dampening"])
+        weight_decay = scalar(group["weight_decay"])
         nesterov, maximize = group["nesterov"], group["maximize"]
         for p in group["params"]:
             if p._grad is None:
@@ -74,7 +75,7 @@ class SGD(Optimizer):
             w, g = p._data, p._grad._data
             d, n, u = self._buffers(w, 3)
 
-            d = _effective_grad(w, g, weight_decay, maximize, out=d)
+            d = effective_grad(w, g, weight_decay, maximize, out=d)
 
             if momentum != 0:
                 state = self.state[p]
