@@ -61,17 +61,16 @@ class Tables(NamedTuple):
     expressions: dict
 
 
-# What to write instead of a construct the frontend refuses (statements and expressions)
+# What to write instead of a construct the frontend refuses (statements and expressions): only
+# node types without a handler (tests/compiler/test_errors.py checks)
 WHAT_INSTEAD = {
     ast.ClassDef: "define the class outside and pass plain numbers or arrays in",
     ast.Try: "check inputs before calling the compiled function",
     ast.With: "move the `with` block outside the compiled function",
     ast.Global: "pass the value in as an argument and return the new one",
     ast.Nonlocal: "pass the value in as an argument and return the new one",
-    ast.Lambda: "define a named function at module level and call it",
     ast.Yield: "return the values (a tuple) instead of yielding them",
     ast.YieldFrom: "return the values (a tuple) instead of yielding them",
-    ast.ListComp: "write the loop out with an array: x = np.zeros(n); for i in range(n): x[i] = ...",
     ast.Delete: "leave the variable; it goes out of scope on return",
     ast.Raise: "write `assert condition, \"message\"` instead: an assert compiles, and raises AssertionError "
                "with its message",
@@ -79,12 +78,11 @@ WHAT_INSTEAD = {
     ast.ImportFrom: "import at module level; the compiled function reads module globals",
 }
 
-# expressions by the words a user knows them by
-_WORDS = {
-    ast.Lambda: "`lambda`", ast.Yield: "`yield`", ast.YieldFrom: "`yield from`", ast.Await: "`await`",
-    ast.NamedExpr: "the assignment expression `:=`", ast.ListComp: "list comprehensions",
-    ast.SetComp: "set comprehensions", ast.DictComp: "dict comprehensions", ast.GeneratorExp: "generator expressions",
-    ast.List: "lists", ast.Dict: "dicts", ast.Set: "sets", ast.JoinedStr: "f-strings", ast.Starred: "`*` unpacking",
+# expressions the frontend refuses, by the words a user knows them by
+WORDS = {
+    ast.Yield: "`yield`", ast.YieldFrom: "`yield from`", ast.Await: "`await`",
+    ast.NamedExpr: "the assignment expression `:=`", ast.SetComp: "set comprehensions",
+    ast.DictComp: "dict comprehensions", ast.Set: "sets", ast.JoinedStr: "f-strings", ast.Starred: "`*` unpacking",
 }
 
 
@@ -194,7 +192,7 @@ class Context:
         of the frontend only (a container, a function, a dtype)."""
         handler = self.expressions.get(type(node))
         if handler is None:
-            self.unsupported(node, _WORDS.get(type(node), f"the expression `{type(node).__name__}`"),
+            self.unsupported(node, WORDS.get(type(node), f"the expression `{type(node).__name__}`"),
                              WHAT_INSTEAD.get(type(node)))
         return handler(self, node, env)
 

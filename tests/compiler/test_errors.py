@@ -177,3 +177,12 @@ def test_refusals_name_the_construct_and_the_line(fn, args, error, marker, says)
 def test_return_of_what_a_called_function_returns():
     for backend in ("python", "llvm"):
         assert srcgrad.jit(bad.returns_what_a_helper_returns, backend=backend)(1.5) == (1.5, 3.0)
+
+
+def test_what_to_write_instead_is_said_only_of_refused_node_types():
+    """A node type with a handler is never refused by its type, so advice kept for it is stale."""
+    from srcgrad.frontend.context import WHAT_INSTEAD, WORDS
+    from srcgrad.frontend.lower import EXPRESSIONS, STATEMENTS
+    handled = set(STATEMENTS) | set(EXPRESSIONS)
+    assert not handled & set(WHAT_INSTEAD), handled & set(WHAT_INSTEAD)
+    assert not handled & set(WORDS), handled & set(WORDS)
