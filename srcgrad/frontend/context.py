@@ -112,12 +112,15 @@ class Context:
         self.stack = (fn,)     # functions being compiled, to refuse recursion
         self.params = ()            # the leaf parameters' values (shared with the functions it calls)
         self.unit_axes = None       # parameter value -> its axes of size 1, when specialised on them
+        self.call_site = None       # the user's call that compiles this function in place (for_call)
 
-    def for_call(self, fn, fdef, file, first, called):
-        """The context of a function compiled in place at a call from this one: its own names,
-        this one's tables, builder, parameters and count of recursive calls; ``called`` (the
-        function or the nested def) joins the stack of functions being compiled."""
+    def for_call(self, fn, fdef, file, first, called, node):
+        """The context of a function compiled in place at the call ``node`` in this one: its own
+        names, this one's tables, builder, parameters and count of recursive calls; ``called``
+        (the function or the nested def) joins the stack of functions being compiled. Its ops
+        are located in its own lines, with the user's call (``Loc.call``) beside them."""
         sub = Context(fn, fdef, file, first, self.tables)
+        sub.call_site = self.call_site or self.loc(node)
         sub.stack = self.stack + (called,)
         sub.recursive_calls = self.recursive_calls
         sub.params, sub.unit_axes = self.params, self.unit_axes
@@ -127,7 +130,7 @@ class Context:
     # ------------------------------------------------------------------ where, and errors
     def loc(self, node):
         """The user's source position of ``node``."""
-        return Loc(self.file, self.first + node.lineno - 1, node.col_offset, self.fdef.name)
+        return Loc(self.file, self.first + node.lineno - 1, node.col_offset, self.fdef.name, self.call_site)
 
     def unsupported(self, node, what, hint=None):
         """Refuse ``what`` at ``node``'s line (UnsupportedSyntaxError), with what to write instead."""
@@ -219,6 +222,9 @@ class Context:
         handler = self.statements.get(type(s))
         if handler is None:
             self.unsupported(s, f"the statement `{type(s).__name__}`", WHAT_INSTEAD.get(type(s)))
+        # ops a handler makes without a node of their own (a conversion, a loop's counter) are
+        # located at their statement, not at the one before
+        self.b.loc = self.loc(s)
         return handler(self, s, env)
 
     def body(self, stmts, env):

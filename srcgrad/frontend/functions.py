@@ -188,7 +188,7 @@ def call_nested(lw, node, nf, args, keywords):
     definer's values."""
     check_depth(lw, node, nf.fdef, nf.fdef.name)
     fdef = copy.deepcopy(nf.fdef)          # desugaring rewrites the body: each call starts from the source
-    sub = lw.for_call(nf.definer.fn, fdef, nf.definer.file, nf.definer.first, nf.fdef)
+    sub = lw.for_call(nf.definer.fn, fdef, nf.definer.file, nf.definer.first, nf.fdef, node)
     free = {n for n in _free_names(fdef) if n in nf.definer.locals}
     sub.locals |= free
     check_def(sub)
@@ -210,7 +210,7 @@ def inline(lw, node, fobj, args, keywords=None):
             lw.unsupported(node, f"calling {fobj.__name__}, which is not defined with `def` (or is one of "
                                  "several lambdas on one line)", "define it with def")
         fdef = _as_def(lambdas[0])
-    sub = lw.for_call(fobj, fdef, file, first, fobj)
+    sub = lw.for_call(fobj, fdef, file, first, fobj, node)
     check_def(sub)
     sig = inspect.signature(fobj)
     defaults = {n: p.default for n, p in sig.parameters.items() if p.default is not p.empty}

@@ -24,12 +24,18 @@ from .types import BOOL, F64, I64, NONE, Type
 
 
 class Loc:
-    """Where an op came from in the user's source."""
+    """Where an op came from in the user's source. ``call``: for an op of a function compiled
+    in place (an inlined helper), the Loc of the call in the user's function that brought it
+    in (the outermost call, for nested helpers); None in the user's function itself."""
 
-    __slots__ = ("file", "line", "col", "func")
+    __slots__ = ("file", "line", "col", "func", "call")
 
-    def __init__(self, file, line, col, func=None):
-        self.file, self.line, self.col, self.func = file, line, col, func
+    def __init__(self, file, line, col, func=None, call=None):
+        self.file, self.line, self.col, self.func, self.call = file, line, col, func, call
+
+    def outermost(self):
+        """The line of the user's function this op belongs to: the call that inlined it, or itself."""
+        return self.call or self
 
     def __repr__(self):
         return f"{self.file}:{self.line}:{self.col}"

@@ -63,7 +63,7 @@ class _Lines(list):
         self.locs, self.last = locs, None
 
     def source(self, op, pad):
-        loc = op.loc
+        loc = op.loc and op.loc.outermost()      # an inlined helper's ops: under the line calling it
         if not self.locs or loc is None or (loc.file, loc.line) == self.last:
             return
         self.last = (loc.file, loc.line)

@@ -72,6 +72,51 @@ def test_a_sweep_that_only_accumulates_runs_forwards_without_copies():
     assert f"# line {first + 3}: s += math.sin(x * i)" in src
 
 
+def sq_norm(v):
+    s = 0.0
+    for i in range(v.shape[0]):
+        s = s + v[i] * v[i]
+    return s
+
+
+def two_calls(x, y):
+    a = sq_norm(x) * y
+    return math.sin(a) + sq_norm(x * y)
+
+
+def test_a_helper_compiled_in_place_is_under_the_line_that_calls_it():
+    g = srcgrad.grad(two_calls, wrt=(0, 1), backend="python")
+    x, y = np.array([1.0, 2.0]), 0.5
+    a = 5.0 * y
+    dx, dy = g(x, y)
+    np.testing.assert_allclose(dx, math.cos(a) * 2 * x * y + 2 * x * y * y, rtol=1e-14)
+    assert dy == pytest.approx(math.cos(a) * 5.0 + 2 * y * 5.0, rel=1e-14)
+    comments = [ln.strip() for ln in g.adjoint_source.splitlines() if ln.strip().startswith("# line")]
+    first = two_calls.__code__.co_firstlineno
+    assert set(comments) == {f"# line {first + 1}: a = sq_norm(x) * y",
+                             f"# line {first + 2}: return math.sin(a) + sq_norm(x * y)"}, comments
+    # and in the IR the same way
+    from srcgrad.ir.printer import format_function
+    ir_text = format_function(g._spec().code_ir, locs=True)
+    ir_comments = {ln.strip() for ln in ir_text.splitlines() if ln.strip().startswith("# line")}
+    assert ir_comments == set(comments), ir_comments
+
+
+def test_an_op_without_a_node_of_its_own_is_under_its_statement():
+    """float(i) made for ``x * i`` is on the line of the product, not on the ``if`` before it."""
+    def f(x, n):
+        s = 0.0
+        for i in range(n):
+            if i > 2:
+                s = s + math.sin(x * i)
+        return s
+    g = srcgrad.grad(f, backend="python")
+    assert g(0.3, 5) == pytest.approx(3 * math.cos(0.9) + 4 * math.cos(1.2), rel=1e-14)
+    lines = [ln.strip() for ln in g.adjoint_source.splitlines()]
+    where = lines.index("t1 = float(i)")
+    assert lines[where - 1].endswith("s = s + math.sin(x * i)"), lines
+
+
 def test_single_use_temporaries_fold_into_one_statement_per_line():
     def f(x, w):
         return math.tanh(x * w + 1.0) * w

@@ -159,10 +159,12 @@ class Emitter:
     def block(self, block, yield_to=None, ops=None):
         """The statements of ``block`` (or of its ``ops``), a ``# line N`` comment heading each
         group that comes from one line of the user's source (a nested block continues the line
-        of the statement that holds it)."""
+        of the statement that holds it; a helper compiled in place is under the line calling it)."""
         out = []
         for op in block.ops if ops is None else ops:
             before, loc = self.line, self.plan.loc(op)
+            # an inlined helper's ops are grouped under the user's line that calls it
+            loc = loc and loc.outermost()
             here = before if loc is None else (loc.file, loc.line)
             self.line = here
             stmts = self.op(op, yield_to)
