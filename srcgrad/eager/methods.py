@@ -1,7 +1,7 @@
 """The table of Tensor methods and operators: each name bound to its op function.
 
 Keeping the binding in one table makes it easy to see what the eager mode offers and to
-check that every op has a method (tests/eager/test_ops_table.py).
+check each name against PyTorch's Tensor (tests/eager/test_ops_table.py).
 
 This module gathers the ops: tensor.py, graph.py and creation.py are below them, and the ops'
 derivative rules (ops/dual.py) call Tensor methods, so whatever those need from above is bound

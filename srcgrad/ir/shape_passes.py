@@ -7,7 +7,7 @@ the record's ``shaped_as`` are their operand's class.
 Two arrays of one class have one shape, whatever the arguments are; an array of any other
 origin (an argument, a reshape, a loop's carried value, a reduction) is a class of its own.
 
-With that, the gradient code loses what a person would not write (REVIEW.md §4):
+With that, the gradient code loses what a person would not write (what a reviewer flagged in the generated code):
 - ``sum_to(g, like)`` where ``g`` is of ``like``'s class is ``g``;
 - ``broadcast_like(c, like) * y`` with ``c`` a number and ``like``'s class within ``y``'s is
   ``c * y`` (every element of the broadcast is ``c``, and the result is ``y``-shaped), and

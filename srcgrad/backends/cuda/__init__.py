@@ -1,4 +1,4 @@
-"""The CUDA target: ``vectorize(fun, target="cuda")`` as one PTX kernel (../shared/CUDA.md).
+"""The CUDA target: ``vectorize(fun, target="cuda")`` as one PTX kernel (docs/compiler.md, "On the GPU").
 
 The element function is lowered by the llvm backend's lowering for a second target object
 (target.py: the nvptx64 triple, libdevice's ``__nv_*`` math), wrapped in a grid-stride kernel

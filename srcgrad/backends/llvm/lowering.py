@@ -325,7 +325,7 @@ def _for(ctx, op, ins):
 
 def _mark_reductions(for_op, ys):
     """A carried float updated as ``s = s + x`` is a sum: let LLVM reassociate it, so the loop
-    can be vectorised (results move at rounding level only; DESIGN.md allows it)."""
+    can be vectorised (results move at rounding level only, within the backends' 1e-12: docs/reliability.md)."""
     for a, y, inst in zip(for_op.carried, for_op.body.yielded, ys):
         op = y.owner
         if a.type is F64 and op is not None and op.prim == "add" and a in op.operands and \

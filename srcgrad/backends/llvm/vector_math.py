@@ -7,8 +7,8 @@ here to the libmvec function of the same width (the vector ABI names GCC uses:
 ``_ZGVdN4v_sin`` takes four doubles in an AVX2 register), once LLVM has optimised the module.
 
 Accuracy: libmvec's functions are within 4 ulp (glibc's manual), libm's within 1, so results
-of loops LLVM vectorised move at that level (DESIGN.md: the backends agree to 1e-12, not to
-the bit). ``SRCGRAD_VECTOR_MATH=0`` keeps libm's scalar calls everywhere. Only functions
+of loops LLVM vectorised move at that level (the backends are held to agree to 1e-12 relative, not
+to the bit: docs/reliability.md). ``SRCGRAD_VECTOR_MATH=0`` keeps libm's scalar calls everywhere. Only functions
 this machine's libmvec has, and widths its CPU runs, are renamed; without libmvec nothing is.
 
 Example:
