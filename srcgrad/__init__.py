@@ -6,6 +6,10 @@ native code), and the eager mode: tensors with ``requires_grad``, ``grad_fn`` an
 ``backward()``, with PyTorch's names and semantics, so that ``import srcgrad as torch`` runs
 PyTorch autograd tutorials. docs/compiler.md and docs/eager.md describe both.
 
+Names shared by the two: ``srcgrad.grad``, ``jacobian``, ``hessian``, ``jvp``, ``vjp`` are
+the compiler's (decorators on Python functions); ``srcgrad.autograd.grad``,
+``srcgrad.autograd.functional`` and ``srcgrad.func`` are the eager mode's, as in PyTorch.
+
 Example:
     >>> import srcgrad as torch
     >>> x = torch.ones(2, requires_grad=True)
