@@ -77,33 +77,39 @@ def memory_view(s, t, owner):
     return np.asarray(_Memory(s.data, shape, strides, dtype, owner))
 
 
-def result_value(o, kind, args, param_types, owned):
+def result_value(o, kind, arrays, owned):
     """A result as Python sees it: a number, an argument itself, a view of an argument (as
     numpy's ``x.T`` or ``x[1:]`` would be), or an array over memory the call allocated, which
-    it then owns (``owned``: the call's allocations, arena.py, which give it its owner)."""
+    it then owns (``owned``: the call's allocations, arena.py, which give it its owner).
+    ``arrays``: the array arguments that are not empty, each with its data pointer."""
     if not kind.is_array:
         return bool(o.value) if kind is BOOL else o.value
     dtype = numpy_dtype(kind)
     shape = tuple(o.shape[:])
-    strides = tuple(st * dtype.itemsize for st in o.strides[:])
     if 0 in shape:
         return np.zeros(shape, dtype)
-    low = o.data + sum((n - 1) * st for n, st in zip(shape, strides) if st < 0)
-    high = o.data + sum((n - 1) * st for n, st in zip(shape, strides) if st > 0) + dtype.itemsize
-    for a, t in zip(args, param_types):
-        if not t.is_array or a.size == 0:
-            continue
-        if a.ctypes.data == o.data and a.shape == shape and a.strides == strides:
+    data = o.data
+    if data in owned:           # a new array (or a view of one that starts where it starts)
+        return memory_view(o, kind, owned.take(data))
+    strides = tuple(st * dtype.itemsize for st in o.strides[:])
+    low, high = _byte_bounds(data, shape, strides, dtype.itemsize)
+    for a, a_data in arrays:
+        if a_data == data and a.shape == shape and a.strides == strides:
             return a
-        a_low, a_high = np.lib.array_utils.byte_bounds(a)
+        a_low, a_high = _byte_bounds(a_data, a.shape, a.strides, a.itemsize)
         if a_low <= low and high <= a_high:
             view = memory_view(o, kind, a)
             if not a.flags.writeable:
                 view.flags.writeable = False
             return view
-    if low in owned:            # a new array (or a view of one that starts where it starts)
-        return memory_view(o, kind, owned.take(low))
     return memory_view(o, kind, None).copy()
+
+
+def _byte_bounds(data, shape, strides, itemsize):
+    """The first byte and one past the last byte of the (non-empty) array at ``data``."""
+    low = data + sum((n - 1) * st for n, st in zip(shape, strides) if st < 0)
+    high = data + sum((n - 1) * st for n, st in zip(shape, strides) if st > 0) + itemsize
+    return low, high
 
 
 def libc_free(ptr):

@@ -33,19 +33,28 @@ class Block:
 
 class Allocations:
     """The allocations recorded in a call's arena (pointers, with a snapshot's mark, the low
-    bit, cleared), and the owners results gave them (``result_value`` in marshal.py)."""
+    bit, cleared), and the owners results gave them (``result_value`` in marshal.py).
+
+    Most calls allocate a few blocks: those are looked up in a Python set (a numpy comparison
+    costs microseconds however short the arena); many blocks, in numpy arrays."""
 
     def __init__(self, arena, count):
         self.arena, self.count = arena, count
-        if arena.value and count:
-            self.raw = np.ctypeslib.as_array((ctypes.c_uint64 * count).from_address(arena.value))
-        else:
-            self.raw = np.zeros(0, np.uint64)
-        self.pointers = self.raw & ~np.uint64(1)
+        self.raw = (ctypes.c_uint64 * count).from_address(arena.value) if arena.value and count else None
         self.owners = {}
+        if count <= _SMALL:
+            self.small = {} if self.raw is None else {p & ~1: k for k, p in enumerate(self.raw)}
+        else:
+            self.small = None
+            self.raw = np.ctypeslib.as_array(self.raw)
+            self.pointers = self.raw & ~np.uint64(1)
 
     def __contains__(self, pointer):
-        return bool(pointer) and bool(np.any(self.pointers == np.uint64(pointer)))
+        if not pointer:
+            return False
+        if self.small is not None:
+            return pointer in self.small
+        return bool(np.any(self.pointers == np.uint64(pointer)))
 
     def take(self, pointer):
         """The owner of the block at ``pointer``, which a result now uses (one per block)."""
@@ -56,7 +65,14 @@ class Allocations:
     def release(self):
         """Free every allocation no result took over, then the arena itself (glibc's: realloc)."""
         if self.owners:
-            self.raw[np.isin(self.pointers, np.array(list(self.owners), dtype=np.uint64))] = 0
-        if len(self.raw):
+            if self.small is not None:
+                for pointer in self.owners:
+                    self.raw[self.small[pointer]] = 0
+            else:
+                self.raw[np.isin(self.pointers, np.array(list(self.owners), dtype=np.uint64))] = 0
+        if self.count and self.arena.value:
             load_runtime().free_arena(self.arena.value, self.count)
         load_runtime().free(self.arena.value)      # grown through the cache (block_cache.py): filed for the next call
+
+
+_SMALL = 64        # allocations a call makes, up to which a set finds them faster than numpy

@@ -122,10 +122,13 @@ def _entry_stub(fn, address, low):
                 checked.append(python_backend.compile_function(fn))
             return checked[0](*given)
         args = [element_strided(a) if t.is_array else a for a, t in zip(given, param_types)]
-        call_args = []
+        call_args, arrays = [], []
         for a, t, ct in zip(args, param_types, in_types):
             if t.is_array:
-                call_args.append(ctypes.byref(array_struct(ct, a)))
+                s = array_struct(ct, a)
+                call_args.append(ctypes.byref(s))
+                if a.size:
+                    arrays.append((a, s.data))
             else:
                 call_args.append(a)
         outs = [t() for t in out_types]
@@ -141,7 +144,7 @@ def _entry_stub(fn, address, low):
                 if status:
                     raise exception_for(status, errors, err)
                 taken = Allocations(arena, count[0])
-                vals = [result_value(o, k, args, param_types, taken) for o, k in zip(outs, kinds)]
+                vals = [result_value(o, k, arrays, taken) for o, k in zip(outs, kinds)]
         finally:
             (taken if taken is not None else Allocations(arena, count[0])).release()
             for a, copy in zip(given, args):
