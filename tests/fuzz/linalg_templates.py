@@ -1,7 +1,7 @@
 """Linear-algebra lines for the whole-array fuzz programs (array_programs.py): np.einsum,
 np.tensordot, np.inner, np.vdot, np.matmul, np.linalg.norm/det/slogdet/inv/solve/cholesky,
 the singular values (np.linalg.norm ord=2, -2, 'nuc'; np.linalg.svd(compute_uv=False),
-np.linalg.svdvals), producing arrays of the generator's kinds n=(5,), m=(3,), nm=(5,3) and
+np.linalg.svdvals), matrix products big enough for BLAS, producing arrays of the generator's kinds n=(5,), m=(3,), nm=(5,3) and
 numbers s.
 
 The square matrices are Gram matrices of tanh of an n×m array plus the identity (built with
@@ -30,6 +30,20 @@ _FORMS = {
           "np.sum(np.linalg.cholesky({G}) * {nm}[:3])", "np.einsum('ii->', {G})", "np.linalg.norm({D}, 2)",
           "np.linalg.norm({D}.T, -2)", "np.linalg.norm({D}, 'nuc')", "np.linalg.norm({D}, -2, axis=(1, 0))"],
 }
+
+# products big enough for BLAS (backends/llvm/blas.py: GEMM_MIN, GEMV_MIN), their operands C
+# arrays, transposes (column-major) and slices (rows further apart than a row), cut back to the
+# generator's kinds; their gradients are such products too
+_BIG = {
+    "n": ["(np.tile({nm}, (40, 40)) @ np.tile({m}, 40))[:5]"],
+    "m": ["(np.tile({n}, 40) @ np.tile({nm}, (40, 40)))[:3]", "(np.tile({nm}, (40, 40)).T @ np.tile({n}, 40))[:3]"],
+    "nm": ["(np.tile({nm}, (20, 40)) @ np.tile({nm}.T, (40, 1)))[:5, :3]",
+           "(np.tile({nm}, (30, 8)).T @ np.tile({nm}, (30, 8)))[:5, :3] * 0.01",
+           "(np.tile({nm}, (20, 40))[:, 3:103] @ np.tile({nm}, (40, 1))[:100])[:5, :3] * 0.01"],
+    "s": ["np.sum(np.tanh(np.tile({nm}, (20, 40)) @ np.tile({nm}, (20, 40)).T * 0.01))"],
+}
+for _kind, _forms in _BIG.items():
+    _FORMS[_kind] = _FORMS[_kind] + _forms
 
 
 def linalg_lines(draw, name, kind, pick):

@@ -48,6 +48,8 @@ def compile_function(fn, boundscheck=True, cache=False, target=CPU):
     machine = target.machine()
     low, mod = _lower(fn, target, machine, boundscheck)
     options = f"boundscheck={boundscheck}, vector_math={vector_math_enabled()}, allocator=block_cache+realloc"
+    if low.uses_blas:           # the symbols it calls: another BLAS could be found another time
+        options += f", blas={low.uses_blas}"
     entry = DiskCache.for_code(str(fn), options=options) if cache else None
     hit = entry.load() if entry is not None else None
     if hit is None:

@@ -13,6 +13,7 @@ from llvmlite import ir
 from ...ir.types import F64, ArrayType
 from .arrays import (as_f64, broadcast_view, core_mismatch, load_element, new_array, product, raw_pointer,
                      shape_values, store_element)
+from .blas import blas_for, emit_product
 from .error_codes import EMPTY_MAX, EMPTY_MIN
 from .lazy import each_element, element, evaluating, lazy_row_dot, lazy_sum_to, stored
 from .loops import choose, each_index, sum_step
@@ -175,8 +176,8 @@ def _sum_to(ctx, op, ins):
 
 @lower(KERNELS, "matmul")
 def _matmul(ctx, op, ins):
-    """a @ b for 1-d and 2-d operands, with the loop order chosen at run time from the
-    strides, so that the innermost loop walks memory contiguously where it can: dot
+    """a @ b for 1-d and 2-d operands: through BLAS where it pays (blas.py), else with the
+    loop order chosen at run time from the strides, so that the innermost loop walks memory contiguously where it can: dot
     products along rows, or rows of ``b`` scaled and added (also for ``X.T @ v``). A lazy
     1-d operand (fusion.py) is computed once per element in the second order, and stored
     first for the first."""
@@ -189,6 +190,17 @@ def _matmul(ctx, op, ins):
     if not p.out_t.is_array:
         return _dot(ctx, p, [], stored(ctx, ta, a), stored(ctx, tb, c))
     p.result = new_array(ctx, p.out_t, p.out_shape, None)
+    blas = blas_for(ctx, p)
+    if blas is not None:
+        emit_product(ctx, blas, p, lambda: _loop_nests(ctx, p))
+    else:
+        _loop_nests(ctx, p)
+    return p.result
+
+
+def _loop_nests(ctx, p):
+    """``p`` by the loop order its operands' strides suit."""
+    ta, tb, a, c = p.ta, p.tb, p.a, p.c
     by_dots, k_outermost = (lambda: _by_dots(ctx, p)), (lambda: _k_outermost(ctx, p))
     if ta.ndim == 2 and tb.ndim == 1:
         choose(ctx, _rows_contiguous(ctx, ta, a), by_dots, k_outermost)
@@ -197,7 +209,6 @@ def _matmul(ctx, op, ins):
     else:
         choose(ctx, _rows_contiguous(ctx, ta, a),
                lambda: choose(ctx, _rows_contiguous(ctx, tb, c), lambda: _k_middle(ctx, p), by_dots), k_outermost)
-    return p.result
 
 
 class _Product:

@@ -98,6 +98,7 @@ class Lowering:
         self.strict = None            # lazy sum_to parts stored as arrays (lazy.py)
         self.errors = []             # per site: numbers -> the exception to raise (status SITE + k)
         self.callbacks = []          # call_custom(_vjp) ops, in the order of the callback table
+        self.uses_blas = None        # where the BLAS the code calls comes from (blas.py), if it calls any
         self.growing = {}      # growing tape value -> (capacity slot, pointer slot)
         self.frees = []        # (pointer, arena slot) of the tapes of the region being lowered
         scalar_tables, op_tables = tables(target)

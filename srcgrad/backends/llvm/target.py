@@ -18,8 +18,8 @@ from .scalar_math import CPU_MATH
 class Target:
     """``name``; ``math``: primitive name -> scalar lowering of that math function (the
     lowering looks math primitives up here); ``supports``: features that not every target has
-    (``"callbacks"`` into Python on the CPU; ``"thread_registers"`` on a GPU, where each thread
-    reads its index from special registers); ``triple()``, ``machine()`` (a new LLVM target machine: each
+    (``"callbacks"`` into Python and ``"blas"`` calls on the CPU; ``"thread_registers"`` on a
+    GPU, where each thread reads its index from special registers); ``triple()``, ``machine()`` (a new LLVM target machine: each
     JIT engine takes ownership of its own), ``target_data()`` (for ABI sizes)."""
 
     def __init__(self, name, math, supports, triple, machine):
@@ -59,4 +59,4 @@ def _host_machine():
     return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=_host_features[0], opt=3, jit=True)
 
 
-CPU = Target("cpu", CPU_MATH, {"callbacks"}, llvm.get_process_triple, _host_machine)
+CPU = Target("cpu", CPU_MATH, {"callbacks", "blas"}, llvm.get_process_triple, _host_machine)
