@@ -50,20 +50,7 @@ def reverse(primal, wrt, cotangents=False, with_value=True, checkpoint=None):
     by binomial checkpointing instead of taping every iteration.
     """
     ret = primal.body.ops[-1]
-    if cotangents:
-        for v in ret.operands:
-            if not is_float(v.type):
-                raise TypingError(f"vjp needs float results; {primal.name} returns {v.type}", primal.loc)
-    elif len(ret.operands) != 1 or ret.operands[0].type is not F64:
-        got = ", ".join(repr(v.type) for v in ret.operands)
-        raise TypingError(f"grad needs a function with one real scalar (float) result; {primal.name} returns "
-                          f"({got}). Use srcgrad.vjp for other results.", primal.loc)
-    for i in wrt:
-        p = primal.params[i]
-        if not is_float(p.type):
-            raise TypingError(f"cannot take the gradient with respect to argument '{p.name}' of type "
-                              f"{user_name(p.type)}: "
-                              "only float scalars and float64 arrays have gradients", primal.loc)
+    _check_differentiable(primal, ret, wrt, cotangents)
     params = [(p.name, p.type) for p in primal.params]
     if cotangents:
         params += [(f"d{v.name or 'out'}", v.type) for v in ret.operands]
@@ -103,6 +90,25 @@ def reverse(primal, wrt, cotangents=False, with_value=True, checkpoint=None):
             grads.append(g)
         b.ret(([finals.get(v, mapping[v]) for v in ret.operands] if with_value else []) + grads)
     return fn
+
+
+def _check_differentiable(primal, ret, wrt, cotangents):
+    """The user's error for results (``ret``'s operands) or ``wrt`` parameters that have no
+    derivative: vjp needs float results, grad one float scalar, and both float parameters."""
+    if cotangents:
+        for v in ret.operands:
+            if not is_float(v.type):
+                raise TypingError(f"vjp needs float results; {primal.name} returns {v.type}", primal.loc)
+    elif len(ret.operands) != 1 or ret.operands[0].type is not F64:
+        got = ", ".join(repr(v.type) for v in ret.operands)
+        raise TypingError(f"grad needs a function with one real scalar (float) result; {primal.name} returns "
+                          f"({got}). Use srcgrad.vjp for other results.", primal.loc)
+    for i in wrt:
+        p = primal.params[i]
+        if not is_float(p.type):
+            raise TypingError(f"cannot take the gradient with respect to argument '{p.name}' of type "
+                              f"{user_name(p.type)}: "
+                              "only float scalars and float64 arrays have gradients", primal.loc)
 
 
 def _uses(block):

@@ -603,10 +603,6 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                  allow_unused=False):
     """Propagate ``root_grads`` from the ``roots`` (tensors) back through the graph.
 
-    (Over 80 lines on purpose: the loop over nodes is the eager mode's hot path, and calling a
-    helper per node for its backward and for passing its outputs on cost 3-5% of a backward
-    pass in benchmarks/eager_overhead.py's op chain.)
-
     With ``accumulate`` the leaves' ``.grad`` receive the result (``Tensor.backward``);
     otherwise the gradients of ``inputs`` are returned (``autograd.grad``). Without
     ``create_graph`` gradients travel as numpy arrays (see ops/dual.py); with it, as Tensors.
@@ -622,7 +618,38 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     fresh = {}      # node -> [True if the grad array is ours to keep without a copy]
     leaves = {}     # AccumulateGrad -> None, in the order gradients reached them
     heap = []
-    heappop, heappush = heapq.heappop, heapq.heappush
+    send = _sender(buffers, fresh, leaves, heap)
+    for r, g in zip(roots, root_grads):
+        node, nr = gradient_edge(r)
+        if node is not None:
+            send(node, nr, g._data if arrays else g, False)
+
+    results = [None] * (len(inputs) if inputs is not None else 0)
+    prev_mode = grad_mode.state.enabled
+    grad_mode.state.enabled = create_graph
+    n_callbacks = len(_final_callbacks)   # those queued from here on belong to this pass
+    ok = False
+    _passes_running[0] += 1
+    try:
+        _run_nodes(heap, buffers, fresh, send, capture, needed, results, inputs, arrays, retain_graph)
+        for acc in leaves:
+            finish_leaf(acc, buffers.pop(acc), fresh.pop(acc), capture, results, inputs, accumulate, create_graph)
+        ok = True
+    finally:
+        grad_mode.state.enabled = prev_mode
+        _passes_running[0] -= 1
+        if len(_final_callbacks) > n_callbacks:
+            _run_final_callbacks(n_callbacks, ok)
+
+    if inputs is not None:
+        _refuse_unused(results, allow_unused)
+    return results
+
+
+def _sender(buffers, fresh, leaves, heap):
+    """``send(node, output_nr, grad, is_fresh)``: add a gradient into the node's buffer; a node
+    that receives its first one waits in the heap (a leaf in ``leaves``)."""
+    heappush = heapq.heappush
 
     def send(nxt, nr, g, is_fresh):
         buf = buffers.get(nxt)
@@ -640,79 +667,69 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
         else:
             buf[nr] = prev + g
             fresh[nxt][nr] = True
+    return send
 
-    for r, g in zip(roots, root_grads):
-        node, nr = gradient_edge(r)
-        if node is not None:
-            send(node, nr, g._data if arrays else g, False)
 
-    results = [None] * (len(inputs) if inputs is not None else 0)
-    prev_mode = grad_mode.state.enabled
-    grad_mode.state.enabled = create_graph
-    n_callbacks = len(_final_callbacks)   # those queued from here on belong to this pass
-    ok = False
-    _passes_running[0] += 1
-    try:
-        while heap:
-            node = heappop(heap)[1]
-            grads = buffers.pop(node)
-            fr = fresh.pop(node)
-            hooks = node._hooks
-            if hooks is not None:
-                grads, fr = _run_node_pre_hooks(node, hooks, grads, fr, arrays)
-            if capture:
-                _capture(capture, node, grads, results, inputs, arrays)
-                if needed is not None and node not in needed:
-                    continue
-            # the node's backward, inline rather than a call per node: the engine's hot path
-            if node.n_outputs == 1:
-                g = grads[0]
-                if g is None:
-                    continue
-                if arrays and node.takes_tensors:
-                    outs = _apply_with_tensors(node, grads)
-                else:
-                    outs = node.apply(g)
-                    if type(outs) is not tuple:
-                        outs = (outs,)
-            elif all(g is None for g in grads):
+def _run_nodes(heap, buffers, fresh, send, capture, needed, results, inputs, arrays, retain_graph):
+    """Run the waiting nodes, largest sequence number first, sending their outputs on; the
+    leaves are left in their buffers.
+
+    (One function for the whole loop, the eager mode's hot path: calling a helper per node
+    for its backward and for passing its outputs on cost 3-5% of a backward pass in
+    benchmarks/eager_overhead.py's op chain.)"""
+    heappop = heapq.heappop
+    while heap:
+        node = heappop(heap)[1]
+        grads = buffers.pop(node)
+        fr = fresh.pop(node)
+        hooks = node._hooks
+        if hooks is not None:
+            grads, fr = _run_node_pre_hooks(node, hooks, grads, fr, arrays)
+        if capture:
+            _capture(capture, node, grads, results, inputs, arrays)
+            if needed is not None and node not in needed:
                 continue
-            elif arrays and node.takes_tensors:
+        # the node's backward, inline rather than a call per node: the engine's hot path
+        if node.n_outputs == 1:
+            g = grads[0]
+            if g is None:
+                continue
+            if arrays and node.takes_tensors:
                 outs = _apply_with_tensors(node, grads)
             else:
-                outs = node.apply(*grads)
+                outs = node.apply(g)
                 if type(outs) is not tuple:
                     outs = (outs,)
-            if hooks is not None and hooks.post:
-                outs = _run_post_hooks(hooks.post, outs, grads, arrays)
-            if not retain_graph and node._saved:
-                node._saved = None
+        elif all(g is None for g in grads):
+            continue
+        elif arrays and node.takes_tensors:
+            outs = _apply_with_tensors(node, grads)
+        else:
+            outs = node.apply(*grads)
+            if type(outs) is not tuple:
+                outs = (outs,)
+        if hooks is not None and hooks.post:
+            outs = _run_post_hooks(hooks.post, outs, grads, arrays)
+        if not retain_graph and node._saved:
+            node._saved = None
 
-            # an output that is (a view of) a shared incoming gradient, or that goes to two inputs, is
-            # shared: a leaf receiving it copies it before it could ever update it in place
-            owners = {id(_root(g if arrays else g._data)) for g, f in zip(grads, fr) if g is not None and not f}
-            for (nxt, nr), g in zip(node.next_functions, outs):
-                if nxt is not None and g is not None:
-                    owner = id(_root(g if arrays else g._data))
-                    is_fresh = owner not in owners
-                    owners.add(owner)
-                    send(nxt, nr, g, is_fresh)
+        # an output that is (a view of) a shared incoming gradient, or that goes to two inputs, is
+        # shared: a leaf receiving it copies it before it could ever update it in place
+        owners = {id(_root(g if arrays else g._data)) for g, f in zip(grads, fr) if g is not None and not f}
+        for (nxt, nr), g in zip(node.next_functions, outs):
+            if nxt is not None and g is not None:
+                owner = id(_root(g if arrays else g._data))
+                is_fresh = owner not in owners
+                owners.add(owner)
+                send(nxt, nr, g, is_fresh)
 
-        for acc in leaves:
-            finish_leaf(acc, buffers.pop(acc), fresh.pop(acc), capture, results, inputs, accumulate, create_graph)
-        ok = True
-    finally:
-        grad_mode.state.enabled = prev_mode
-        _passes_running[0] -= 1
-        if len(_final_callbacks) > n_callbacks:
-            _run_final_callbacks(n_callbacks, ok)
 
-    if inputs is not None:
-        for i, r in enumerate(results):
-            if r is None and not allow_unused:
-                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used "
-                                   "in the graph. Set allow_unused=True if this is the desired behavior.")
-    return results
+def _refuse_unused(results, allow_unused):
+    """autograd.grad's error for an input that the graph did not reach (None in ``results``)."""
+    for i, r in enumerate(results):
+        if r is None and not allow_unused:
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used "
+                               "in the graph. Set allow_unused=True if this is the desired behavior.")
 
 
 def _captured(roots, inputs, accumulate):

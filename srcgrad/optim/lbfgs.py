@@ -90,30 +90,30 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         # out of evaluations: choose between the start and the last step
         bracket, bracket_f, bracket_g = [0, t], [f, f_new], [g, g_new]
 
-    # zoom phase: shrink the bracket until a step satisfies both conditions
-    insuf_progress = False
+    # zoom phase (with max_ls < 0 there is no bracket: bracket_f is unbound here, as in PyTorch)
+    low_pos = 0 if bracket_f[0] <= bracket_f[-1] else 1
+    if not done and ls_iter < max_ls:
+        low_pos, zoom_evals = _zoom(obj_func, x, d, f, gtd, bracket, bracket_f, bracket_g, bracket_gtd, c1, c2,
+                                    tolerance_change, max_ls - ls_iter, d_norm)
+        ls_func_evals += zoom_evals
+    return bracket_f[low_pos], bracket_g[low_pos], bracket[low_pos], ls_func_evals
+
+
+def _zoom(obj_func, x, d, f, gtd, bracket, bracket_f, bracket_g, bracket_gtd, c1, c2, tolerance_change, max_ls,
+          d_norm):
+    """The zoom phase of ``_strong_wolfe``: shrink the bracket (its lists updated in place) until
+    a step satisfies both conditions, within ``max_ls`` evaluations.
+    Returns ``(position of the bracket's low end, number of evaluations)``."""
+    done = insuf_progress = False
     low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[-1] else (1, 0)
+    ls_iter = 0
     while not done and ls_iter < max_ls:
         if abs(bracket[1] - bracket[0]) * d_norm < tolerance_change:
             break
         t = _cubic_interpolate(bracket[0], bracket_f[0], bracket_gtd[0], bracket[1], bracket_f[1], bracket_gtd[1])
-
-        # keep away from the bracket's ends unless the last steps made progress
-        eps = 0.1 * (max(bracket) - min(bracket))
-        if min(max(bracket) - t, t - min(bracket)) < eps:
-            if insuf_progress or t >= max(bracket) or t <= min(bracket):
-                if abs(t - max(bracket)) < abs(t - min(bracket)):
-                    t = max(bracket) - eps
-                else:
-                    t = min(bracket) + eps
-                insuf_progress = False
-            else:
-                insuf_progress = True
-        else:
-            insuf_progress = False
+        t, insuf_progress = _keep_inside(t, bracket, insuf_progress)
 
         f_new, g_new = obj_func(x, t, d)
-        ls_func_evals += 1
         gtd_new = g_new.dot(d)
         ls_iter += 1
 
@@ -131,8 +131,25 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
                 bracket_g[high_pos], bracket_gtd[high_pos] = bracket_g[low_pos], bracket_gtd[low_pos]
             bracket[low_pos], bracket_f[low_pos] = t, f_new
             bracket_g[low_pos], bracket_gtd[low_pos] = g_new, gtd_new
+    return low_pos, ls_iter
 
-    return bracket_f[low_pos], bracket_g[low_pos], bracket[low_pos], ls_func_evals
+
+def _keep_inside(t, bracket, insuf_progress):
+    """``t`` moved away from the bracket's ends unless the last steps made progress (the zoom's
+    safeguard). Returns ``(t, insuf_progress)``."""
+    eps = 0.1 * (max(bracket) - min(bracket))
+    if min(max(bracket) - t, t - min(bracket)) < eps:
+        if insuf_progress or t >= max(bracket) or t <= min(bracket):
+            if abs(t - max(bracket)) < abs(t - min(bracket)):
+                t = max(bracket) - eps
+            else:
+                t = min(bracket) + eps
+            insuf_progress = False
+        else:
+            insuf_progress = True
+    else:
+        insuf_progress = False
+    return t, insuf_progress
 
 
 def _saved(value):
@@ -152,6 +169,78 @@ def _loaded(value):
     if isinstance(value, Tensor):
         return value._data if value._data.ndim else value._data[()]
     return value
+
+
+def _load_history(state):
+    """What the last ``step`` left in LBFGS's state: ``(d, t, old_dirs, old_stps, ro, H_diag,
+    prev_flat_grad, prev_loss)``, as arrays (None before the first step)."""
+    return (_loaded(state.get("d")), _loaded(state.get("t")), _loaded(state.get("old_dirs")),
+            _loaded(state.get("old_stps")), _loaded(state.get("ro")), _loaded(state.get("H_diag")),
+            _loaded(state.get("prev_flat_grad")), state.get("prev_loss"))
+
+
+def _save_history(state, d, t, old_dirs, old_stps, ro, H_diag, prev_flat_grad, prev_loss):
+    """Keep the history for the next ``step``, under PyTorch's keys and in its order."""
+    state["d"] = _saved(d)
+    state["t"] = _saved(t)
+    state["old_dirs"] = _saved(old_dirs)
+    state["old_stps"] = _saved(old_stps)
+    state["ro"] = _saved(ro)
+    state["H_diag"] = _saved(H_diag)
+    state["prev_flat_grad"] = _saved(prev_flat_grad)
+    state["prev_loss"] = prev_loss
+
+
+def _update_history(flat_grad, prev_flat_grad, d, t, old_dirs, old_stps, ro, H_diag, history_size):
+    """Add the curvature pair of the last move ``t d`` to the history (the lists, in place),
+    when y.s > 1e-10, dropping the oldest pair beyond ``history_size``. Returns ``H_diag``,
+    the initial inverse Hessian's scale y.s / y.y (unchanged when the pair is skipped)."""
+    y = flat_grad - prev_flat_grad
+    s = d * t
+    ys = y.dot(s)
+    if ys > 1e-10:
+        if len(old_dirs) == history_size:          # forget the oldest pair
+            old_dirs.pop(0)
+            old_stps.pop(0)
+            ro.pop(0)
+        old_dirs.append(y)
+        old_stps.append(s)
+        ro.append(1.0 / ys)
+        H_diag = ys / y.dot(y)
+    return H_diag
+
+
+def _two_loop_direction(state, flat_grad, old_dirs, old_stps, ro, H_diag, history_size):
+    """The direction ``d = -H g`` by the two-loop recursion over the history; the first loop's
+    coefficients are kept in ``state["al"]``, as PyTorch keeps them."""
+    num_old = len(old_dirs)
+    if "al" not in state:
+        state["al"] = [None] * history_size
+    al = _loaded(state["al"])
+    q = -flat_grad
+    for i in range(num_old - 1, -1, -1):
+        al[i] = old_stps[i].dot(q) * ro[i]
+        q += old_dirs[i] * float(-al[i])
+    d = r = q * H_diag
+    for i in range(num_old):
+        be_i = old_dirs[i].dot(r) * ro[i]
+        r += old_stps[i] * float(al[i] - be_i)
+    state["al"] = _saved(al)
+    return d
+
+
+def _should_stop(n_iter, max_iter, current_evals, max_eval, opt_cond, d, t, loss, prev_loss, tolerance_change):
+    """The stopping conditions after a move, tested in PyTorch's order: out of iterations or
+    evaluations, the gradient small enough, or the step or the loss change too small."""
+    if n_iter == max_iter:
+        return True
+    if current_evals >= max_eval:
+        return True
+    if opt_cond:
+        return True
+    if np.abs(d * t).max() <= tolerance_change:
+        return True
+    return abs(loss - prev_loss) < tolerance_change
 
 
 class LBFGS(Optimizer):
@@ -263,10 +352,7 @@ class LBFGS(Optimizer):
             return orig_loss
 
         # the state of the previous step
-        d, t = _loaded(state.get("d")), _loaded(state.get("t"))
-        old_dirs, old_stps = _loaded(state.get("old_dirs")), _loaded(state.get("old_stps"))
-        ro, H_diag = _loaded(state.get("ro")), _loaded(state.get("H_diag"))
-        prev_flat_grad, prev_loss = _loaded(state.get("prev_flat_grad")), state.get("prev_loss")
+        d, t, old_dirs, old_stps, ro, H_diag, prev_flat_grad, prev_loss = _load_history(state)
 
         n_iter = 0
         while n_iter < max_iter:
@@ -279,34 +365,9 @@ class LBFGS(Optimizer):
                 old_dirs, old_stps, ro = [], [], []
                 H_diag = 1
             else:
-                # the curvature pair of the last move, kept when y.s > 1e-10
-                y = flat_grad - prev_flat_grad
-                s = d * t
-                ys = y.dot(s)
-                if ys > 1e-10:
-                    if len(old_dirs) == history_size:          # forget the oldest pair
-                        old_dirs.pop(0)
-                        old_stps.pop(0)
-                        ro.pop(0)
-                    old_dirs.append(y)
-                    old_stps.append(s)
-                    ro.append(1.0 / ys)
-                    H_diag = ys / y.dot(y)                     # the initial inverse Hessian's scale
-
-                # two-loop recursion: d = -H g
-                num_old = len(old_dirs)
-                if "al" not in state:
-                    state["al"] = [None] * history_size
-                al = _loaded(state["al"])
-                q = -flat_grad
-                for i in range(num_old - 1, -1, -1):
-                    al[i] = old_stps[i].dot(q) * ro[i]
-                    q += old_dirs[i] * float(-al[i])
-                d = r = q * H_diag
-                for i in range(num_old):
-                    be_i = old_dirs[i].dot(r) * ro[i]
-                    r += old_stps[i] * float(al[i] - be_i)
-                state["al"] = _saved(al)
+                H_diag = _update_history(flat_grad, prev_flat_grad, d, t, old_dirs, old_stps, ro, H_diag,
+                                         history_size)
+                d = _two_loop_direction(state, flat_grad, old_dirs, old_stps, ro, H_diag, history_size)
 
             if prev_flat_grad is None:
                 prev_flat_grad = flat_grad.copy()
@@ -314,59 +375,50 @@ class LBFGS(Optimizer):
                 prev_flat_grad[...] = flat_grad
             prev_loss = loss
 
-            # the step length
-            if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / np.abs(flat_grad).sum()) * lr
-            else:
-                t = lr
+            # the step length: on the very first iteration scaled down to the gradient's size
+            t = min(1.0, 1.0 / np.abs(flat_grad).sum()) * lr if state["n_iter"] == 1 else lr
 
             gtd = flat_grad.dot(d)      # the directional derivative
             if gtd > -tolerance_change:
                 break
 
-            ls_func_evals = 0
-            if line_search_fn is not None:
-                if line_search_fn != "strong_wolfe":
-                    raise RuntimeError("only 'strong_wolfe' is supported")
-                x_init = self._clone_param()
-
-                def obj_func(x, t, d):
-                    return self._directional_evaluate(closure, x, t, d)
-
-                loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd,
-                                                                  max_ls=max_eval - current_evals)
-                self._add_grad(t, d)
-                opt_cond = np.abs(flat_grad).max() <= tolerance_grad
-            else:
-                # a fixed step, then the loss and gradient there (not after the last iteration)
-                self._add_grad(t, d)
-                if n_iter != max_iter:
-                    loss = float(self._closure_loss(closure))
-                    flat_grad = self._gather_flat_grad()
-                    opt_cond = np.abs(flat_grad).max() <= tolerance_grad
-                    ls_func_evals = 1
-
+            loss, flat_grad, t, opt_cond, ls_func_evals = self._move_along(
+                closure, line_search_fn, d, t, loss, flat_grad, gtd, opt_cond, tolerance_grad,
+                max_eval, current_evals, n_iter == max_iter)
             current_evals += ls_func_evals
             state["func_evals"] += ls_func_evals
 
-            # the stopping conditions
-            if n_iter == max_iter:
-                break
-            if current_evals >= max_eval:
-                break
-            if opt_cond:
-                break
-            if np.abs(d * t).max() <= tolerance_change:
-                break
-            if abs(loss - prev_loss) < tolerance_change:
+            if _should_stop(n_iter, max_iter, current_evals, max_eval, opt_cond, d, t, loss, prev_loss,
+                            tolerance_change):
                 break
 
-        state["d"] = _saved(d)
-        state["t"] = _saved(t)
-        state["old_dirs"] = _saved(old_dirs)
-        state["old_stps"] = _saved(old_stps)
-        state["ro"] = _saved(ro)
-        state["H_diag"] = _saved(H_diag)
-        state["prev_flat_grad"] = _saved(prev_flat_grad)
-        state["prev_loss"] = prev_loss
+        _save_history(state, d, t, old_dirs, old_stps, ro, H_diag, prev_flat_grad, prev_loss)
         return orig_loss
+
+    def _move_along(self, closure, line_search_fn, d, t, loss, flat_grad, gtd, opt_cond, tolerance_grad,
+                    max_eval, current_evals, last):
+        """Move the parameters along ``d``: by the strong-Wolfe line search's step, or by ``t``
+        (then the loss and gradient there, unless this is the ``last`` iteration).
+        Returns ``(loss, flat_grad, t, opt_cond, evaluations)``, as they are after the move."""
+        ls_func_evals = 0
+        if line_search_fn is not None:
+            if line_search_fn != "strong_wolfe":
+                raise RuntimeError("only 'strong_wolfe' is supported")
+            x_init = self._clone_param()
+
+            def obj_func(x, t, d):
+                return self._directional_evaluate(closure, x, t, d)
+
+            loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd,
+                                                              max_ls=max_eval - current_evals)
+            self._add_grad(t, d)
+            opt_cond = np.abs(flat_grad).max() <= tolerance_grad
+        else:
+            # a fixed step, then the loss and gradient there (not after the last iteration)
+            self._add_grad(t, d)
+            if not last:
+                loss = float(self._closure_loss(closure))
+                flat_grad = self._gather_flat_grad()
+                opt_cond = np.abs(flat_grad).max() <= tolerance_grad
+                ls_func_evals = 1
+        return loss, flat_grad, t, opt_cond, ls_func_evals

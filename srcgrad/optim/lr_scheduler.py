@@ -804,6 +804,53 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self._last_lr = _group_values(self.optimizer, "lr")
 
 
+def _one_cycle_total_steps(total_steps, epochs, steps_per_epoch):
+    """OneCycleLR's number of steps: ``total_steps``, or ``epochs * steps_per_epoch``, checked."""
+    if total_steps is not None:
+        if total_steps <= 0 or not isinstance(total_steps, int):
+            raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        return total_steps
+    if epochs is not None and steps_per_epoch is not None:
+        if not isinstance(epochs, int) or epochs <= 0:
+            raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+        if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+            raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
+        return epochs * steps_per_epoch
+    raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+
+
+def _one_cycle_phases(total_steps, pct_start, three_phase):
+    """OneCycleLR's phases: each ends at a step and moves between two of the group's keys."""
+    rise_end = float(pct_start * total_steps) - 1
+    if three_phase:
+        return [
+            {"end_step": rise_end, "start_lr": "initial_lr", "end_lr": "max_lr",
+             "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+            {"end_step": float(2 * pct_start * total_steps) - 2, "start_lr": "max_lr",
+             "end_lr": "initial_lr", "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+            {"end_step": total_steps - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
+             "start_momentum": "max_momentum", "end_momentum": "max_momentum"},
+        ]
+    return [
+        {"end_step": rise_end, "start_lr": "initial_lr", "end_lr": "max_lr",
+         "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+        {"end_step": total_steps - 1, "start_lr": "max_lr", "end_lr": "min_lr",
+         "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+    ]
+
+
+def _start_one_cycle_momentum(optimizer, max_momentums, base_momentums, use_beta1):
+    """A new OneCycleLR's momentum (or Adam's beta1) in each group: its maximum, and the range
+    kept under the group's keys."""
+    for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups):
+        if use_beta1:
+            group["betas"] = (m_momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = m_momentum
+        group["max_momentum"] = m_momentum
+        group["base_momentum"] = b_momentum
+
+
 class OneCycleLR(LRScheduler):
     """The 1cycle policy (Smith & Topin, "Super-Convergence"), stepped after every batch: the
     learning rate rises from ``max_lr / div_factor`` to ``max_lr`` over the first ``pct_start``
@@ -830,37 +877,8 @@ class OneCycleLR(LRScheduler):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
 
-        if total_steps is not None:
-            if total_steps <= 0 or not isinstance(total_steps, int):
-                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
-            self.total_steps = total_steps
-        elif epochs is not None and steps_per_epoch is not None:
-            if not isinstance(epochs, int) or epochs <= 0:
-                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
-            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
-                raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
-            self.total_steps = epochs * steps_per_epoch
-        else:
-            raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
-
-        # each phase ends at a step and moves between two of the group's keys
-        rise_end = float(pct_start * self.total_steps) - 1
-        if three_phase:
-            self._schedule_phases = [
-                {"end_step": rise_end, "start_lr": "initial_lr", "end_lr": "max_lr",
-                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
-                {"end_step": float(2 * pct_start * self.total_steps) - 2, "start_lr": "max_lr",
-                 "end_lr": "initial_lr", "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
-                {"end_step": self.total_steps - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
-                 "start_momentum": "max_momentum", "end_momentum": "max_momentum"},
-            ]
-        else:
-            self._schedule_phases = [
-                {"end_step": rise_end, "start_lr": "initial_lr", "end_lr": "max_lr",
-                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
-                {"end_step": self.total_steps - 1, "start_lr": "max_lr", "end_lr": "min_lr",
-                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
-            ]
+        self.total_steps = _one_cycle_total_steps(total_steps, epochs, steps_per_epoch)
+        self._schedule_phases = _one_cycle_phases(self.total_steps, pct_start, three_phase)
 
         if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
@@ -883,13 +901,7 @@ class OneCycleLR(LRScheduler):
             max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+                _start_one_cycle_momentum(optimizer, max_momentums, base_momentums, self.use_beta1)
         super().__init__(optimizer, last_epoch)
 
     def _anneal_func(self, start, end, pct):

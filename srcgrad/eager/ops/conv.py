@@ -432,8 +432,10 @@ def _conv_transposend(nd, input, weight, bias, stride, padding, output_padding, 
     return _conv_transpose(input, *args)
 
 
-def _conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation):
-    xs, ws = x._data.shape, w._data.shape
+def _conv_transpose_geom(xs, ws, b, stride, padding, output_padding, groups, dilation):
+    """Check a transposed convolution of an input of shape ``xs`` with a weight of shape ``ws``
+    (and bias ``b``) as PyTorch does; returns its geometry (that of the convolution whose input
+    gradient it is), the output's shape and the output padding as a tuple."""
     if len(ws) < 3:
         raise RuntimeError("weight should have at least three dimensions")
     k = len(ws) - 2
@@ -479,6 +481,12 @@ def _conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation):
     if min(out_hw) < 1:
         raise RuntimeError(f"Given input size per channel: ({in_hw[0]} x {in_hw[1]}). Calculated output size per "
                            f"channel: ({out_hw[0]} x {out_hw[1]}). Output size is too small")
+    return geom, (xs[0], c_out) + out_hw[2 - k:], tuple(output_padding)
+
+
+def _conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation):
+    geom, out_shape, output_padding = _conv_transpose_geom(x._data.shape, w._data.shape, b, stride, padding,
+                                                           output_padding, groups, dilation)
     if x._data.dtype == np.bool_ and w._data.dtype == np.bool_:
         raise NotImplementedError('"slow_conv_transpose2d_out_cpu" not implemented for \'Bool\'')
     _check_dtypes(x, w)
@@ -491,8 +499,7 @@ def _conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation):
         if b.dtype.is_floating_point and not x.dtype.is_floating_point:
             raise RuntimeError(f"result type {_c_name(b).capitalize()} can't be cast to the desired output type "
                                f"{_c_name(x).capitalize()}")
-    out_shape = (xs[0], c_out) + out_hw[2 - k:]
-    return _conv_transpose_recorded(x, w, b, geom, out_shape, tuple(output_padding))
+    return _conv_transpose_recorded(x, w, b, geom, out_shape, output_padding)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):

@@ -143,19 +143,9 @@ def _verify_batch_size(shape, shown):
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {shown}")
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
-               eps=1e-05):
-    """Normalise each channel (dim 1) of ``input`` over the batch and the spatial dims.
-
-    In training mode the batch's mean and biased variance normalise, and ``running_mean`` /
-    ``running_var`` (when given) move towards the batch mean and the *unbiased* variance by
-    ``momentum``, in place. In evaluation mode the running statistics normalise.
-
-    >>> import srcgrad as torch
-    >>> batch_norm(torch.tensor([[1.0], [3.0]]), None, None, training=True)
-    tensor([[-1.0000],
-            [ 1.0000]])
-    """
+def _check_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    """batch_norm's arguments checked as PyTorch checks them, in its order; returns the number
+    of channels (the size of dim 1)."""
     x = input._data
     if training:
         _verify_batch_size(x.shape, f"torch.Size({list(x.shape)})")
@@ -182,7 +172,35 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     _check_float(input, "batch_norm")
     _check_same_dtype(input, (weight, bias, running_mean, running_var))
     _not_differentiable("native_batch_norm", running_mean=running_mean, running_var=running_var)
+    return channels
 
+
+def _update_running_stats(running_mean, running_var, mean, var, momentum, count):
+    """Move the running statistics towards the batch's mean and unbiased variance by
+    ``momentum``, in place (``count`` values per channel)."""
+    # PyTorch writes the running statistics without counting a new version
+    rm, rv = running_mean._data, running_var._data
+    rm *= 1 - momentum
+    rm += momentum * mean.reshape(rm.shape)
+    rv *= 1 - momentum
+    rv += (momentum * count / max(count - 1, 1)) * var.reshape(rv.shape)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+               eps=1e-05):
+    """Normalise each channel (dim 1) of ``input`` over the batch and the spatial dims.
+
+    In training mode the batch's mean and biased variance normalise, and ``running_mean`` /
+    ``running_var`` (when given) move towards the batch mean and the *unbiased* variance by
+    ``momentum``, in place. In evaluation mode the running statistics normalise.
+
+    >>> import srcgrad as torch
+    >>> batch_norm(torch.tensor([[1.0], [3.0]]), None, None, training=True)
+    tensor([[-1.0000],
+            [ 1.0000]])
+    """
+    x = input._data
+    channels = _check_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, channels) + (1,) * (x.ndim - 2)
     count = x.size // channels if channels else 0
@@ -190,12 +208,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         xhat, invstd, mean, var = _standardize(x, axes, max(count, 1), eps)
         out = _affine(xhat, weight, bias, shape)
         if running_mean is not None and count > 0:
-            # PyTorch writes the running statistics without counting a new version
-            rm, rv = running_mean._data, running_var._data
-            rm *= 1 - momentum
-            rm += momentum * mean.reshape(rm.shape)
-            rv *= 1 - momentum
-            rv += (momentum * count / max(count - 1, 1)) * var.reshape(rv.shape)
+            _update_running_stats(running_mean, running_var, mean, var, momentum, count)
         # as PyTorch: the batch mean and invstd per channel (result1, result2), and the running statistics
         # even though the backward does not use them; xhat is ours, to spare recomputing it
         saved = (input, weight, running_mean, running_var, mean.reshape(channels), invstd.reshape(channels), xhat)

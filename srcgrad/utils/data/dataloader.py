@@ -71,6 +71,56 @@ class _InfiniteConstantSampler(Sampler):
 _FIXED_ATTRIBUTES = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
 
 
+def _checked_worker_options(num_workers, timeout, prefetch_factor, persistent_workers):
+    """PyTorch's checks of the worker options; returns ``prefetch_factor`` (2 by default with
+    workers)."""
+    if num_workers < 0:
+        raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
+                         "multiprocessing.")
+    if timeout < 0:
+        raise ValueError("timeout option should be non-negative")
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
+                         "to enable multiprocessing, otherwise set prefetch_factor to None.")
+    if num_workers > 0 and prefetch_factor is None:
+        prefetch_factor = 2
+    elif prefetch_factor is not None and prefetch_factor < 0:
+        raise ValueError("prefetch_factor option should be non-negative")
+    if persistent_workers and num_workers == 0:
+        raise ValueError("persistent_workers option needs num_workers > 0")
+    return prefetch_factor
+
+
+def _checked_sampling_options(iterable, batch_size, shuffle, sampler, batch_sampler, drop_last):
+    """PyTorch's checks of the options that choose the samples and batches (``iterable``: the
+    dataset is an IterableDataset); returns ``(shuffle, batch_size, drop_last)`` as the loader
+    keeps them (a ``batch_sampler`` makes its own batches: no batch_size, no drop_last)."""
+    if iterable:
+        # the dataset alone decides what comes out, and in which order
+        if shuffle not in {False, None}:
+            raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
+                             f"shuffle={shuffle}")
+        if sampler is not None:
+            raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got "
+                             f"sampler={sampler}")
+        if batch_sampler is not None:
+            raise ValueError(f"DataLoader with IterableDataset: expected unspecified batch_sampler option, but "
+                             f"got batch_sampler={batch_sampler}")
+    else:
+        shuffle = bool(shuffle)
+    if sampler is not None and shuffle:
+        raise ValueError("sampler option is mutually exclusive with shuffle")
+    if batch_sampler is not None:
+        if batch_size != 1 or shuffle or sampler is not None or drop_last:
+            raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and "
+                             "drop_last")
+        batch_size, drop_last = None, False
+    elif batch_size is None and drop_last:
+        raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
+                         "drop_last")
+    return shuffle, batch_size, drop_last
+
+
 class DataLoader:
     """Batches of ``dataset``: ``batch_size`` samples collated by ``collate_fn``
     (``default_collate``), in order or shuffled (``shuffle=True``, from srcgrad's generator),
@@ -88,21 +138,7 @@ class DataLoader:
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
                  pin_memory_device="", in_order=True):
-        if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
-                             "multiprocessing.")
-        if timeout < 0:
-            raise ValueError("timeout option should be non-negative")
-        if num_workers == 0 and prefetch_factor is not None:
-            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
-                             "to enable multiprocessing, otherwise set prefetch_factor to None.")
-        if num_workers > 0 and prefetch_factor is None:
-            prefetch_factor = 2
-        elif prefetch_factor is not None and prefetch_factor < 0:
-            raise ValueError("prefetch_factor option should be non-negative")
-        if persistent_workers and num_workers == 0:
-            raise ValueError("persistent_workers option needs num_workers > 0")
-
+        prefetch_factor = _checked_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
         self.dataset = dataset
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
@@ -114,30 +150,8 @@ class DataLoader:
         self.in_order = in_order
 
         self._iterable = isinstance(dataset, IterableDataset)
-        if self._iterable:
-            # the dataset alone decides what comes out, and in which order
-            if shuffle not in {False, None}:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
-                                 f"shuffle={shuffle}")
-            if sampler is not None:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got "
-                                 f"sampler={sampler}")
-            if batch_sampler is not None:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified batch_sampler option, but "
-                                 f"got batch_sampler={batch_sampler}")
-        else:
-            shuffle = bool(shuffle)
-        if sampler is not None and shuffle:
-            raise ValueError("sampler option is mutually exclusive with shuffle")
-        if batch_sampler is not None:
-            if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and "
-                                 "drop_last")
-            batch_size, drop_last = None, False
-        elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
-                             "drop_last")
-
+        shuffle, batch_size, drop_last = _checked_sampling_options(self._iterable, batch_size, shuffle, sampler,
+                                                                   batch_sampler, drop_last)
         if sampler is None:
             if self._iterable:
                 sampler = _InfiniteConstantSampler()
