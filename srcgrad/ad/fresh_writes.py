@@ -71,7 +71,7 @@ def _loop(op, state):
     carried = [state.get(v, NO) for v in op.inits]
     for _ in range(_LOOP_ROUNDS):
         for blk in op.regions:
-            args = blk.args[1:] if op.prim == "for" else blk.args
+            args = op.carried if op.prim == "for" else blk.args     # a while's test and body: carried only
             state.update(zip(args, carried))
         for blk in op.regions:
             _propagate(blk.ops, state)

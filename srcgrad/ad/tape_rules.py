@@ -45,7 +45,7 @@ def adjoint_tapes(ops, active, mapping):
         if len(puts) != 1 or len(gets) != 1 or puts[0][1] is None or gets[0][1] is None:
             continue
         (put, _), (get, loop) = puts[0], gets[0]
-        if get.operands[1] is not loop.body.args[0]:
+        if loop.prim != "for" or get.operands[1] is not loop.index:
             continue                        # read at the loop's index: every slot once
         floats = [j for j, t in enumerate(tape.type.items) if is_float(t)]
         if not any(put.operands[2 + j] in active for j in floats):

@@ -327,15 +327,16 @@ def run_accumulations_forward(fn):
     """
     for block in walk_blocks(fn.body):
         for op in list(block.ops):
-            if op.prim == "for" and op.attrs.get("reverse_sweep") and _order_free(op.body):
+            if op.prim == "for" and op.attrs.get("reverse_sweep") and _order_free(op):
                 _count_up(block, op)
     return fn
 
 
-def _order_free(body):
+def _order_free(loop):
+    body = loop.body
     if any(o.prim.startswith("undo_") for o in _walk(body)):
         return False        # it puts memory back as it was, iteration by iteration: latest first
-    return all(y is a or _accumulates(a, y, body) for a, y in zip(body.args[1:], body.yielded))
+    return all(y is a or _accumulates(a, y, body) for a, y in zip(loop.carried, body.yielded))
 
 
 def _users(v, block):
@@ -451,8 +452,8 @@ def _fused(first, second):
     """One loop: the first body, then the second with its index renamed, yields side by side."""
     from .core import Block, for_op
     a, b = first.body, second.body
-    body = Block([a.args[0]] + a.args[1:] + b.args[1:])
-    rename = {b.args[0]: a.args[0]}
+    body = Block([first.index] + list(first.carried) + list(second.carried))
+    rename = {second.index: first.index}
     for o in b.ops:
         o.operands = [rename.get(v, v) for v in o.operands]
     body.ops = a.ops[:-1] + b.ops[:-1] + [Op("yield", a.yielded + b.yielded, [])]
