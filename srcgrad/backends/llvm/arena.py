@@ -70,7 +70,9 @@ class Allocations:
                     self.raw[self.small[pointer]] = 0
             else:
                 self.raw[np.isin(self.pointers, np.array(list(self.owners), dtype=np.uint64))] = 0
-        if self.count and self.arena.value:
+        if not self.arena.value:
+            return                                  # the call allocated nothing
+        if self.count:
             load_runtime().free_arena(self.arena.value, self.count)
         load_runtime().free(self.arena.value)      # grown through the cache (block_cache.py): filed for the next call
 

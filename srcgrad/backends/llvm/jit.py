@@ -116,7 +116,7 @@ def _entry_stub(fn, address, low):
     checked = []
 
     def run(*given):
-        if any(not given[k].flags.writeable for k in written):
+        if written and any(not given[k].flags.writeable for k in written):
             # numpy raises where a read-only argument is written, if that write is reached:
             # the python backend does exactly that (compiled code would write into it)
             if not checked:
@@ -124,35 +124,51 @@ def _entry_stub(fn, address, low):
                 checked.append(python_backend.compile_function(fn))
             return checked[0](*given)
         args = [element_strided(a) if t.is_array else a for a, t in zip(given, param_types)]
-        call_args, arrays = [], []
-        for a, t, ct in zip(args, param_types, in_types):
-            if t.is_array:
-                s = array_struct(ct, a)
-                call_args.append(ctypes.byref(s))
-                if a.size:
-                    arrays.append((a, s.data))
-            else:
-                call_args.append(a)
+        call_args, arrays = _passed(args, param_types, in_types)
         outs = [t() for t in out_types]
         taken = None
         arena = ctypes.c_void_p(None)            # allocated and grown by the compiled code
         count = (ctypes.c_int64 * 2)()           # slots used, capacity
         err = (ctypes.c_int64 * ERR_SLOTS)()
+        passed = (*call_args, *[ctypes.byref(o) for o in outs], ctypes.byref(arena), count, err, table)
         try:
-            with CallState() as state:
-                status = cfunc(*call_args, *[ctypes.byref(o) for o in outs], ctypes.byref(arena), count, err, table)
-                if status == CALLBACK:
-                    raise state.error
-                if status:
-                    raise exception_for(status, errors, err)
-                taken = Allocations(arena, count[0])
-                vals = [result_value(o, k, arrays, taken) for o, k in zip(outs, kinds)]
+            if bridges:
+                with CallState() as state:
+                    status = cfunc(*passed)
+                    if status == CALLBACK:
+                        raise state.error
+            else:                                # no callback can fail: no state to keep
+                status = cfunc(*passed)
+            if status:
+                raise exception_for(status, errors, err)
+            taken = Allocations(arena, count[0])
+            vals = [result_value(o, k, arrays, taken) for o, k in zip(outs, kinds)]
         finally:
             (taken if taken is not None else Allocations(arena, count[0])).release()
-            for a, copy in zip(given, args):
-                if copy is not a and getattr(a, "flags", None) is not None and a.flags.writeable:
-                    np.copyto(a, copy)         # writes into a copied argument reach the caller's array
+            _copy_back(given, args)
         return vals[0] if len(vals) == 1 else tuple(vals)
 
     run._bridges = bridges
     return run
+
+
+def _passed(args, param_types, in_types):
+    """(the arguments as the compiled function takes them: numbers, and arrays by reference to
+    their structs; the arrays that are not empty, each with its data pointer)."""
+    call_args, arrays = [], []
+    for a, t, ct in zip(args, param_types, in_types):
+        if t.is_array:
+            s = array_struct(ct, a)
+            call_args.append(ctypes.byref(s))
+            if a.size:
+                arrays.append((a, s.data))
+        else:
+            call_args.append(a)
+    return call_args, arrays
+
+
+def _copy_back(given, args):
+    """Writes into a copied argument (element_strided) reach the caller's array."""
+    for a, copy in zip(given, args):
+        if copy is not a and getattr(a, "flags", None) is not None and a.flags.writeable:
+            np.copyto(a, copy)
