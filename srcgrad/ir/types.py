@@ -33,12 +33,13 @@ class ArrayType:
 
     def __init__(self, dtype, ndim):
         self.dtype, self.ndim = dtype, ndim
+        self._hash = hash((dtype.name, ndim))      # a call's signature hashes its arguments' types
 
     def __eq__(self, other):
-        return isinstance(other, ArrayType) and (self.dtype, self.ndim) == (other.dtype, other.ndim)
+        return self is other or (isinstance(other, ArrayType) and (self.dtype, self.ndim) == (other.dtype, other.ndim))
 
     def __hash__(self):
-        return hash((self.dtype.name, self.ndim))
+        return self._hash
 
     def __repr__(self):
         return f"{self.dtype}[{self.ndim}]"
@@ -85,8 +86,20 @@ _NP_SCALARS = {np.dtype(np.float64): F64, np.dtype(np.float32): F32, np.dtype(np
                np.dtype(np.bool_): BOOL}
 
 
+_ARRAYS = {}          # (numpy dtype, ndim) -> its ArrayType, one object each: found by identity
+
+
 def type_of(value):
     """The compiler type of a runtime argument, or None if the compiler does not take it."""
+    if type(value) is np.ndarray:              # the common case first
+        key = (value.dtype, value.ndim)
+        t = _ARRAYS.get(key)
+        if t is None:
+            dt = _NP_SCALARS.get(value.dtype)
+            if dt is None:
+                return None
+            t = _ARRAYS[key] = ArrayType(dt, value.ndim)
+        return t
     if isinstance(value, (bool, np.bool_)):
         return BOOL
     if isinstance(value, (int, np.integer)):
