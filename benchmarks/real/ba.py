@@ -10,6 +10,10 @@ a (p,) array.
 """
 import numpy as np
 
+import srcgrad
+
+from .common import as_numpy
+
 SIZES = {"n=3 m=40 p=200": dict(n=3, m=40, p=200), "n=21 m=11315 p=36455": dict(n=21, m=11315, p=36455)}
 QUICK = {"n=3 m=40 p=200": dict(n=3, m=40, p=200), "n=5 m=200 p=1000": dict(n=5, m=200, p=1000)}
 TINY = dict(n=2, m=5, p=8)
@@ -70,45 +74,80 @@ def w_err(w):
     return 1.0 - w * w
 
 
+reproj_jacobian = srcgrad.jacobian(reproj_err, wrt=(0, 1, 2))
+w_err_slope = srcgrad.vectorize(srcgrad.grad(w_err))
+
+
+def ba_jacobian(cams, X, w, obs, feats):
+    """Every observation's 2x15 block: the per-observation Jacobian, called in a loop."""
+    p = obs.shape[0]
+    J = np.zeros((p, 2, 15))
+    for i in range(p):
+        jc, jx, jw = reproj_jacobian(cams[obs[i, 0]], X[obs[i, 1]], w[i], feats[i])
+        J[i, :, 0:11] = jc
+        J[i, :, 11:14] = jx
+        J[i, :, 14] = jw
+    return J
+
+
+ba_jacobian_compiled = srcgrad.jit(ba_jacobian)
+
+
 def srcgrad_derivative(inp, batched=True):
     """The per-observation residual's Jacobian, ``srcgrad.jacobian(reproj_err, wrt=(0, 1, 2))``.
     ``batched``: called from a loop over the observations that srcgrad compiles too (a compiled
     function calling a compiled Jacobian is inlined, docs/compiler.md); otherwise a Python loop
     calls it once per observation. The weight error's derivative is ``vectorize(grad(w_err))``."""
-    import srcgrad
-    jac = srcgrad.jacobian(reproj_err, wrt=(0, 1, 2))
-    dw_err = srcgrad.vectorize(srcgrad.grad(w_err))
     cams, X, w, obs, feats = (inp[k] for k in ("cams", "X", "w", "obs", "feats"))
     if batched:
-        def ba_jacobian(cams, X, w, obs, feats):
-            p = obs.shape[0]
-            J = np.zeros((p, 2, 15))
-            for i in range(p):
-                jc, jx, jw = jac(cams[obs[i, 0]], X[obs[i, 1]], w[i], feats[i])
-                J[i, :, 0:11] = jc
-                J[i, :, 11:14] = jx
-                J[i, :, 14] = jw
-            return J
-        compiled = srcgrad.jit(ba_jacobian)
-        return lambda: (compiled(cams, X, w, obs, feats), dw_err(w))
+        return lambda: (ba_jacobian_compiled(cams, X, w, obs, feats), w_err_slope(w))
 
     def python_loop():
         p = obs.shape[0]
         J = np.zeros((p, 2, 15))
         for i in range(p):
-            jc, jx, jw = jac(cams[obs[i, 0]], X[obs[i, 1]], w[i], feats[i])
+            jc, jx, jw = reproj_jacobian(cams[obs[i, 0]], X[obs[i, 1]], w[i], feats[i])
             J[i, :, 0:11] = jc
             J[i, :, 11:14] = jx
             J[i, :, 14] = jw
-        return J, dw_err(w)
+        return J, w_err_slope(w)
     return python_loop
 
 
-def residuals(inp, cams, X, w):
-    """Every residual, as plain numpy (for finite differences): (p, 2) and (p,)."""
+def standard(result):
+    return tuple(as_numpy(a) for a in result)
+
+
+def blocks(inp):
+    return [inp["cams"], inp["X"], inp["w"]]
+
+
+def _touched(inp, j):
+    """The observations coordinate ``j`` (cameras, then points, then weights) enters, and its
+    column within an observation's block."""
+    n, m = inp["cams"].shape[0], inp["X"].shape[0]
+    obs = inp["obs"]
+    if j < 11 * n:
+        return np.flatnonzero(obs[:, 0] == j // 11), j % 11
+    if j < 11 * n + 3 * m:
+        return np.flatnonzero(obs[:, 1] == (j - 11 * n) // 3), 11 + (j - 11 * n) % 3
+    return np.array([j - 11 * n - 3 * m]), 14
+
+
+def outputs(inp, values, j, plain=True):
+    """The residuals that coordinate ``j`` enters (plain numpy): reprojection errors, then weight
+    errors, of the observations it touches (the rest of the sparse Jacobian's column is 0)."""
+    cams, X, w = values
+    sel, _ = _touched(inp, j)
     obs, feats = inp["obs"], inp["feats"]
-    r = np.array([reproj_err(cams[c], X[j], w[i], feats[i]) for i, (c, j) in enumerate(obs)])
-    return r, w_err(w)
+    r = [reproj_err(cams[obs[i, 0]], X[obs[i, 1]], w[i], feats[i]) for i in sel]
+    return np.concatenate([np.ravel(r), w_err(w[sel])])
+
+
+def column(std, inp, j):
+    J, dw = std
+    sel, q = _touched(inp, j)
+    return np.concatenate([J[sel, :, q].ravel(), dw[sel] if q == 14 else np.zeros(len(sel))])
 
 
 # ---------------------------------------------------------------- JAX: vmap(jacfwd)

@@ -15,6 +15,10 @@ import math
 
 import numpy as np
 
+import srcgrad
+
+from .common import as_numpy
+
 SIZES = {"d=2 K=5 n=1000": dict(d=2, K=5, n=1000), "d=10 K=25 n=10000": dict(d=10, K=25, n=10000)}
 QUICK = {"d=2 K=5 n=100": dict(d=2, K=5, n=100), "d=4 K=6 n=200": dict(d=4, K=6, n=200)}
 TINY = dict(d=3, K=4, n=20)
@@ -85,18 +89,32 @@ def objective_args(inp):
             log_gamma_distrib(0.5 * (d + inp["m"] + 1), d))
 
 
+gmm_gradient = srcgrad.grad(gmm_objective, wrt=(0, 1, 2))
+gmm_value = srcgrad.jit(gmm_objective)          # for finite differences at the large sizes
+
+
 def srcgrad_derivative(inp):
-    """Decoration and the call that computes the gradient; returns (da, dmeans, dicf)."""
-    import srcgrad
-    g = srcgrad.grad(gmm_objective, wrt=(0, 1, 2))
+    """The gradient (da, dmeans, dicf)."""
     args = objective_args(inp)
-    return lambda: g(*args)
+    return lambda: gmm_gradient(*args)
 
 
-def value(inp, params):
-    """The objective (run as plain numpy) at ``params`` = (alphas, means, icf): for differences."""
-    args = objective_args(inp)
-    return gmm_objective(*params, *args[3:])
+def standard(result):
+    return tuple(as_numpy(a) for a in result)
+
+
+def blocks(inp):
+    return [inp[k] for k in WRT]
+
+
+def outputs(inp, values, j, plain=True):
+    """The objective at ``values`` = (alphas, means, icf): plain numpy, or ``srcgrad.jit``."""
+    f = gmm_objective if plain else gmm_value
+    return np.array([f(*values, *objective_args(inp)[3:])])
+
+
+def column(std, inp, j):
+    return np.concatenate([a.ravel() for a in std])[j:j + 1]
 
 
 # ---------------------------------------------------------------- JAX: vectorised, jit(grad)
@@ -239,7 +257,3 @@ def hand_derivative(inp):
         return da, dmeans, dicf
     args = [inp[k] for k in ("alphas", "means", "icf", "x", "gamma", "m")]
     return lambda: gradient(*args)
-
-
-def params(inp):
-    return tuple(inp[k] for k in WRT)

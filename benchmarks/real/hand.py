@@ -16,6 +16,10 @@ import math
 
 import numpy as np
 
+import srcgrad
+
+from .common import as_numpy
+
 SIZES = {"N=100": dict(n_pts=100), "N=12800": dict(n_pts=12800)}
 QUICK = {"N=100": dict(n_pts=100), "N=800": dict(n_pts=800)}
 TINY = dict(n_pts=10, n_verts=30)
@@ -131,15 +135,30 @@ def hand_objective(theta, parents, base_relatives, inverse_base_absolutes, base_
     return points - vertex_positions[:, correspondences]
 
 
+hand_jacobian = srcgrad.jacobian(hand_objective)
+
+
 def srcgrad_derivative(inp):
-    import srcgrad
-    jac = srcgrad.jacobian(hand_objective)
+    """The Jacobian (3, N, 26)."""
     args = [inp[k] for k in ARGS]
-    return lambda: jac(inp["theta"], *args)
+    return lambda: hand_jacobian(inp["theta"], *args)
 
 
-def value(inp, theta):
-    return hand_objective(theta, *(inp[k] for k in ARGS))
+def standard(result):
+    return (as_numpy(result),)
+
+
+def blocks(inp):
+    return [inp["theta"]]
+
+
+def outputs(inp, values, j, plain=True):
+    """The residuals at theta = ``values[0]``, flattened (plain numpy: it is vectorised)."""
+    return hand_objective(values[0], *(inp[k] for k in ARGS)).ravel()
+
+
+def column(std, inp, j):
+    return std[0][..., j].ravel()
 
 
 # ---------------------------------------------------------------- JAX: jit(jacfwd)
@@ -344,11 +363,7 @@ def hand_derivative(inp):
             local += (T @ base_positions)[:3] * weights[i]
         J = np.zeros((3, N, 26))
         Jg = np.empty((3, 3))
-        glob = np.empty((3, V))
-        for v in range(V):                               # R(aa) local + t, and its slope in aa
-            out = rotation_and_slope(theta[0:3], local[:, v].copy(), Jg)
-            glob[:, v] = out
-        for n in range(N):
+        for n in range(N):                               # R(aa) local + t: its slope in aa, t
             v = correspondences[n]
             rotation_and_slope(theta[0:3], local[:, v].copy(), Jg)
             for a in range(3):

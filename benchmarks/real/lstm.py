@@ -9,6 +9,10 @@ import math
 
 import numpy as np
 
+import srcgrad
+
+from .common import as_numpy
+
 SIZES = {"l=2 c=1024 b=14": dict(l=2, c=1024, b=14), "l=4 c=4096 b=14": dict(l=4, c=4096, b=14)}
 QUICK = {"l=2 c=64 b=14": dict(l=2, c=64, b=14), "l=2 c=256 b=14": dict(l=2, c=256, b=14)}
 TINY = dict(l=2, c=6, b=5)
@@ -67,15 +71,32 @@ def lstm_objective(main_params, extra_params, state, sequence):
     return -total / count
 
 
+lstm_gradient = srcgrad.grad(lstm_objective, wrt=(0, 1))
+lstm_value = srcgrad.jit(lstm_objective)        # for finite differences at the large sizes
+
+
 def srcgrad_derivative(inp):
-    import srcgrad
-    g = srcgrad.grad(lstm_objective, wrt=(0, 1))
+    """The gradient (dmain, dextra)."""
     args = [inp[k] for k in ("main_params", "extra_params", "state", "sequence")]
-    return lambda: g(*args)
+    return lambda: lstm_gradient(*args)
 
 
-def value(inp, params):
-    return lstm_objective(*params, inp["state"], inp["sequence"])
+def standard(result):
+    return tuple(as_numpy(a) for a in result)
+
+
+def blocks(inp):
+    return [inp[k] for k in WRT]
+
+
+def outputs(inp, values, j, plain=True):
+    """The loss at ``values`` = (main_params, extra_params): plain numpy, or ``srcgrad.jit``."""
+    f = lstm_objective if plain else lstm_value
+    return np.array([f(*values, inp["state"], inp["sequence"])])
+
+
+def column(std, inp, j):
+    return np.concatenate([a.ravel() for a in std])[j:j + 1]
 
 
 # ---------------------------------------------------------------- JAX: lax.scan over time, jit(grad)
@@ -250,7 +271,3 @@ def hand_derivative(inp):
         return dmain, dextra
     args = [inp[k] for k in ("main_params", "extra_params", "state", "sequence")]
     return lambda: gradient(*args)
-
-
-def params(inp):
-    return tuple(inp[k] for k in WRT)
