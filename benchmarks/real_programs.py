@@ -33,19 +33,23 @@ def _message(error):
 
 
 def run_case(name, module, label, size, repeats, budget, fresh):
-    """One row: {column: value} for the objective ``name`` at ``size``."""
+    """The rows of the objective ``name`` at ``size``: the tools', then srcgrad's variants
+    (module.VARIANTS: the same derivative from code written otherwise), timed in the same turns."""
     inp = module.inputs(**size)
     fns, results, refused = {}, {}, {}
-    for tool in common.TOOLS:
+    makers = {tool: (lambda tool=tool: common.derivative(module, tool, inp)) for tool in common.TOOLS}
+    makers.update({f"variant:{k}": (lambda make=make: make(inp)) for k, make in getattr(module, "VARIANTS", {}).items()})
+    for key, make in makers.items():
         try:
-            fn = common.derivative(module, tool, inp)
-            results[tool] = module.standard(fn())          # also the warm-up call
-            fns[tool] = fn
+            fn = make()
+            results[key] = module.standard(fn())            # also the warm-up call
+            fns[key] = fn
         except ImportError as e:
-            refused[tool] = f"not installed ({e.name})"
+            refused[key] = f"not installed ({e.name})"
         except Exception as e:                              # noqa: BLE001 - a refusal is a finding
-            refused[tool] = f"refused: {_message(e)}"
-    row = {"objective": TITLES[name], "size": label, "refused": refused, "diffs": {}}
+            refused[key] = f"refused: {_message(e)}"
+    row = {"objective": TITLES[name], "size": label, "refused": {}, "diffs": {}}
+    row["refused"] = {k: v for k, v in refused.items() if not k.startswith("variant:")}
     ref = results.get("srcgrad")
     others = [t for t in common.TOOLS if t != "srcgrad" and t in results]
     if ref is not None:
@@ -56,7 +60,9 @@ def run_case(name, module, label, size, repeats, budget, fresh):
         base = results[others[0]]
         for tool in others[1:]:
             row["diffs"][tool] = common.relative_difference(results[tool], base)
-    row["times"], row["samples"] = common.timed(fns, repeats, budget)
+    times, samples = common.timed(fns, repeats, budget)
+    row["times"] = {k: v for k, v in times.items() if not k.startswith("variant:")}
+    row["samples"] = samples
     row["first"] = {}
     if fresh:
         for tool in ("srcgrad", "jax"):
@@ -65,17 +71,22 @@ def run_case(name, module, label, size, repeats, budget, fresh):
                     row["first"][tool] = common.first_call(name, tool, size)
                 except Exception as e:                      # noqa: BLE001
                     row["first"][tool] = _message(e)
-    return row, inp
-
-
-def ba_python_loop_row(label, inp, repeats, budget):
-    """srcgrad's per-observation Jacobian called from a Python loop (no compiled batching)."""
-    from real import ba
-    fn = ba.srcgrad_derivative(inp, batched=False)
-    fn()
-    times, samples = common.timed({"srcgrad": fn}, repeats, budget, least=2)
-    return {"objective": "BA Jacobian, srcgrad called per observation from Python", "size": label,
-            "refused": {}, "diffs": {}, "times": times, "samples": samples, "first": {}}
+    rows = [row]
+    for key in makers:
+        if not key.startswith("variant:"):
+            continue
+        variant = {"objective": f"{TITLES[name]}, srcgrad variant: {key[8:]}", "size": label, "first": {},
+                   "samples": {}, "diffs": {}, "refused": {}, "times": {}, "variant": True,
+                   "others": {t: times.get(t) for t in ("jax", "hand")}}
+        if key in refused:
+            variant["refused"]["srcgrad"] = refused[key]
+        else:
+            variant["times"]["srcgrad"] = times[key]
+            variant["samples"]["srcgrad"] = samples[key]
+            if ref is not None:
+                variant["diffs"]["srcgrad"] = common.relative_difference(results[key], ref)
+        rows.append(variant)
+    return rows
 
 
 def run(repeats, budget, quick, only):
@@ -86,12 +97,10 @@ def run(repeats, budget, quick, only):
         module = __import__(f"real.{name}", fromlist=[name])
         sizes = module.QUICK if quick else module.SIZES
         for label, size in sizes.items():
-            row, inp = run_case(name, module, label, size, repeats, budget, fresh=not quick)
-            rows.append(row)
-            print(f"  {row['objective']}, {label}: " + ", ".join(
-                f"{k} {v * 1e3:.3f} ms" for k, v in row["times"].items()), file=sys.stderr, flush=True)
-            if name == "ba" and "srcgrad" in row["times"]:
-                rows.append(ba_python_loop_row(label, inp, repeats, budget))
+            case = run_case(name, module, label, size, repeats, budget, fresh=not quick)
+            rows += case
+            print(f"  {TITLES[name]}, {label}: " + ", ".join(
+                f"{k} {v * 1e3:.3f} ms" for k, v in case[0]["times"].items()), file=sys.stderr, flush=True)
     return rows
 
 
@@ -117,6 +126,7 @@ def table(rows):
     findings = []
     for r in rows:
         t = r["times"]
+        vs = r.get("others", t)                 # a variant's ratios: to the tools of its objective's row
         cells = []
         for tool in common.TOOLS:
             if tool in r["refused"]:
@@ -124,15 +134,18 @@ def table(rows):
             else:
                 cells.append(_ms(t.get(tool)))
         diffs = r["diffs"]
-        dtext = " / ".join(f"{diffs[k]:.1e}" if k in diffs else "–" for k in ("jax", "torch", "hand", "fd"))
-        bad = [k for k, v in diffs.items() if not v <= TOLERANCE[k]]
+        if r.get("variant"):
+            dtext = (f"from the row above's srcgrad: {diffs['srcgrad']:.1e}" if "srcgrad" in diffs else "–")
+        else:
+            dtext = " / ".join(f"{diffs[k]:.1e}" if k in diffs else "–" for k in ("jax", "torch", "hand", "fd"))
+        bad = [k for k, v in diffs.items() if not v <= TOLERANCE.get(k, 1e-8)]
         if bad:
             dtext += " **(over 1e-8: " + ", ".join(bad) + ")**"
             findings.append(f"{r['objective']}, {r['size']}: {', '.join(bad)} differ from srcgrad by more than "
                             "1e-8 (finite differences: 1e-7)")
         first = r["first"]
         out.append("| " + " | ".join([r["objective"], r["size"]] + cells
-                                     + [_ratio(t.get("srcgrad"), t.get("jax")), _ratio(t.get("srcgrad"), t.get("hand")),
+                                     + [_ratio(t.get("srcgrad"), vs.get("jax")), _ratio(t.get("srcgrad"), vs.get("hand")),
                                         _seconds(first.get("srcgrad")), _seconds(first.get("jax")), dtext]) + " |")
     samples = sorted({n for r in rows for n in r["samples"].values()})
     out.append("")

@@ -114,6 +114,9 @@ def srcgrad_derivative(inp, batched=True):
     return python_loop
 
 
+VARIANTS = {"called per observation from a Python loop": lambda inp: srcgrad_derivative(inp, batched=False)}
+
+
 def standard(result):
     return tuple(as_numpy(a) for a in result)
 

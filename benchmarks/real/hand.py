@@ -144,6 +144,18 @@ def srcgrad_derivative(inp):
     return lambda: hand_jacobian(inp["theta"], *args)
 
 
+hand_jacfwd = srcgrad.jacfwd(hand_objective)
+
+
+def _jacfwd(inp):
+    args = [inp[k] for k in ARGS]
+    return lambda: hand_jacfwd(inp["theta"], *args)
+
+
+# srcgrad-only row: mode="fwd" chosen by hand (the default "auto" compiles both sweeps)
+VARIANTS = {"jacfwd (mode='fwd')": _jacfwd}
+
+
 def standard(result):
     return (as_numpy(result),)
 
