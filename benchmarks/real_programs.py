@@ -38,7 +38,8 @@ def run_case(name, module, label, size, repeats, budget, fresh):
     inp = module.inputs(**size)
     fns, results, refused = {}, {}, {}
     makers = {tool: (lambda tool=tool: common.derivative(module, tool, inp)) for tool in common.TOOLS}
-    makers.update({f"variant:{k}": (lambda make=make: make(inp)) for k, make in getattr(module, "VARIANTS", {}).items()})
+    variants = getattr(module, "VARIANTS", {})
+    makers.update({f"variant:{k}": (lambda make=make: make(inp)) for k, make in variants.items()})
     for key, make in makers.items():
         try:
             fn = make()
@@ -105,7 +106,9 @@ def run(repeats, budget, quick, only):
 
 
 def _ms(v):
-    return "–" if v is None else (f"{v * 1e3:,.3f}" if v < 0.01 else f"{v * 1e3:,.1f}" if v < 10 else f"{v * 1e3:,.0f}")
+    if v is None:
+        return "–"
+    return f"{v * 1e3:,.3f}" if v < 0.01 else f"{v * 1e3:,.1f}" if v < 10 else f"{v * 1e3:,.0f}"
 
 
 def _seconds(v):
@@ -145,7 +148,8 @@ def table(rows):
                             "1e-8 (finite differences: 1e-7)")
         first = r["first"]
         out.append("| " + " | ".join([r["objective"], r["size"]] + cells
-                                     + [_ratio(t.get("srcgrad"), vs.get("jax")), _ratio(t.get("srcgrad"), vs.get("hand")),
+                                     + [_ratio(t.get("srcgrad"), vs.get("jax")),
+                                        _ratio(t.get("srcgrad"), vs.get("hand")),
                                         _seconds(first.get("srcgrad")), _seconds(first.get("jax")), dtext]) + " |")
     samples = sorted({n for r in rows for n in r["samples"].values()})
     out.append("")
