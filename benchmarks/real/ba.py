@@ -24,11 +24,11 @@ def inputs(n, m, p, seed=0):
     rng = np.random.default_rng(seed)
     cams = np.empty((n, 11))
     cams[:, 0:3] = rng.standard_normal((n, 3)) * 0.1                 # small rotations
-    cams[:, 3:6] = rng.standard_normal((n, 3)) * 0.5 + [0.0, 0.0, -5.0]   # centres behind the points
+    cams[:, 3:6] = rng.uniform(-0.5, 0.5, (n, 3)) + [0.0, 0.0, -5.0]   # centres 4 to 6 behind the points
     cams[:, 6] = 300.0 + 50.0 * rng.random(n)                       # focal length
     cams[:, 7:9] = rng.standard_normal((n, 2)) * 2.0
     cams[:, 9:11] = rng.standard_normal((n, 2)) * 1e-3
-    X = rng.standard_normal((m, 3))
+    X = rng.uniform(-1.0, 1.0, (m, 3))                              # so every point is well in front
     w = 0.5 + rng.random(p)
     obs = np.stack([np.arange(p) % n, rng.integers(0, m, p)], axis=1).astype(np.int64)
     obs[:m, 1] = np.arange(min(m, p))                               # every point seen
