@@ -8,9 +8,10 @@ the same objective for JAX, for PyTorch and a derivative written by hand (Numba)
 - ``inputs(**size)``: a dict of seeded numpy inputs of ADBench's shapes;
 - ``srcgrad_derivative(inp)``, ``jax_derivative(inp)``, ``torch_derivative(inp)``,
   ``hand_derivative(inp)``: each builds (decorates, jits) its tool's derivative and returns a
-  zero-argument callable computing it (the derivative, in the module's own layout; ``flat``
-  in benchmarks/real/common.py makes one vector of it for comparisons);
-- ``finite_differences(inp, coords)`` (common.py) needs ``fd_point`` / ``fd_value``: the
-  differentiated inputs as one vector and the objective's outputs at such a vector.
+  zero-argument callable computing it (srcgrad's derivatives are decorated once, at the
+  module's top level, as a user would);
+- ``standard``, ``blocks``, ``outputs`` and ``column``: one layout for every tool's derivative and
+  what finite differences need (benchmarks/real/common.py says what each does);
+- ``VARIANTS`` (some modules): srcgrad's derivative of the same objective written otherwise.
 """
 MODULES = ("gmm", "ba", "hand", "lstm")

@@ -95,8 +95,8 @@ def log_wishart_prior(icf, d, gamma, m, lgamma_const):
 
 
 def gmm_objective_fresh_main(alphas, means, icf, x, gamma, m, lgamma_const):
-    """Variant: ``main`` made anew for each point instead of one scratch array for all (srcgrad
-    then keeps no undo log for it and does not recompute the point's loop to rewind it)."""
+    """Variant: ``main`` made anew for each point instead of one scratch array written over for
+    every point (whose writes srcgrad's gradient logs to undo them)."""
     n, d = x.shape
     K = alphas.shape[0]
     Qs = np.zeros((K, d, d))
