@@ -3,8 +3,8 @@
 Each module holds the objective written for srcgrad in plain numpy (loops where the math loops),
 the same objective for JAX, for PyTorch and a derivative written by hand (Numba), and exposes
 
-- ``SIZES``, ``QUICK`` (smaller, for ``--quick``) and ``TINY`` (for tests/test_real_programs.py):
-  {label: keyword arguments of ``inputs``};
+- ``SIZES`` and ``QUICK`` (smaller, for ``--quick``): {label: keyword arguments of ``inputs``};
+  ``TINY``: the keyword arguments tests/test_real_programs.py uses;
 - ``inputs(**size)``: a dict of seeded numpy inputs of ADBench's shapes;
 - ``srcgrad_derivative(inp)``, ``jax_derivative(inp)``, ``torch_derivative(inp)``,
   ``hand_derivative(inp)``: each builds (decorates, jits) its tool's derivative and returns a
