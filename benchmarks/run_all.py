@@ -15,6 +15,7 @@ BENCHMARKS = [("eager_overhead.py", "--repeats", 21, 3), ("compiled_loops.py", "
               ("compile_time.py", "--samples", 7, 2), ("memory.py", "--calls", 100_000, 5_000),
               ("array_writes.py", "--repeats", 9, 2), ("second_order.py", "--repeats", 9, 2),
               ("vectorize.py", "--repeats", 9, 2), ("nn_training.py", "--repeats", 15, 2),
+              ("real_programs.py", "--repeats", 15, 3),
               ("cuda_vectorize.py", "--repeats", 20, 3)]     # GPU: skips without one
 
 
