@@ -169,19 +169,20 @@ class Compiled:
 
     def build(self, ir, code_ir, result_tree):
         """The runnable specialisation of ``code_ir``: on llvm, or (the default, "auto") on the
-        python backend where llvm does not handle an op yet (``.backend`` then says "python")."""
+        python backend where llvm does not handle an op yet (``.backend`` then says "python").
+        The native code is built at its first run (Specialisation)."""
         source, externals = python_backend.generate(code_ir)
-        spec = None
-        if self.requested_backend in ("llvm", "auto"):
-            try:
-                run, llvm_ir = llvm_backend.compile_function(code_ir, self.boundscheck, self.cache)
-                spec = Specialisation(ir, code_ir, source, run, "llvm", llvm_ir)
-            except NotImplementedError:
-                if self.requested_backend == "llvm":
-                    raise
-        if spec is None:
-            run = python_backend.compile_function(code_ir, source, externals)
-            spec = Specialisation(ir, code_ir, source, run, "python")
+
+        def compile():
+            if self.requested_backend in ("llvm", "auto"):
+                try:
+                    run, llvm_ir = llvm_backend.compile_function(code_ir, self.boundscheck, self.cache)
+                    return run, "llvm", llvm_ir
+                except NotImplementedError:
+                    if self.requested_backend == "llvm":
+                        raise
+            return python_backend.compile_function(code_ir, source, externals), "python", None
+        spec = Specialisation(ir, code_ir, source, compile=compile)
         spec.result_tree = result_tree
         return spec
 
