@@ -269,7 +269,8 @@ def constant(lw, obj, node):
         return dtype_value(obj)      # a global np.dtype('float32')
     if callable(obj) and known_callable(obj):
         return FunctionRef(obj)      # np.tanh passed to a function that calls it
-    lw.unsupported(node, f"using {type(obj).__name__} {getattr(obj, '__name__', '')!s} as a value",
+    what = "None" if obj is None else f"a {type(obj).__name__}" + (f" ({obj.__name__})" if hasattr(obj, "__name__") else "")
+    lw.unsupported(node, f"using {what} as a value (a global or a default read while compiling)",
                    "numbers, arrays, tuples, lists and dicts of them can be used as values; functions can "
                    "be called")
 

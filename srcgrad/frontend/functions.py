@@ -24,8 +24,11 @@ Example:
 import ast
 import copy
 import inspect
+import os
+import sysconfig
 
 from ..custom import custom_vjp
+from ..errors import TypingError, UnsupportedSyntaxError
 from ..ir.core import Builder
 from ..ir.inline import inline as inline_ir
 from ..ir.types import user_name
@@ -211,14 +214,45 @@ def inline(lw, node, fobj, args, keywords=None):
                                  "several lambdas on one line)", "define it with def")
         fdef = _as_def(lambdas[0])
     sub = lw.for_call(fobj, fdef, file, first, fobj, node)
+    if not _is_library(file):
+        return _inline_body(lw, sub, node, fobj, fdef, args, keywords)
+    try:
+        return _inline_body(lw, sub, node, fobj, fdef, args, keywords)
+    except (UnsupportedSyntaxError, TypingError) as e:
+        if e.loc is not None and e.loc.file == lw.file and not hasattr(e, "in_library"):
+            raise                    # said at the user's own line already
+        # a library's function: say so at the user's call, with where in the library it stopped
+        # (the innermost place, where its own calls were compiled in place too)
+        where, why = getattr(e, "in_library", None) or (f"{e.loc.file}:{e.loc.line}" if e.loc else "",
+                                                      e.plain.removeprefix("srcgrad does not support "))
+        called = ast.unparse(node.func) if isinstance(node, ast.Call) else fobj.__name__
+        try:
+            lw.unsupported(node, f"calling {called} (yet): its source{f' ({where})' if where else ''} uses what "
+                                 f"compiled code does not: {why}", WHAT_CALLS_WORK)
+        except UnsupportedSyntaxError as said:
+            said.in_library = where, why
+            raise said from None
+
+
+def _inline_body(lw, sub, node, fobj, fdef, args, keywords):
     check_def(sub)
     sig = inspect.signature(fobj)
     defaults = {n: p.default for n, p in sig.parameters.items() if p.default is not p.empty}
     values = bind_call(lw, node, fobj.__name__, sig, args, keywords)
     for n in defaults:
         if values.get(n) is _DEFAULT:
+            if defaults[n] is None:
+                lw.unsupported(node, f"calling {fobj.__name__} without its argument '{n}': its default is None, "
+                                     "which compiled code cannot hold yet", f"pass {n}= explicitly")
             values[n] = constant(lw, defaults[n], node)
     return _run_body(sub, fdef, values)
+
+
+def _is_library(file):
+    """Whether ``file`` is installed code (the standard library, site-packages), not the user's."""
+    path = os.path.realpath(file)
+    roots = {os.path.realpath(p) for key, p in sysconfig.get_paths().items() if key in ("stdlib", "purelib", "platlib")}
+    return any(path.startswith(root + os.sep) for root in roots)
 
 
 def check_depth(lw, node, fn, name):

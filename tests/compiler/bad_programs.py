@@ -5,6 +5,11 @@ import statistics
 
 import numpy as np
 
+try:
+    import scipy.special as scipy_special
+except ImportError:            # scipy is a test extra: the tests that call it skip
+    scipy_special = None
+
 
 def uses_try(x):
     try:
@@ -189,3 +194,11 @@ pair_of_lambdas = (lambda t: t * t, lambda t: t)      # two lambdas on one line:
 def calls_one_of_two_lambdas(x):
     first = pair_of_lambdas[0]
     return first(x) + 1.0
+
+
+def calls_logsumexp(x):
+    return scipy_special.logsumexp(x)
+
+
+def calls_logsumexp_with_every_argument(x):
+    return scipy_special.logsumexp(x, axis=0, b=x, keepdims=False, return_sign=False)

@@ -186,3 +186,20 @@ def test_what_to_write_instead_is_said_only_of_refused_node_types():
     handled = set(STATEMENTS) | set(EXPRESSIONS)
     assert not handled & set(WHAT_INSTEAD), handled & set(WHAT_INSTEAD)
     assert not handled & set(WORDS), handled & set(WORDS)
+
+
+def test_a_library_function_is_refused_at_the_users_call_saying_why():
+    if bad.scipy_special is None:
+        pytest.skip("needs scipy")
+    with pytest.raises(srcgrad.UnsupportedSyntaxError) as e:
+        srcgrad.grad(bad.calls_logsumexp)(np.ones(3))
+    text = str(e.value)
+    assert "calling logsumexp without its argument 'axis': its default is None" in text
+    assert f"line {_line_of(bad.calls_logsumexp, 'return scipy_special.logsumexp(x)')}" in text and "pass axis= explicitly" in text
+    with pytest.raises(srcgrad.UnsupportedSyntaxError) as e:
+        srcgrad.grad(bad.calls_logsumexp_with_every_argument)(np.ones(3))
+    text = str(e.value)
+    assert text.startswith("srcgrad does not support calling scipy_special.logsumexp (yet): its source (")
+    assert "site-packages" in text or "dist-packages" in text      # where in scipy it stopped
+    assert f"line {_line_of(bad.calls_logsumexp_with_every_argument, 'logsumexp(x,')}" in text
+    assert text.count("srcgrad does not support") == 1
