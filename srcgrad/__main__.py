@@ -87,7 +87,7 @@ def main(argv=None):
     sub = ap.add_subparsers(dest="command", required=True)
     show = sub.add_parser("show", help="print the IR or the generated adjoint source")
     show.add_argument("target", help="path/to/file.py:function")
-    show.add_argument("--stage", default="adjoint", choices=["ir", "adjoint", "llvm", "ptx"])
+    show.add_argument("--stage", default="adjoint", choices=["ir", "adjoint", "llvm", "ptx", "stages"])
     show.add_argument("--wrt", default="0", help="argument indices, comma-separated (default 0)")
     show.add_argument("--args", default="", help='argument values, e.g. "array(3), 0.5" (default: all 1.0)')
     show.add_argument("--jit", action="store_true", help="compile the forward function only")
@@ -108,6 +108,9 @@ def main(argv=None):
     backend = "llvm" if a.stage == "llvm" else None
     compiled = jit(fn, backend=backend) if a.jit else grad(fn, wrt=wrt if len(wrt) > 1 else wrt[0], backend=backend)
     compiled(*_args(a.args, n))
+    if a.stage == "stages":
+        print(compiled.stages)
+        return
     print({"ir": compiled.ir_text(a.locs), "adjoint": compiled.adjoint_source}.get(a.stage) or compiled.llvm_ir)
 
 

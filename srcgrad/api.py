@@ -181,7 +181,7 @@ def jvp(fun, primals, tangents, backend=None):
 
 def show(obj, stage="adjoint", locs=False):
     """Print one stage of a compiled function: ``"ir"``, ``"adjoint"``, ``"llvm"`` or ``"ptx"``
-    (a ``vectorize(f, target="cuda")``'s kernel); with
+    (a ``vectorize(f, target="cuda")``'s kernel), or ``"stages"``: the compile time of each; with
     ``locs``, the IR shows the user's source line above the ops made from it.
 
     >>> import srcgrad
@@ -205,8 +205,10 @@ def show(obj, stage="adjoint", locs=False):
         print(obj.llvm_ir)
     elif stage == "ptx":
         print(obj.ptx)
+    elif stage == "stages":
+        print(obj.stages)
     else:
-        raise ValueError(f"stage must be 'ir', 'adjoint', 'llvm' or 'ptx', got {stage!r}")
+        raise ValueError(f"stage must be 'ir', 'adjoint', 'llvm', 'ptx' or 'stages', got {stage!r}")
 
 
 __all__ = ["grad", "value_and_grad", "jit", "vjp", "jvp", "hessian", "hvp", "jacobian", "jacfwd", "jacrev", "show",

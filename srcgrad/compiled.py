@@ -14,6 +14,7 @@ Example:
 import functools
 import inspect
 import threading
+import time
 import weakref
 
 import numpy as np
@@ -70,6 +71,7 @@ class Compiled:
         self._cache = {}
         self._by_unit_axes = False      # set when the function squeezes an argument without axis=
         self._last = None
+        self._timings = {}
         self._lock = threading.Lock()
         try:
             inner = original(fun)
@@ -157,6 +159,7 @@ class Compiled:
 
     def _specialise(self, key):
         types, units = key if self._by_unit_axes else (key, None)
+        self._timings = {}          # the stages of this specialisation, filled as they run (.stages)
         return self.transform.specialise(self, types, units)
 
     def primal_ir(self, types, units=None):
@@ -164,19 +167,25 @@ class Compiled:
         the source, or the code of a compiled function (grad of grad: its derivative's IR)."""
         if isinstance(self.fun, Compiled):
             return self.fun.as_primal(types)
+        clock = time.perf_counter()
         ir = pipeline(lower(self.fun, list(types), unit_axes=units))
+        self._timings["frontend"] = time.perf_counter() - clock
         return _number_result(ir) if self.transform.number_result else ir
 
     def build(self, ir, code_ir, result_tree):
         """The runnable specialisation of ``code_ir``: on llvm, or (the default, "auto") on the
         python backend where llvm does not handle an op yet (``.backend`` then says "python").
         The native code is built at its first run (Specialisation)."""
+        clock = time.perf_counter()
         source, externals = python_backend.generate(code_ir)
+        timings = self._timings
+        timings["python source"] = time.perf_counter() - clock
 
         def compile():
             if self.requested_backend in ("llvm", "auto"):
                 try:
-                    run, llvm_ir = llvm_backend.compile_function(code_ir, self.boundscheck, self.cache)
+                    run, llvm_ir = llvm_backend.compile_function(code_ir, self.boundscheck, self.cache,
+                                                                 timings=timings)
                     return run, "llvm", llvm_ir
                 except NotImplementedError:
                     if self.requested_backend == "llvm":
@@ -184,6 +193,7 @@ class Compiled:
             return python_backend.compile_function(code_ir, source, externals), "python", None
         spec = Specialisation(ir, code_ir, source, compile=compile)
         spec.result_tree = result_tree
+        spec.timings = timings
         return spec
 
     def wrt_leaves(self, types, containers=True):
@@ -313,6 +323,18 @@ class Compiled:
         if s.ptx is None:
             raise RuntimeError(f"{self.fun.__name__} is compiled for the CPU; vectorize(f, target='cuda') makes PTX")
         return s.ptx
+
+    @property
+    def stages(self):
+        """How long each stage of the most recent specialisation took to compile, as a table:
+        the frontend (source to optimised IR), the derivative (the transformation and its
+        passes), the Python source, and on llvm its lowering, LLVM's optimisation and the
+        machine code. Seconds, also as ``.specialisation.timings``."""
+        s = self._spec()
+        s.backend                               # built: the llvm stages are timed too
+        rows = [f"{stage:<36} {seconds * 1e3:10.1f} ms" for stage, seconds in s.timings.items()]
+        total = sum(s.timings.values())
+        return "\n".join(rows + [f"{'total':<36} {total * 1e3:10.1f} ms"])
 
     @property
     def llvm_ir(self):

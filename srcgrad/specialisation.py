@@ -28,6 +28,7 @@ class Specialisation:
         self._compile = compile
         self._lock = threading.Lock()
         self.result_tree = ir.result_tree
+        self.timings = {}           # stage -> seconds, as Compiled.stages shows them
 
     def _built(self):
         if self._compile is not None:

@@ -12,6 +12,7 @@ Example:
     >>> TRANSFORMS["grad"].number_result, TRANSFORMS["jit"].has_wrt
     (True, False)
 """
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -72,7 +73,10 @@ def _from_primal(code):
     returns the code's IR and the container its results come back in."""
     def specialise(c, types, units):
         ir = c.primal_ir(types, units)
+        clock = time.perf_counter()
         code_ir, result_tree = code(c, ir, types)
+        if code_ir is not ir:
+            c._timings["derivative"] = time.perf_counter() - clock
         return c.build(ir, code_ir, result_tree)
     return specialise
 

@@ -76,6 +76,32 @@ def test_show(capsys):
         srcgrad.show(df, stage="nope")
 
 
+def test_compile_time_is_shown_by_stage(capsys):
+    df = srcgrad.grad(f, backend="llvm")
+    df(0.5, 2.0)
+    stages = df.specialisation.timings
+    assert list(stages) == ["frontend", "derivative", "python source", "llvm lowering", "llvm optimisation",
+                            "machine code"]
+    assert all(t >= 0.0 for t in stages.values())
+    srcgrad.show(df, "stages")
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split()[0] for ln in lines] == ["frontend", "derivative", "python", "llvm", "llvm", "machine", "total"]
+    total = float(lines[-1].split()[1])
+    assert total == pytest.approx(sum(stages.values()) * 1e3, abs=0.2)
+    py = srcgrad.jit(f, backend="python")
+    py(0.5, 2.0)
+    assert list(py.specialisation.timings) == ["frontend", "python source"]     # no derivative, no llvm
+
+
+def test_a_function_only_inlined_is_never_built_for_itself():
+    inner = srcgrad.jit(f, backend="llvm")
+    outer = srcgrad.grad(inner)
+    assert outer(0.5, 2.0) == pytest.approx(srcgrad.grad(f)(0.5, 2.0), rel=1e-15)
+    spec = next(iter(inner._cache.values()))
+    assert spec._compile is not None         # its IR was read; no native code was made
+    assert inner(0.5, 2.0) == f(0.5, 2.0) and spec._compile is None
+
+
 def test_jit_gives_the_same_results():
     fast = srcgrad.jit(for_accumulator)
     assert fast(0.3, 25) == pytest.approx(for_accumulator(0.3, 25), rel=1e-15)
@@ -90,6 +116,9 @@ def test_command_line_show(tmp_path):
     out = subprocess.run([sys.executable, "-m", "srcgrad", "show", f"{path}:g", "--stage", "ir"],
                          capture_output=True, text=True, check=True).stdout
     assert "func g(%x: f64, %y: f64) -> f64" in out
+    out = subprocess.run([sys.executable, "-m", "srcgrad", "show", f"{path}:g", "--stage", "stages"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[0].startswith("frontend") and out.splitlines()[-1].startswith("total")
 
 
 def test_command_line_lists_the_primitives():

@@ -12,6 +12,7 @@ Example:
 """
 import ctypes
 import hashlib
+import time
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -41,12 +42,16 @@ def symbol_name(fn):
     return f"srcgrad.fn.{readable}.{digest}"
 
 
-def compile_function(fn, boundscheck=True, cache=False, target=CPU):
+def compile_function(fn, boundscheck=True, cache=False, target=CPU, timings=None):
     """(a Python callable running ``fn`` natively, the optimised LLVM IR text). Without
     ``boundscheck``, array indices are trusted (faster; an index out of range is undefined).
-    With ``cache``, object code is kept on disk (disk_cache.py) and reused."""
+    With ``cache``, object code is kept on disk (disk_cache.py) and reused. ``timings`` (a
+    dict) gets the seconds of each stage: "llvm lowering", "llvm optimisation", "machine code"."""
+    timings = {} if timings is None else timings
+    clock = time.perf_counter()
     machine = target.machine()
     low, mod = _lower(fn, target, machine, boundscheck)
+    timings["llvm lowering"], clock = time.perf_counter() - clock, time.perf_counter()
     options = f"boundscheck={boundscheck}, vector_math={vector_math_enabled()}, allocator=block_cache+realloc"
     if low.uses_blas:           # the symbols it calls: another BLAS could be found another time
         options += f", blas={low.uses_blas}"
@@ -56,6 +61,7 @@ def compile_function(fn, boundscheck=True, cache=False, target=CPU):
         mod, text = vectorise_math(mod, _optimise(mod, machine))
     else:
         text = hit[1]
+    timings["llvm optimisation"], clock = time.perf_counter() - clock, time.perf_counter()
     load_runtime()                # the block cache's symbols, which the code calls
     engine = llvm.create_mcjit_compiler(mod, target.machine())
     if entry is not None:
@@ -64,6 +70,7 @@ def compile_function(fn, boundscheck=True, cache=False, target=CPU):
         else:
             engine.set_object_cache(notify_func=lambda m, data: entry.store(bytes(data), text))
     engine.finalize_object()
+    timings["machine code" if hit is None else "machine code (from the disk cache)"] = time.perf_counter() - clock
     run = _entry_stub(fn, engine.get_function_address(symbol_name(fn)), low)
     run._engine = engine          # keeps the machine code alive as long as the callable
     run.from_cache = hit is not None
