@@ -128,5 +128,72 @@ def test_scipys_blas_with_32_bit_integers_computes_the_same(tmp_path):
                       "np.testing.assert_allclose(f(b.T, a.T), b.T @ a.T, rtol=1e-12, atol=1e-12)\n"
                       "np.testing.assert_allclose(f(a, x), a @ x, rtol=1e-12, atol=1e-12)\n"
                       "np.testing.assert_allclose(f(x, b), x @ b, rtol=1e-12, atol=1e-12)\n"
+                      "g = rng.standard_normal((100, 100)) + 100 * np.eye(100)\n"
+                      "def solve(a, b):\n"
+                      "    return np.linalg.solve(a, b)\n"
+                      "def chol(a):\n"
+                      "    return np.linalg.cholesky(a)\n"
+                      "np.testing.assert_allclose(srcgrad.jit(solve)(g, x), np.linalg.solve(g, x), rtol=1e-11)\n"
+                      "np.testing.assert_allclose(srcgrad.jit(chol)(g @ g.T), np.linalg.cholesky(g @ g.T), rtol=1e-11, "
+                      "atol=1e-9)\n"
                       "assert blas.load().source == 'scipy.linalg.cython_blas' and blas.load().int_type.width == 32\n")
     subprocess.run([sys.executable, str(script)], check=True, env=dict(os.environ, SRCGRAD_BLAS="scipy"))
+
+
+@pytest.mark.parametrize("n", [5, 64, 90, 130])
+def test_solve_inv_and_cholesky_give_numpys_values_on_both_sides_of_lapacks_thresholds(n):
+    from srcgrad.backends.llvm import linalg
+    assert linalg.CHOLESKY_MIN < 90 <= linalg.SOLVE_MIN < 130
+    a = RNG.standard_normal((n, n)) + n * np.eye(n)
+    s = a @ a.T
+    rhs = RNG.standard_normal((n, 4))
+    solve = srcgrad.jit(lambda_free_solve, backend="llvm")
+    np.testing.assert_allclose(solve(a, rhs[:, 0]), np.linalg.solve(a, rhs[:, 0]), rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(solve(a, rhs), np.linalg.solve(a, rhs), rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(solve(a.T, rhs), np.linalg.solve(a.T, rhs),
+                               rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(srcgrad.jit(inv, backend="llvm")(a), np.linalg.inv(a), rtol=1e-11, atol=1e-14)
+    chol = srcgrad.jit(cholesky, backend="llvm")(s)
+    np.testing.assert_allclose(chol, np.linalg.cholesky(s), rtol=1e-11, atol=1e-12 * np.abs(s).max())
+    assert np.all(np.triu(chol, 1) == 0.0)
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        srcgrad.jit(inv, backend="llvm")(np.zeros((n, n)))
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        srcgrad.jit(cholesky, backend="llvm")(-np.eye(n))
+
+
+@pytest.mark.parametrize("n", [5, 100])
+def test_gradients_through_lapack_match_pytorch(n):
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal((n, n)) + n * np.eye(n)
+    s, rhs = a @ a.T, RNG.standard_normal((n, 3))
+    ga, gb = srcgrad.grad(solve_loss, wrt=(0, 1), backend="llvm")(a, rhs)
+    gs = srcgrad.grad(cholesky_loss, backend="llvm")(s)
+    ta, tb, ts = (torch.tensor(v, requires_grad=True) for v in (a, rhs, s))
+    torch.tanh(torch.linalg.solve(ta, tb)).sum().backward()
+    (torch.linalg.cholesky(ts) ** 2).sum().backward()
+    np.testing.assert_allclose(ga, ta.grad.numpy(), rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(gb, tb.grad.numpy(), rtol=1e-9, atol=1e-13)
+    # torch's cholesky gradient is symmetrised; srcgrad's (numpy reads the lower triangle) is not:
+    # they agree on the symmetric part
+    np.testing.assert_allclose(gs + gs.T, ts.grad.numpy() + ts.grad.numpy().T, rtol=1e-9, atol=1e-12)
+
+
+def lambda_free_solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+def inv(a):
+    return np.linalg.inv(a)
+
+
+def cholesky(a):
+    return np.linalg.cholesky(a)
+
+
+def solve_loss(a, b):
+    return np.sum(np.tanh(np.linalg.solve(a, b)))
+
+
+def cholesky_loss(a):
+    return np.sum(np.linalg.cholesky(a) ** 2)

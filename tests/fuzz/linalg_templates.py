@@ -40,7 +40,10 @@ _BIG = {
     "nm": ["(np.tile({nm}, (20, 40)) @ np.tile({nm}.T, (40, 1)))[:5, :3]",
            "(np.tile({nm}, (30, 8)).T @ np.tile({nm}, (30, 8)))[:5, :3] * 0.01",
            "(np.tile({nm}, (20, 40))[:, 3:103] @ np.tile({nm}, (40, 1))[:100])[:5, :3] * 0.01"],
-    "s": ["np.sum(np.tanh(np.tile({nm}, (20, 40)) @ np.tile({nm}, (20, 40)).T * 0.01))"],
+    "s": ["np.sum(np.tanh(np.tile({nm}, (20, 40)) @ np.tile({nm}, (20, 40)).T * 0.01))",
+          # 96×96 Gram matrices: past LAPACK's thresholds (linalg.py: SOLVE_MIN, CHOLESKY_MIN)
+          "np.sum(np.linalg.solve({BIG}, np.tile({m}, 32))) * 0.1", "np.sum(np.linalg.cholesky({BIG})) * 0.01",
+          "np.sum(np.linalg.inv({BIG}) * np.tile({nm}, (20, 32))[:96]) * 0.01"],
 }
 for _kind, _forms in _BIG.items():
     _FORMS[_kind] = _FORMS[_kind] + _forms
@@ -61,8 +64,12 @@ def linalg_lines(draw, name, kind, pick):
         t = pick("nm")
         lines += [f"    {e} = np.zeros((5, 3))", f"    for {i} in range(3):", f"        {e}[{i}, {i}] = 3.0 - {i}",
                   f"    {d} = np.tanh(np.where(np.isfinite({t}), {t}, 0.0)) * 0.1 + {e}"]
+    if "{BIG}" in form:
+        t = f"{name}_t"
+        lines.append(f"    {t} = np.tanh(np.tile({pick('nm')}, (20, 32)))")
+        lines.append(f"    {g}_big = {t}.T @ {t} * 0.01 + np.eye(96)")
     if form == "SLOGDET":
         lines.append(f"    {name}_s, {name}_l = np.linalg.slogdet({g})")
         return lines + [f"    {name} = {name}_s * {name}_l"]
-    expr = form.format(G=g, D=f"{name}_d", n=pick("n"), m=pick("m"), nm=pick("nm"))
+    expr = form.format(G=g, D=f"{name}_d", BIG=f"{g}_big", n=pick("n"), m=pick("m"), nm=pick("nm"))
     return lines + [f"    {name} = {expr}"]

@@ -40,6 +40,7 @@ from .arrays import Lazy
 from .types import DOUBLE, INT64
 
 ROUTINES = ("dgemm", "dgemv")
+LAPACK_ROUTINES = ("dgetrf", "dgetrs", "dpotrf")       # LU factors and solves, Cholesky (linalg.py)
 # the smallest products worth a BLAS call (multiply-adds), below which the loop nests are as fast
 # (benchmarks/matmul.py measures the crossover)
 GEMM_MIN = 10_000
@@ -54,7 +55,7 @@ class Blas:
 
     def __init__(self, source, int_bits, addresses):
         self.source, self.int_type = source, ir.IntType(int_bits)
-        for name in ROUTINES:
+        for name in ROUTINES + LAPACK_ROUTINES:
             llvm.add_symbol(f"srcgrad.blas.{name}", addresses[name])
 
     def declare(self, module, name):
@@ -64,7 +65,10 @@ class Blas:
             return module.globals[full]
         n, d, c = self.int_type.as_pointer(), DOUBLE.as_pointer(), _BYTE.as_pointer()
         args = {"dgemm": [c, c, n, n, n, d, d, n, d, n, d, d, n],      # transa, transb, m, n, k, alpha, a, lda, ...
-                "dgemv": [c, n, n, d, d, n, d, n, d, d, n]}[name]      # trans, m, n, alpha, a, lda, x, incx, ...
+                "dgemv": [c, n, n, d, d, n, d, n, d, d, n],            # trans, m, n, alpha, a, lda, x, incx, ...
+                "dgetrf": [n, n, d, n, n, n],                          # m, n, a, lda, ipiv, info
+                "dgetrs": [c, n, n, d, n, n, d, n, n],                 # trans, n, nrhs, a, lda, ipiv, b, ldb, info
+                "dpotrf": [c, n, d, n, n]}[name]                       # uplo, n, a, lda, info
         return ir.Function(module, ir.FunctionType(ir.VoidType(), args), name=full)
 
 
@@ -100,20 +104,22 @@ def _numpy_openblas():
     if not paths:
         return None
     lib = ctypes.CDLL(paths[0])
-    addresses = {name: ctypes.cast(getattr(lib, f"scipy_{name}_64_"), ctypes.c_void_p).value for name in ROUTINES}
+    addresses = {name: ctypes.cast(getattr(lib, f"scipy_{name}_64_"), ctypes.c_void_p).value
+                 for name in ROUTINES + LAPACK_ROUTINES}
     return Blas(f"numpy's OpenBLAS ({os.path.basename(paths[0])})", 64, addresses)
 
 
 def _scipy_cython_blas():
     """scipy.linalg.cython_blas's function pointers (PyCapsules), 32-bit integers."""
-    from scipy.linalg import cython_blas
+    from scipy.linalg import cython_blas, cython_lapack
     get_name, get_pointer = ctypes.pythonapi.PyCapsule_GetName, ctypes.pythonapi.PyCapsule_GetPointer
     get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
     get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
     addresses = {}
-    for name in ROUTINES:
-        capsule = cython_blas.__pyx_capi__[name]
-        addresses[name] = get_pointer(capsule, get_name(capsule))
+    for module, names in ((cython_blas, ROUTINES), (cython_lapack, LAPACK_ROUTINES)):
+        for name in names:
+            capsule = module.__pyx_capi__[name]
+            addresses[name] = get_pointer(capsule, get_name(capsule))
     return Blas("scipy.linalg.cython_blas", 32, addresses)
 
 
@@ -132,6 +138,17 @@ def blas_for(ctx, p):
     return blas
 
 
+def lapack_for(ctx):
+    """The Blas (with its LAPACK routines) for linalg.py's factorisations, or None (no BLAS, a
+    target without it)."""
+    if "blas" not in ctx.target.supports:
+        return None
+    blas = load()
+    if blas is not None:
+        ctx.uses_blas = blas.source
+    return blas
+
+
 def emit_product(ctx, blas, p, fallback):
     """The BLAS call for ``p`` under its run-time conditions, ``fallback()`` otherwise."""
     b = ctx.b
@@ -139,11 +156,11 @@ def emit_product(ctx, blas, p, fallback):
         m, k, n = p.sa[0], p.sa[1], p.sb[1]
         la, lb = _layout(ctx, p.a, m, k), _layout(ctx, p.c, k, n)
         work = b.mul(b.mul(m, n), k)
-        ok = b.and_(b.and_(la.ok, lb.ok), _fits(ctx, blas, work, GEMM_MIN, [m, n, k, la.ld, lb.ld]))
+        ok = b.and_(b.and_(la.ok, lb.ok), fits(ctx, blas, work, GEMM_MIN, [m, n, k, la.ld, lb.ld]))
         with b.if_else(ok) as (yes, no):
             with yes:
                 # Cᵀ (n×m, column-major, ld n) = op(B's memory) op(A's memory)
-                _call(ctx, blas, "dgemm", [("c", lb.trans), ("c", la.trans), ("n", n), ("n", m), ("n", k),
+                call(ctx, blas, "dgemm", [("c", lb.trans), ("c", la.trans), ("n", n), ("n", m), ("n", k),
                                            ("d", 1.0), ("p", p.c), ("n", lb.ld), ("p", p.a), ("n", la.ld),
                                            ("d", 0.0), ("p", p.result), ("n", n)])
             with no:
@@ -154,7 +171,7 @@ def emit_product(ctx, blas, p, fallback):
     lay = _layout(ctx, matrix, rows, cols)
     inc = _vector_step(ctx, vector, cols if p.ta.ndim == 2 else rows)
     ok = b.and_(b.and_(lay.ok, b.icmp_signed(">", inc, ir.Constant(INT64, 0))),
-                _fits(ctx, blas, b.mul(rows, cols), GEMV_MIN, [rows, cols, lay.ld, inc]))
+                fits(ctx, blas, b.mul(rows, cols), GEMV_MIN, [rows, cols, lay.ld, inc]))
     # the matrix's memory read column-major is M (column-major) or Mᵀ (row-major): A x is "N" of
     # the first and "T" of the second, v B (= Bᵀ v) the other way round
     row_major = b.icmp_unsigned("==", lay.trans, ir.Constant(_BYTE, ord("N")))
@@ -164,7 +181,7 @@ def emit_product(ctx, blas, p, fallback):
     second = b.select(row_major, rows, cols)
     with b.if_else(ok) as (yes, no):
         with yes:
-            _call(ctx, blas, "dgemv", [("c", trans), ("n", first), ("n", second), ("d", 1.0), ("p", matrix),
+            call(ctx, blas, "dgemv", [("c", trans), ("n", first), ("n", second), ("d", 1.0), ("p", matrix),
                                        ("n", lay.ld), ("p", vector), ("n", inc), ("d", 0.0), ("p", p.result),
                                        ("n", ir.Constant(INT64, 1))])
         with no:
@@ -203,7 +220,7 @@ def _vector_step(ctx, vec, n):
     return b.select(b.icmp_signed("==", n, ir.Constant(INT64, 1)), ir.Constant(INT64, 1), step)
 
 
-def _fits(ctx, blas, work, least, sizes):
+def fits(ctx, blas, work, least, sizes):
     """Whether a product of ``work`` multiply-adds pays for the call, and every size fits BLAS's
     integers (and is at least 1: BLAS rejects a leading dimension of 0)."""
     b = ctx.b
@@ -214,14 +231,18 @@ def _fits(ctx, blas, work, least, sizes):
     return ok
 
 
-def _call(ctx, blas, name, args):
+def call(ctx, blas, name, args):
     """Call the routine with each argument in a stack slot: ("c", i8), ("n", an i64 size, as
-    BLAS's integer), ("d", a float constant) or ("p", an array: its data pointer)."""
+    BLAS's integer), ("d", a float constant), ("p", an array: its data pointer) or ("ints",
+    a pointer to BLAS's integers: pivots, info)."""
     b = ctx.b
     passed = []
     for kind, v in args:
         if kind == "p":
             passed.append(b.bitcast(b.extract_value(v, 0), DOUBLE.as_pointer()))
+            continue
+        if kind == "ints":
+            passed.append(b.bitcast(v, blas.int_type.as_pointer()))
             continue
         t = {"c": _BYTE, "n": blas.int_type, "d": DOUBLE}[kind]
         slot = ctx.stack_slot(t)
