@@ -1,9 +1,11 @@
-"""Compiled matrix products against numpy and JAX, one thread each (issue 29, point 2).
+"""Compiled matrix products and factorisations against numpy and JAX, one thread each (issue 29, point 2).
 
-Two tables:
+Three tables:
 - the crossover: ``a @ b`` of n×n matrices (and ``A @ x``) compiled with the loop nests and
   with BLAS forced, beside numpy, for n from 2 to 256: where BLAS starts to pay sets
   ``GEMM_MIN``/``GEMV_MIN`` in srcgrad/backends/llvm/blas.py;
+- the same for ``np.linalg.solve`` and ``np.linalg.cholesky`` with LAPACK: ``SOLVE_MIN`` and
+  ``CHOLESKY_MIN`` in srcgrad/backends/llvm/linalg.py;
 - the issue's example, ``np.sum(np.tanh(A @ B))`` with A, B 512×512: ``jit`` against numpy,
   ``grad`` against ``jax.jit(jax.grad)``, as srcgrad compiles it by default.
 
@@ -74,6 +76,39 @@ def crossover(repeats):
     return lines
 
 
+def solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+def cholesky(a):
+    return np.linalg.cholesky(a)
+
+
+def linalg_crossover(repeats):
+    """solve and cholesky compiled with srcgrad's loops and with LAPACK forced, beside numpy."""
+    from srcgrad.backends.llvm import linalg
+    rng = np.random.default_rng(2)
+
+    def compiled(threshold, fun, args):
+        saved = linalg.SOLVE_MIN, linalg.CHOLESKY_MIN
+        linalg.SOLVE_MIN = linalg.CHOLESKY_MIN = threshold
+        try:
+            f = srcgrad.jit(fun, backend="llvm")
+            f(*args)
+            return f
+        finally:
+            linalg.SOLVE_MIN, linalg.CHOLESKY_MIN = saved
+    lines = ["| routine | n | loops (µs) | LAPACK (µs) | numpy (µs) | loops ÷ LAPACK |", "|---|---|---|---|---|---|"]
+    for n in (8, 32, 48, 64, 80, 96, 128, 256):
+        a = rng.standard_normal((n, n)) + n * np.eye(n)
+        for fun, args in ((solve, (a, rng.standard_normal(n))), (cholesky, (a @ a.T,))):
+            loops, forced = compiled(1 << 40, fun, args), compiled(1, fun, args)
+            t = [best(lambda g=g: g(*args), repeats) for g in (loops, forced, fun)]
+            lines.append(f"| {fun.__name__} | {n} | {t[0] * 1e6:.1f} | {t[1] * 1e6:.1f} | {t[2] * 1e6:.1f} | "
+                         f"{t[0] / t[1]:.2f} |")
+    return lines
+
+
 def example(repeats):
     rng = np.random.default_rng(1)
     n = 512
@@ -112,6 +147,11 @@ def example(repeats):
     return lines, note
 
 
+def _linalg():
+    from srcgrad.backends.llvm import linalg
+    return linalg
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=7)
@@ -119,11 +159,15 @@ def main():
     args = ap.parse_args()
     source = blas.load().source if blas.load() else "none"
     table = crossover(args.repeats)
+    lapack = linalg_crossover(args.repeats)
     ex, note = example(args.repeats)
     text = "\n".join(["Crossover, `a @ b` compiled (jit, llvm) with the loop nests and with BLAS forced:", "",
-                      *table, "", f"`np.sum(np.tanh(A @ B))`, A and B 512×512, medians of {args.repeats} turns:",
+                      *table, "", "Crossover, `np.linalg.solve(A, b)` and `np.linalg.cholesky(A)` compiled with "
+                      "srcgrad's loops and with LAPACK forced:", "", *lapack, "",
+                      f"`np.sum(np.tanh(A @ B))`, A and B 512×512, medians of {args.repeats} turns:",
                       "", *ex, "", f"- BLAS: {source}; one thread (OPENBLAS_NUM_THREADS=1, XLA one thread).",
-                      f"- thresholds now: GEMM_MIN = {blas.GEMM_MIN}, GEMV_MIN = {blas.GEMV_MIN} multiply-adds.",
+                      f"- thresholds now: GEMM_MIN = {blas.GEMM_MIN}, GEMV_MIN = {blas.GEMV_MIN} multiply-adds; "
+                      f"SOLVE_MIN = {_linalg().SOLVE_MIN}, CHOLESKY_MIN = {_linalg().CHOLESKY_MIN} (n).",
                       note])
     print(text)
     if args.record:
