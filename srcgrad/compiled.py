@@ -67,11 +67,14 @@ class Compiled:
         self._sig = inspect.signature(fun)
         self.params = list(self._sig.parameters)
         self._variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in self._sig.parameters.values())
+        self._wrt_given = wrt
         self.wrt = self._resolve_wrt(wrt) if self.transform.has_wrt else None
         self._cache = {}
         self._by_unit_axes = False      # set when the function squeezes an argument without axis=
         self._last = None
         self._timings = {}
+        self.chosen_modes = {}          # a jacobian with mode="auto": call shapes -> "fwd" or "rev"
+        self._modes = {}
         self._lock = threading.Lock()
         try:
             inner = original(fun)
@@ -280,6 +283,16 @@ class Compiled:
         """The result of a call with arguments in parameter order, as the transformation returns it."""
         spec = self.specialisation_for(args)
         return self.transform.results(self, spec, args, spec.run(*leaves(args)))
+
+    def by_mode(self, mode):
+        """This jacobian's function compiled as a jacobian of ``mode`` ("fwd", "rev"), or as
+        itself (``"jit"``), with this object's options: made at the first request."""
+        with self._lock:
+            if mode not in self._modes:
+                kind, extra = ("jit", {}) if mode == "jit" else ("jacobian", {"wrt": self._wrt_given, "mode": mode})
+                self._modes[mode] = Compiled(self.fun, kind, backend=self.requested_backend,
+                                             boundscheck=self.boundscheck, cache=self.cache, **extra)
+            return self._modes[mode]
 
     def sibling(self, kind):
         """The compiled object of another ``kind`` of transformation of the same function, with the

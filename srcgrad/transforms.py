@@ -21,7 +21,7 @@ import numpy as np
 from .ad.compose import hessian_function, hvp_function, jacobian_function
 from .ad.forward import forward
 from .ad.reverse import reverse
-from .arguments import (broadcast_check, float_params, gradient_like, gradient_like_or_none, leaves, like,
+from .arguments import (CONTAINERS, broadcast_check, float_params, gradient_like, gradient_like_or_none, leaves, like,
                         structure_of)
 from .backends import python as python_backend
 from .errors import TypingError, UnsupportedSyntaxError
@@ -114,6 +114,37 @@ def _jacobian_code(c, ir, types):
                           f"{c.fun.__name__} returns {', '.join(str(t) for t in results)}")
     code_ir = jacobian_function(ir, c.wrt_leaves(types, containers=False), c.mode, c.single)
     return pipeline(code_ir, keep_errors=False), code_ir.result_tree
+
+
+def _jacobian_call(c, args, kwargs):
+    """A jacobian called directly. With ``mode="auto"`` the mode is chosen here, for this call's
+    sizes (forward mode where the inputs have no more elements than the output, as the compiled
+    choice does), and only that mode is compiled: the one function with both modes and a
+    run-time branch, which a jacobian compiled into other code keeps, costs both to compile.
+    The output's size comes from running the function itself (jit), once per new set of array
+    shapes and int arguments (what sizes depend on); a stale choice would be slower, never wrong."""
+    args = c.bind(args, kwargs)
+    if c.mode != "auto" or any(isinstance(a, CONTAINERS) for a in args):
+        return c.call_bound(args)
+    key = tuple(np.shape(a) if isinstance(a, np.ndarray) else a if isinstance(a, (int, np.integer)) else type(a)
+                for a in args)
+    mode = c.chosen_modes.get(key)
+    if mode is None:
+        # on copies: a function that writes into its argument must find it as the caller left it
+        out = c.by_mode("jit").call_bound(tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args))
+        inputs = sum(np.size(args[k]) for k in c.wrt)
+        mode = c.chosen_modes[key] = "fwd" if isinstance(out, np.ndarray) and inputs <= out.size else "rev"
+    try:
+        chosen = c.by_mode(mode)
+        result = chosen.call_bound(args)
+    except TypingError:
+        # the mode cannot go through this function (reverse mode through a gradient with a loop,
+        # forward mode through a custom_vjp): the other one, as the compiled choice does
+        chosen = c.by_mode("rev" if mode == "fwd" else "fwd")
+        result = chosen.call_bound(args)
+        c.chosen_modes[key] = chosen.mode
+    c._last = chosen._last
+    return result
 
 
 def _vjp_code(c, ir, types):
@@ -232,7 +263,7 @@ TRANSFORMS = {
                                 primal_results=_gradient_primal_results, number_result=True),
     "hvp": Transform(_from_primal(_hvp_code), call=_hvp_call, number_result=True, takes_extra=True),
     "hessian": Transform(_from_primal(_hessian_code), number_result=True),
-    "jacobian": Transform(_from_primal(_jacobian_code)),
+    "jacobian": Transform(_from_primal(_jacobian_code), call=_jacobian_call),
     "vjp": Transform(_from_primal(_vjp_code), call=_extra_call, has_wrt=False, takes_extra=True),
     "jvp": Transform(_from_primal(_jvp_code), call=_extra_call, has_wrt=False, takes_extra=True),
     "vjp_jvp": Transform(_from_primal(_vjp_jvp_code), call=_extra_call, has_wrt=False, takes_extra=True),

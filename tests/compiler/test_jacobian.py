@@ -63,12 +63,32 @@ def test_jacfwd_and_jacrev_are_the_modes():
     np.testing.assert_array_equal(srcgrad.jacrev(scan)(x, w), srcgrad.jacobian(scan, mode="rev")(x, w))
 
 
-def test_auto_picks_forward_mode_at_run_time_by_sizes():
+def test_auto_picks_the_mode_by_sizes_and_compiles_only_that_one():
     j = srcgrad.jacobian(scan)
-    j(np.ones(3), 0.5)
-    source = j.adjoint_source
-    assert "forward = " in source and "if forward:" in source      # 3 inputs <= 6 outputs: columns
-    assert "def scan_jacobian(x, w):" in source
+    x = np.array([0.3, -1.2, 0.8])
+    np.testing.assert_allclose(j(x, 0.5), srcgrad.jacobian(scan, mode="rev")(x, 0.5), rtol=1e-14)
+    assert j.chosen_modes == {((3,), float): "fwd"}          # 3 inputs <= 6 outputs: columns
+    assert set(j._modes) == {"jit", "fwd"}                   # the function itself (for the sizes), forward mode
+    assert "def scan_jacobian(x, w):" in j.adjoint_source and "if forward:" not in j.adjoint_source
+    wide = np.linspace(0.1, 0.9, 8)                          # 8 inputs > 6 outputs: rows
+    np.testing.assert_allclose(j(wide, 0.5), srcgrad.jacobian(scan, mode="fwd")(wide, 0.5), rtol=1e-14)
+    assert j.chosen_modes[((8,), float)] == "rev" and set(j._modes) == {"jit", "fwd", "rev"}
+    j(x, 0.7)                                                # known shapes: no run of the function
+    assert len(j.chosen_modes) == 2
+
+
+SCAN_JACOBIAN = srcgrad.jacobian(scan)
+
+
+def jacobian_inside(x, w):
+    return SCAN_JACOBIAN(x, w) * 2.0
+
+
+def test_auto_compiled_into_other_code_decides_at_run_time():
+    inside = srcgrad.jit(jacobian_inside)
+    x = np.array([0.3, -1.2, 0.8])
+    np.testing.assert_allclose(inside(x, 0.5), 2.0 * srcgrad.jacobian(scan, mode="rev")(x, 0.5), rtol=1e-14)
+    assert "if forward:" in inside.adjoint_source
 
 
 def test_jacobian_errors():

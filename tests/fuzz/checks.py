@@ -326,7 +326,7 @@ def _check_reverse_over_reverse(f, args, backend, source):
 def check_matrices(f, args, gradient, source):
     """hessian and jacobian, whose loops over basis vectors run the derivatives checked above:
     the Hessian blocks of the last two arguments (a vector and a float) times a direction are
-    hvp's; the Jacobian of the (scalar) function is its gradient, in both modes."""
+    hvp's; the Jacobian of the (scalar) function is its gradient, in every mode."""
     try:
         (hbb, hbs), (hsb, hss) = srcgrad.hessian(f, wrt=(2, 3))(*_copies(args))
         hb, hs = srcgrad.hvp(f, wrt=(2, 3))(*_copies(args), (np.array([0.5, -1.0, 0.25]), 2.0))
@@ -337,7 +337,7 @@ def check_matrices(f, args, gradient, source):
     np.testing.assert_allclose(hbb @ np.array([0.5, -1.0, 0.25]) + hbs * 2.0, hb, rtol=1e-9, atol=1e-10,
                                err_msg=f"hessian against hvp\n{source}")
     assert hsb @ np.array([0.5, -1.0, 0.25]) + hss * 2.0 == pytest.approx(hs, rel=1e-9, abs=1e-10), source
-    for mode in ("fwd", "rev"):
+    for mode in ("fwd", "rev", "auto"):      # auto: the mode chosen from a run of f (on copies)
         jac = srcgrad.jacobian(f, wrt=(0, 1, 2, 3), mode=mode)(*_copies(args))
         for a, b in zip(jac, gradient):
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, err_msg=f"jacobian, mode={mode}\n{source}")
