@@ -75,7 +75,9 @@ def jacobian(fun=None, *, wrt=0, mode="auto", backend=None, boundscheck=True, ca
     shape ``out.shape + x.shape`` (a tuple of them for a tuple ``wrt``). ``mode="fwd"`` builds
     it by columns (one jvp per input element), ``"rev"`` by rows (one vjp per output element),
     ``"auto"`` picks forward mode at run time where the inputs have no more elements than the
-    output. One compiled call: the loop over basis vectors is inside the native code.
+    output (called directly, it runs the function once per new set of argument shapes to learn
+    the output's size, and compiles only the mode it picks). One compiled call: the loop over
+    basis vectors is inside the native code.
 
     >>> import numpy as np, srcgrad
     >>> def scaled(x):
