@@ -141,7 +141,7 @@ def test_scipys_blas_with_32_bit_integers_computes_the_same(tmp_path):
 
 
 @pytest.mark.parametrize("n", [5, 64, 90, 130])
-def test_solve_inv_and_cholesky_give_numpys_values_on_both_sides_of_lapacks_thresholds(n):
+def test_solve_inv_det_and_cholesky_give_numpys_values_on_both_sides_of_lapacks_thresholds(n):
     from srcgrad.backends.llvm import linalg
     assert linalg.CHOLESKY_MIN < 90 <= linalg.SOLVE_MIN < 130
     a = RNG.standard_normal((n, n)) + n * np.eye(n)
@@ -156,6 +156,13 @@ def test_solve_inv_and_cholesky_give_numpys_values_on_both_sides_of_lapacks_thre
     chol = srcgrad.jit(cholesky, backend="llvm")(s)
     np.testing.assert_allclose(chol, np.linalg.cholesky(s), rtol=1e-11, atol=1e-12 * np.abs(s).max())
     assert np.all(np.triu(chol, 1) == 0.0)
+    np.testing.assert_allclose(srcgrad.jit(det, backend="llvm")(a), np.linalg.det(a), rtol=1e-11)
+    np.testing.assert_allclose(srcgrad.jit(det, backend="llvm")(a.T), np.linalg.det(a), rtol=1e-11)
+    assert srcgrad.jit(slogdet_sign, backend="llvm")(a[::-1]) == np.linalg.slogdet(a[::-1])[0]   # rows swapped
+    single = np.zeros((n, n))
+    single[0, 0] = 1.0
+    assert srcgrad.jit(det, backend="llvm")(single) == 0.0
+    assert srcgrad.jit(slogdet_sign, backend="llvm")(single) == 0.0
     with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
         srcgrad.jit(inv, backend="llvm")(np.zeros((n, n)))
     with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
@@ -185,6 +192,14 @@ def lambda_free_solve(a, b):
 
 def inv(a):
     return np.linalg.inv(a)
+
+
+def det(a):
+    return np.linalg.det(a)
+
+
+def slogdet_sign(a):
+    return np.linalg.slogdet(a)[0]
 
 
 def cholesky(a):

@@ -43,7 +43,8 @@ _BIG = {
     "s": ["np.sum(np.tanh(np.tile({nm}, (20, 40)) @ np.tile({nm}, (20, 40)).T * 0.01))",
           # 96×96 Gram matrices: past LAPACK's thresholds (linalg.py: SOLVE_MIN, CHOLESKY_MIN)
           "np.sum(np.linalg.solve({BIG}, np.tile({m}, 32))) * 0.1", "np.sum(np.linalg.cholesky({BIG})) * 0.01",
-          "np.sum(np.linalg.inv({BIG}) * np.tile({nm}, (20, 32))[:96]) * 0.01"],
+          "np.sum(np.linalg.inv({BIG}) * np.tile({nm}, (20, 32))[:96]) * 0.01",
+          "np.linalg.slogdet({BIG})[1] * 0.1", "np.log(np.linalg.det({BIG})) * 0.1"],
 }
 for _kind, _forms in _BIG.items():
     _FORMS[_kind] = _FORMS[_kind] + _forms

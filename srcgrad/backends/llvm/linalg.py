@@ -4,7 +4,8 @@ for det, slogdet, inv and solve, the Cholesky factorisation and its gradient by 
 solves, the singular values and their derivative by a one-sided Jacobi SVD (Hestenes; its
 values agree with LAPACK's to ~1e-15 relative). Solve and inv from n = SOLVE_MIN on, and the
 Cholesky factorisation from CHOLESKY_MIN on, call LAPACK's getrf/getrs and potrf instead
-(blas.py finds them with BLAS); det, slogdet and the SVD stay loops.
+(blas.py finds them with BLAS), and det and slogdet from SOLVE_MIN on getrf; the SVD stays
+loops.
 
 numpy's errors, with numpy's words: LinAlgError('Singular matrix') (an exact zero pivot, in
 inv and solve; det and slogdet give 0 and (0, -inf) there, as numpy's), LinAlgError('Matrix
@@ -144,6 +145,40 @@ def _eliminate(ctx, a, n, rhs=None, rhs_t=None, cols=None):
     return sign, singular
 
 
+def _lu(ctx, a, n):
+    """The LU factorisation of the n×n copy ``a`` in place (U on and above the diagonal), as
+    ``_eliminate`` returns it: (the permutation's sign, 1.0 where a pivot is zero). LAPACK's
+    getrf from n = SOLVE_MIN on: it factorises Aᵀ (``a`` read column-major), whose determinant
+    is A's, and its pivots are 1-based row swaps."""
+    blas = lapack_for(ctx)
+    if blas is None:
+        return _eliminate(ctx, a, n)
+    b = ctx.b
+    sign, singular = ctx.stack_slot(DOUBLE), ctx.stack_slot(DOUBLE)
+
+    def loops():
+        s, z = _eliminate(ctx, a, n)
+        b.store(b.load(s), sign)
+        b.store(b.load(z), singular)
+
+    def lapack():
+        info = ctx.stack_slot(blas.int_type)
+        pivots = b.extract_value(new_array(ctx, ArrayType(I64, 1), [n], None, written=True), 0)
+        blas_call(ctx, blas, "dgetrf", [("n", n), ("n", n), ("p", a), ("n", n), ("ints", pivots), ("ints", info)])
+        b.store(b.uitofp(b.icmp_signed(">", b.load(info), ir.Constant(blas.int_type, 0)), DOUBLE), singular)
+        b.store(_d(1.0), sign)
+        swaps = b.bitcast(pivots, blas.int_type.as_pointer())
+
+        def pivot(i):
+            row = b.load(b.gep(swaps, [i]))
+            here = b.trunc(b.add(i, _i(1)), blas.int_type) if blas.int_type.width < 64 else b.add(i, _i(1))
+            with b.if_then(b.icmp_signed("!=", row, here)):
+                b.store(b.fneg(b.load(sign)), sign)
+        _loop(ctx, _i(0), n, pivot)
+    choose(ctx, fits(ctx, blas, n, SOLVE_MIN, [n]), lapack, loops)
+    return sign, singular
+
+
 def _swap(ctx, p, q):
     x, y = ctx.b.load(p), ctx.b.load(q)
     ctx.b.store(y, p)
@@ -162,7 +197,7 @@ def _slogdet(ctx, op, ins):
     t = op.operands[0].type
     n = _square(ctx, t, ins[0])
     a = _copy(ctx, t, ins[0], [n, n])
-    sign, singular = _eliminate(ctx, a, n)
+    sign, singular = _lu(ctx, a, n)
     logdet = ctx.stack_slot(DOUBLE)
     b.store(_d(0.0), logdet)
 
