@@ -128,19 +128,16 @@ def blas_for(ctx, p):
     """The Blas to emit ``p`` (kernels.py's _Product) with, or None where BLAS cannot take it
     at all: no BLAS, a target without it (CUDA), not float64 matrices, a scalar result, or a
     lazy operand (fusion.py: its elements are computed where they are read)."""
-    if "blas" not in ctx.target.supports or not p.out_t.is_array:
+    if not p.out_t.is_array:
         return None
     if p.ta.dtype is not F64 or p.tb.dtype is not F64 or isinstance(p.a, Lazy) or isinstance(p.c, Lazy):
         return None
-    blas = load()
-    if blas is not None:
-        ctx.uses_blas = blas.source
-    return blas
+    return lapack_for(ctx)
 
 
 def lapack_for(ctx):
-    """The Blas (with its LAPACK routines) for linalg.py's factorisations, or None (no BLAS, a
-    target without it)."""
+    """The Blas (with its LAPACK routines) for the code ``ctx`` lowers, or None (no BLAS, a
+    target without it); noted in ``ctx.uses_blas`` for the cache key."""
     if "blas" not in ctx.target.supports:
         return None
     blas = load()
