@@ -10,9 +10,10 @@ the order of effects. The facts about each op come from its record in ir/primiti
 Example:
     optimize(fn)       # then str(fn) shows the simpler IR
 """
+import collections
 import math
 
-from .core import Op, walk_blocks, walk_ops as _walk
+from .core import Op, nested_ops, walk_blocks, walk_ops as _walk
 from .memory import Buffers
 from .primitives import PRIMITIVES
 from .shape_passes import simplify_broadcasts, take_shapes_early
@@ -169,10 +170,10 @@ def eliminate_dead_code(fn, keep_errors=True):
     Returns whether anything was removed."""
     removed = False
     changed = True
-    while changed:
-        used = set()
-        _collect_uses(fn.body, used)
-        changed = _dce_block(fn.body, used, Buffers(fn), keep_errors)
+    while changed:          # again where a write became unobservable (Buffers is computed per sweep)
+        uses = collections.Counter()
+        _count_uses(fn.body, uses)
+        changed = _dce_block(fn.body, uses, Buffers(fn), keep_errors)
         removed |= changed
     return removed
 
@@ -182,6 +183,13 @@ def _collect_uses(block, used):
         used.update(op.operands)
         for r in op.regions:
             _collect_uses(r, used)
+
+
+def _count_uses(block, uses):
+    for op in block.ops:
+        uses.update(op.operands)
+        for r in op.regions:
+            _count_uses(r, uses)
 
 
 def _has_effects(op, buffers, keep_errors):
@@ -195,19 +203,24 @@ def _has_effects(op, buffers, keep_errors):
     return any(_has_effects(o, buffers, keep_errors) for r in op.regions for o in r.ops)
 
 
-def _dce_block(block, used, buffers, keep_errors):
+def _dce_block(block, uses, buffers, keep_errors):
+    """Remove the dead ops of ``block``, last to first, so that the ops only a removed op used
+    go in the same sweep (``uses`` counts the uses left)."""
     changed = False
     kept = []
-    for op in block.ops:
-        for r in op.regions:
-            changed |= _dce_block(r, used, buffers, keep_errors)
+    for op in reversed(block.ops):
         # (a loop left with no carried value, drop_dead_carried's doing, is dead without results)
-        unused = not any(r in used for r in op.results) if op.results else op.prim in ("for", "while")
-        dead = unused and not _has_effects(op, buffers, keep_errors)
-        if dead:
+        unused = not any(uses[r] for r in op.results) if op.results else op.prim in ("for", "while")
+        if unused and not _has_effects(op, buffers, keep_errors):
             changed = True
-        else:
-            kept.append(op)
+            uses.subtract(op.operands)
+            for o in nested_ops(op):
+                uses.subtract(o.operands)
+            continue
+        for r in op.regions:
+            changed |= _dce_block(r, uses, buffers, keep_errors)
+        kept.append(op)
+    kept.reverse()
     block.ops = kept
     return changed
 
