@@ -10,6 +10,7 @@ Example:
     (2.0, 'llvm')
 """
 import threading
+import warnings
 
 
 class Specialisation:
@@ -20,12 +21,15 @@ class Specialisation:
     Made with ``compile`` (a function returning ``(run, backend, llvm_ir)``) instead of ``run``,
     the native code is built at the first use of ``run``, ``backend`` or ``llvm_ir``: a
     compiled function that another one only inlines (``grad(jit(f))``, a ``jacobian`` inside a
-    ``jit``) is never built for itself."""
+    ``jit``) is never built for itself. ``compile`` may also return a fourth value, ``later``:
+    a build still running (backends/llvm/tiers.py), whose ``(run, llvm_ir)`` replace the first
+    ones at the first call after it is done (``llvm_ir`` waits for it)."""
 
     def __init__(self, ir, code_ir, source, run=None, backend=None, llvm_ir=None, ptx=None, compile=None):
         self.ir, self.code_ir, self.source, self.ptx = ir, code_ir, source, ptx
         self._run, self._backend, self._llvm_ir = run, backend, llvm_ir
         self._compile = compile
+        self._later = None
         self._lock = threading.Lock()
         self.result_tree = ir.result_tree
         self.timings = {}           # stage -> seconds, as Compiled.stages shows them
@@ -34,13 +38,37 @@ class Specialisation:
         if self._compile is not None:
             with self._lock:
                 if self._compile is not None:
-                    self._run, self._backend, self._llvm_ir = self._compile()
+                    built = self._compile()
+                    self._run, self._backend, self._llvm_ir = built[:3]
+                    self._later = built[3] if len(built) > 3 else None
                     self._compile = None
+        return self
+
+    def _swapped(self, wait):
+        """Put the finished build of ``later`` in place of the first one (``wait``: for it to
+        finish); a build that failed leaves the first one, with a warning."""
+        later = self._later
+        if later is not None and (wait or later.done()):
+            with self._lock:
+                if self._later is later:
+                    try:
+                        self._run, self._llvm_ir = later.result()
+                    except Exception as e:      # noqa: BLE001 -- the first build still runs
+                        warnings.warn(f"srcgrad: the optimised build of {self.code_ir.name} failed ({e!r}); "
+                                      "its quickly built code goes on running", RuntimeWarning)
+                    self._later = None
         return self
 
     @property
     def run(self):
-        return self._run if self._compile is None else self._built()._run
+        if self._compile is None and self._later is None:
+            return self._run
+        return self._built()._swapped(wait=False)._run
+
+    @property
+    def building(self):
+        """Whether a build is still running in the background (tiers.py)."""
+        return self._later is not None and not self._later.done()
 
     @property
     def backend(self):
@@ -48,7 +76,7 @@ class Specialisation:
 
     @property
     def llvm_ir(self):
-        return self._built()._llvm_ir
+        return self._built()._swapped(wait=True)._llvm_ir
 
     def results(self, out):
         """The compiled code's flat results as the function returns them (containers rebuilt)."""

@@ -20,7 +20,9 @@ from hypothesis import assume
 
 import srcgrad
 from srcgrad.backends.cuda.host_device import HostDevice
+from srcgrad.backends.llvm import compile_quick
 from srcgrad.backends.cuda.launch import use_device
+from srcgrad.arguments import leaves
 from srcgrad.ir.core import walk_ops
 
 from .programs import SPECIAL_POINTS
@@ -124,7 +126,8 @@ def check_program(source, folder, x, y, fuzzing=True, second_order=None):
             _same_arrays(w, wp, source, f"jit with keywords, backend={backend}")
     try:
         w = V.copy()
-        gx, gy, gv = srcgrad.grad(f, wrt=(0, 1, 2))(x, y, w)
+        native_grad = srcgrad.grad(f, wrt=(0, 1, 2))
+        gx, gy, gv = native_grad(x, y, w)
     except (srcgrad.UnsupportedSyntaxError, srcgrad.TypingError) as e:
         if "cannot differentiate this yet" in str(e) or _not_twice(e):      # a documented limitation
             validate(f, (x, y, V.copy()), derivatives=False)     # the passes on the primal IR still
@@ -137,6 +140,9 @@ def check_program(source, folder, x, y, fuzzing=True, second_order=None):
     px, py, pv = python_grad(x, y, v.copy())
     assert _near(gx, px, abs_=1e-13) and _near(gy, py, abs_=1e-13), source
     np.testing.assert_allclose(gv, pv, rtol=1e-12, atol=1e-13, err_msg=source)
+    qx, qy, qv = quick_tier(native_grad, (x, y, v.copy()))
+    assert _near(qx, px, abs_=1e-13) and _near(qy, py, abs_=1e-13), f"quick tier\n{source}"
+    np.testing.assert_allclose(qv, pv, rtol=1e-12, atol=1e-13, err_msg=f"quick tier\n{source}")
     # 2. finite differences
     at_edge = x in _EDGES or y in _EDGES
     # zero_points' math.sqrt((a - a) ** 2.0) and math.sqrt(a * a): sqrt's infinite slope at 0
@@ -439,6 +445,8 @@ def check_array_program(source, folder, second_order=None):
     python = srcgrad.grad(f, wrt=(0, 1, 2, 3), backend="python")(*_copies(args))
     for a, b in zip(native, python):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, err_msg=source)
+    for a, b in zip(quick_tier(native_grad, _copies(args)), python):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, err_msg=f"quick tier\n{source}")
     t = (np.linspace(-0.5, 0.5, 15).reshape(5, 3), np.linspace(0.3, -0.2, 5), np.array([0.1, -0.4, 0.2]), -0.6)
     if second_order or second_order is None and _second_order_for(source):
         check_second_order(f, args, t, native_grad, source)
@@ -446,6 +454,15 @@ def check_array_program(source, folder, second_order=None):
     slots = checkpoint_slots(source)
     check_checkpointed(f, args, (0, 1, 2, 3), slots, native_grad, native, source)
     validate(f, _copies(args), wrt=(0, 1, 2, 3), python_grad=python, checkpoint=slots)
+
+
+def quick_tier(compiled, args):
+    """What the quick tier of a large function (backends/llvm/tiers.py) computes for the
+    specialisation ``compiled`` ran last, at ``args``."""
+    spec = compiled.specialisation
+    args = compiled.bind(args, {})              # with the defaults, as a call binds them
+    run = compile_quick(spec.code_ir, compiled.boundscheck)
+    return compiled.transform.results(compiled, spec, args, run(*leaves(args)))
 
 
 def _copies(args):

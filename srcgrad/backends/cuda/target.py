@@ -56,7 +56,7 @@ def cuda_target(arch=DEFAULT_ARCH):
     if not (isinstance(arch, str) and arch.startswith("sm_") and arch[3:].rstrip("af").isdigit()):
         raise ValueError(f"a CUDA architecture is named like 'sm_90', not {arch!r}")
 
-    def machine():
+    def machine(opt=3):
         initialise()
-        return llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=arch, features="", opt=3)
+        return llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=arch, features="", opt=opt)
     return Target(f"cuda ({arch})", CUDA_MATH, {"thread_registers"}, lambda: TRIPLE, machine)

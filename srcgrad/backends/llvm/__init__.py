@@ -21,6 +21,6 @@ Example:
     run, llvm_ir = compile_function(ir_function)
     run(1.0, 2.0)
 """
-from .jit import compile_function, symbol_name
+from .jit import compile_function, compile_quick, compile_tiers, symbol_name
 
-__all__ = ["compile_function", "symbol_name"]
+__all__ = ["compile_function", "compile_quick", "compile_tiers", "symbol_name"]

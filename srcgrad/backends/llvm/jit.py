@@ -1,6 +1,7 @@
 """The llvm backend's JIT driver: an IR function lowered for a target (lowering.py),
 optimised with LLVM's O3 pipeline, compiled by MCJIT (or its object code loaded from the
-disk cache, disk_cache.py), and wrapped in the Python entry stub.
+disk cache, disk_cache.py), and wrapped in the Python entry stub; a large function's first
+calls run a quick build while the O3 one is made on another thread (tiers.py, compile_tiers).
 
 The compiled function is ``i32 f(args..., T* out0, T* out1, ..., arena, count, error, callbacks)``:
 it writes its results through the pointers and returns 0, or an error code that the entry
@@ -27,6 +28,7 @@ from .disk_cache import DiskCache
 from .error_codes import CALLBACK, ERR_SLOTS, exception_for
 from .lowering import Lowering
 from .runtime import load as load_runtime
+from . import tiers
 from .target import CPU
 from .vector_math import enabled as vector_math_enabled, vectorise_math
 
@@ -48,20 +50,56 @@ def compile_function(fn, boundscheck=True, cache=False, target=CPU, timings=None
     With ``cache``, object code is kept on disk (disk_cache.py) and reused. ``timings`` (a
     dict) gets the seconds of each stage: "llvm lowering", "llvm optimisation", "machine code"."""
     timings = {} if timings is None else timings
+    low, text, entry, hit = _prepare(fn, boundscheck, cache, target, timings)
+    return _build(fn, low, text, entry, hit, target, timings)
+
+
+def compile_tiers(fn, boundscheck=True, cache=False, target=CPU, timings=None):
+    """(run, llvm_ir, later): ``compile_function``'s pair and None, or for a large function
+    (tiers.py) the quick tier's callable, None, and ``later``, the O3 build on a thread of its
+    own (a tiers.Build whose result is compile_function's pair)."""
+    timings = {} if timings is None else timings
+    low, text, entry, hit = _prepare(fn, boundscheck, cache, target, timings)
+    if hit is not None or not tiers.wanted(text):
+        return (*_build(fn, low, text, entry, hit, target, timings), None)
+    run = _quick(fn, low, text, target, timings)
+    later = tiers.Build(lambda: _build(fn, low, text, entry, None, target, timings, background=True))
+    return run, None, later
+
+
+def compile_quick(fn, boundscheck=True, target=CPU, timings=None):
+    """The quick tier's callable alone (tiers.py): ``fn`` built without LLVM's O3 pipeline."""
+    timings = {} if timings is None else timings
+    low, text, _, _ = _prepare(fn, boundscheck, False, target, timings)
+    return _quick(fn, low, text, target, timings)
+
+
+def _prepare(fn, boundscheck, cache, target, timings):
+    """(the lowering, the text of its verified module, the disk cache's entry or None, what
+    the entry holds or None)."""
     clock = time.perf_counter()
-    machine = target.machine()
-    low, mod = _lower(fn, target, machine, boundscheck)
-    timings["llvm lowering"], clock = time.perf_counter() - clock, time.perf_counter()
+    low, text = _lower(fn, target, boundscheck)
+    timings["llvm lowering"] = time.perf_counter() - clock
     options = f"boundscheck={boundscheck}, vector_math={vector_math_enabled()}, allocator=block_cache+realloc"
     if low.uses_blas:           # the symbols it calls: another BLAS could be found another time
         options += f", blas={low.uses_blas}"
     entry = DiskCache.for_code(str(fn), options=options) if cache else None
-    hit = entry.load() if entry is not None else None
+    return low, text, entry, entry.load() if entry is not None else None
+
+
+def _build(fn, low, text, entry, hit, target, timings, background=False):
+    """compile_function's pair: ``text`` through O3 (or the object code of ``hit``) to machine
+    code. In the ``background`` (tiers.py): stopping between stages when the interpreter
+    exits, its stages timed as "... (background)"."""
+    after = " (background)" if background else ""
+    clock = time.perf_counter()
+    mod = _parsed(text)
     if hit is None:
-        mod, text = vectorise_math(mod, _optimise(mod, machine))
+        mod, text = vectorise_math(mod, _optimise(mod, target.machine()))
     else:
         text = hit[1]
-    timings["llvm optimisation"], clock = time.perf_counter() - clock, time.perf_counter()
+    timings["llvm optimisation" + after], clock = time.perf_counter() - clock, time.perf_counter()
+    tiers.check()
     load_runtime()                # the block cache's symbols, which the code calls
     engine = llvm.create_mcjit_compiler(mod, target.machine())
     if entry is not None:
@@ -70,23 +108,55 @@ def compile_function(fn, boundscheck=True, cache=False, target=CPU, timings=None
         else:
             engine.set_object_cache(notify_func=lambda m, data: entry.store(bytes(data), text))
     engine.finalize_object()
-    timings["machine code" if hit is None else "machine code (from the disk cache)"] = time.perf_counter() - clock
+    timings[("machine code" if hit is None else "machine code (from the disk cache)") + after] = \
+        time.perf_counter() - clock
     run = _entry_stub(fn, engine.get_function_address(symbol_name(fn)), low)
     run._engine = engine          # keeps the machine code alive as long as the callable
     run.from_cache = hit is not None
     return run, text
 
 
-def _lower(fn, target, machine, boundscheck):
-    """(the lowering, with what the entry stub needs from it; the verified LLVM module)."""
+def _quick(fn, low, text, target, timings):
+    """The quick tier's callable (tiers.py): ``text`` through SROA, instcombine and simplifycfg,
+    and the code generator without optimisation."""
+    clock = time.perf_counter()
+    mod = _parsed(text)
+    passes = llvm.create_new_function_pass_manager()
+    passes.add_sroa_pass()
+    passes.add_instruction_combine_pass()
+    passes.add_simplify_cfg_pass()
+    builder = llvm.create_pass_builder(target.machine(quick=True), llvm.create_pipeline_tuning_options(speed_level=0))
+    for f in mod.functions:
+        if not f.is_declaration:
+            passes.run(f, builder)
+    use_block_cache(mod)
+    timings["llvm optimisation (quick tier)"], clock = time.perf_counter() - clock, time.perf_counter()
+    load_runtime()
+    engine = llvm.create_mcjit_compiler(mod, target.machine(quick=True))
+    engine.finalize_object()
+    timings["machine code (quick tier)"] = time.perf_counter() - clock
+    run = _entry_stub(fn, engine.get_function_address(symbol_name(fn)), low)
+    run._engine = engine
+    run.from_cache = False
+    return run
+
+
+def _lower(fn, target, boundscheck):
+    """(the lowering, with what the entry stub needs from it; the text of its LLVM module)."""
+    machine = target.machine()
     module = ir.Module(name=symbol_name(fn))
     module.triple = target.triple()
     module.data_layout = str(machine.target_data)
     low = Lowering(fn, module, target, boundscheck)
     low.build(symbol_name(fn))
-    mod = llvm.parse_assembly(str(module))
+    return low, str(module)
+
+
+def _parsed(text):
+    """The verified LLVM module of ``text``."""
+    mod = llvm.parse_assembly(text)
     mod.verify()
-    return low, mod
+    return mod
 
 
 def _optimise(mod, machine):

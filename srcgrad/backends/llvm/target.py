@@ -20,7 +20,8 @@ class Target:
     lowering looks math primitives up here); ``supports``: features that not every target has
     (``"callbacks"`` into Python and ``"blas"`` calls on the CPU; ``"thread_registers"`` on a
     GPU, where each thread reads its index from special registers); ``triple()``, ``machine()`` (a new LLVM target machine: each
-    JIT engine takes ownership of its own), ``target_data()`` (for ABI sizes)."""
+    JIT engine takes ownership of its own; ``machine(quick=True)``: one whose code generator
+    does not optimise, for the quick tier of tiers.py), ``target_data()`` (for ABI sizes)."""
 
     def __init__(self, name, math, supports, triple, machine):
         self.name, self.math, self.supports = name, math, frozenset(supports)
@@ -30,8 +31,8 @@ class Target:
     def triple(self):
         return self._triple()
 
-    def machine(self):
-        return self._machine()
+    def machine(self, quick=False):
+        return self._machine(opt=0 if quick else 3)
 
     def target_data(self):
         if self._target_data is None:
@@ -45,8 +46,8 @@ class Target:
 _host_features = []
 
 
-def _host_machine():
-    """A new target machine for the host CPU, O3, for the JIT."""
+def _host_machine(opt=3):
+    """A new target machine for the host CPU, for the JIT: its code generator at level ``opt``."""
     if not _host_features:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
@@ -56,7 +57,7 @@ def _host_machine():
         _host_features.append(llvm.get_host_cpu_features().flatten())
         vector_math.load(_host_features[0])
     target = llvm.Target.from_default_triple()
-    return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=_host_features[0], opt=3, jit=True)
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=_host_features[0], opt=opt, jit=True)
 
 
 CPU = Target("cpu", CPU_MATH, {"callbacks", "blas"}, llvm.get_process_triple, _host_machine)
