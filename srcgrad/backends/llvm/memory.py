@@ -28,20 +28,54 @@ TAPES = {}
 def allocate(ctx, count, size, zeroed, too_big=None):
     """(pointer, arena slot) of ``count`` items of ``size`` bytes (at least one item),
     recorded in the arena so that Python frees it after the call, whichever way the call
-    ends. A size that overflows or memory that cannot be had makes the call raise
-    MemoryError saying how much was asked for."""
+    ends. A size that overflows (or ``too_big``, the count's own overflow) or memory that
+    cannot be had makes the call raise MemoryError saying how much was asked for."""
     b = ctx.b
     one, size = ir.Constant(INT64, 1), ir.Constant(INT64, size)
     count = b.select(b.icmp_signed(">", count, one), count, one)
-    nbytes = b.smul_with_overflow(count, size)
-    bad = b.extract_value(nbytes, 1) if too_big is None else b.or_(too_big, b.extract_value(nbytes, 1))
-    memory_guard(ctx, bad, count, size)
-    if zeroed:
-        data = b.call(ctx.declare("calloc", PTR, [INT64, INT64]), [count, size])
-    else:
-        data = b.call(ctx.declare("malloc", PTR, [INT64]), [b.extract_value(nbytes, 0)])
+    asked = count if too_big is None else b.select(too_big, ir.Constant(INT64, 2 ** 63 - 1), count)
+    data = b.call(_allocator(ctx, zeroed), [asked, size, ctx.arena, ctx.arena_count])
     memory_guard(ctx, b.icmp_unsigned("==", data, ir.Constant(PTR, None)), count, size)
-    return data, _arena_push(ctx, data)
+    return data, b.sub(b.load(ctx.arena_count), one)
+
+
+def _allocator(ctx, zeroed):
+    """The module's function ``ptr allocate(count, size, arena, arena_count)``: ``count`` items
+    of ``size`` bytes from malloc (calloc if ``zeroed``), recorded in the arena (grown by
+    doubling); null where the size overflows or memory cannot be had. One function however
+    many allocations call it, so that each is a call and a test (compile time)."""
+    def body(count, size, arena, arena_count):
+        b = ctx.b
+        null = ir.Constant(PTR, None)
+        nbytes = b.smul_with_overflow(count, size)
+        with b.if_then(b.extract_value(nbytes, 1), likely=False):
+            b.ret(null)
+        if zeroed:
+            data = b.call(ctx.declare("calloc", PTR, [INT64, INT64]), [count, size])
+        else:
+            data = b.call(ctx.declare("malloc", PTR, [INT64]), [b.extract_value(nbytes, 0)])
+        with b.if_then(b.icmp_unsigned("==", data, null), likely=False):
+            b.ret(null)
+        n = b.load(arena_count)
+        cap_ptr = b.gep(arena_count, [ir.Constant(INT64, 1)])
+        cap = b.load(cap_ptr)
+        with b.if_then(b.icmp_signed(">=", n, cap), likely=False):
+            new_cap = b.select(b.icmp_signed(">", cap, ir.Constant(INT64, 0)), b.mul(cap, ir.Constant(INT64, 2)),
+                               ir.Constant(INT64, 64))
+            grown = b.call(ctx.declare("realloc", PTR, [PTR, INT64]),
+                           [b.load(arena), b.mul(new_cap, ir.Constant(INT64, 8))])
+            with b.if_then(b.icmp_unsigned("==", grown, null), likely=False):
+                b.call(ctx.declare("free", ir.VoidType(), [PTR]), [data])
+                b.ret(null)
+            b.store(grown, arena)
+            b.store(new_cap, cap_ptr)
+        b.store(data, b.gep(b.bitcast(b.load(arena), ir.PointerType(PTR)), [n]))
+        b.store(b.add(n, ir.Constant(INT64, 1)), arena_count)
+        b.ret(data)
+    f = ctx.module_function("srcgrad.allocate" + (".zeroed" if zeroed else ""),
+                            [INT64, INT64, ctx.arena.type, ctx.arena_count.type], PTR, body)
+    f.return_value.attributes.add("noalias")        # as malloc's: LLVM's alias analysis needs it
+    return f
 
 
 def _reallocate(ctx, data, nbytes, count, size):
@@ -66,24 +100,6 @@ def memory_guard(ctx, cond, count, size):
 def arena_pointers(ctx):
     """The arena's slots, as a pointer to its first."""
     return ctx.b.bitcast(ctx.b.load(ctx.arena), ir.PointerType(PTR))
-
-
-def _arena_push(ctx, data):
-    """Record an allocation in the arena (grown by doubling); returns its slot."""
-    b = ctx.b
-    count = b.load(ctx.arena_count)
-    cap_ptr = b.gep(ctx.arena_count, [ir.Constant(INT64, 1)])
-    cap = b.load(cap_ptr)
-    with b.if_then(b.icmp_signed(">=", count, cap), likely=False):
-        new_cap = b.select(b.icmp_signed(">", cap, ir.Constant(INT64, 0)), b.mul(cap, ir.Constant(INT64, 2)),
-                           ir.Constant(INT64, 64))
-        grown = _reallocate(ctx, b.load(ctx.arena), b.mul(new_cap, ir.Constant(INT64, 8)), new_cap,
-                            ir.Constant(INT64, 8))
-        b.store(grown, ctx.arena)
-        b.store(new_cap, cap_ptr)
-    b.store(data, b.gep(arena_pointers(ctx), [count]))
-    b.store(b.add(count, ir.Constant(INT64, 1)), ctx.arena_count)
-    return count
 
 
 def _release_since(ctx, mark, keep):
