@@ -38,6 +38,7 @@ from .arrays import Lazy, global_array
 from .callbacks import CALLS
 from .checks import checkable_accesses, versioned_loop
 from .error_codes import OK, RANGE_STEP, SITE
+from .folding import FoldingBuilder, known
 from .fusion import lazy_ops, lazy_positions
 from .indexing import INDEXING
 from .joins import JOINS
@@ -119,7 +120,7 @@ class Lowering:
         extra = [ir.PointerType(PTR), ir.PointerType(INT64), ir.PointerType(INT64), ir.PointerType(PTR)]
         self.func = ir.Function(self.module, ir.FunctionType(INT32, params + outs + extra), name=name)
         entry = self.func.append_basic_block("entry")
-        self.b = ir.IRBuilder(entry)
+        self.b = FoldingBuilder(entry)
         self.exit_block = self.func.append_basic_block("exit")
         self.allocas_block = entry
         self.status = self.b.alloca(INT32, name="status")
@@ -155,7 +156,7 @@ class Lowering:
         f.linkage = "internal"
         f.attributes.add("noinline")
         saved = self.b, self.func
-        self.b, self.func = ir.IRBuilder(f.append_basic_block("entry")), f
+        self.b, self.func = FoldingBuilder(f.append_basic_block("entry")), f
         try:
             body(*f.args)
         finally:
@@ -236,6 +237,8 @@ class Lowering:
     def guard(self, cond, code, numbers=()):
         """Leave with status ``code`` where ``cond`` holds at run time, the i64 ``numbers``
         first stored in the error slots."""
+        if known(cond) == 0:        # never holds (folding.py): no test
+            return
         bad = self.func.append_basic_block("error")
         good = self.func.append_basic_block("ok")
         self.b.cbranch(cond, bad, good)
