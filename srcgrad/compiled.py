@@ -178,11 +178,17 @@ class Compiled:
     def build(self, ir, code_ir, result_tree):
         """The runnable specialisation of ``code_ir``: on llvm, or (the default, "auto") on the
         python backend where llvm does not handle an op yet (``.backend`` then says "python").
-        The native code is built at its first run (Specialisation)."""
-        clock = time.perf_counter()
-        source, externals = python_backend.generate(code_ir)
+        The native code is built at its first run, the Python source at its first use
+        (Specialisation)."""
         timings = self._timings
-        timings["python source"] = time.perf_counter() - clock
+        generated = []
+
+        def python_source():
+            if not generated:
+                clock = time.perf_counter()
+                generated.extend(python_backend.generate(code_ir))
+                timings["python source"] = time.perf_counter() - clock
+            return generated
 
         def compile():
             if self.requested_backend in ("llvm", "auto"):
@@ -193,8 +199,8 @@ class Compiled:
                 except NotImplementedError:
                     if self.requested_backend == "llvm":
                         raise
-            return python_backend.compile_function(code_ir, source, externals), "python", None
-        spec = Specialisation(ir, code_ir, source, compile=compile)
+            return python_backend.compile_function(code_ir, *python_source()), "python", None
+        spec = Specialisation(ir, code_ir, lambda: python_source()[0], compile=compile)
         spec.result_tree = result_tree
         spec.timings = timings
         return spec
@@ -341,8 +347,8 @@ class Compiled:
     def stages(self):
         """How long each stage of the most recent specialisation took to compile, as a table:
         the frontend (source to optimised IR), the derivative (the transformation and its
-        passes), the Python source, and on llvm its lowering, LLVM's optimisation and the
-        machine code. A large function's quick tier and the O3 build that replaces it
+        passes), the Python source (made where it runs or is asked for), and on llvm its
+        lowering, LLVM's optimisation and the machine code. A large function's quick tier and the O3 build that replaces it
         (backends/llvm/tiers.py) are shown apart: the total is the time to the first call.
         Seconds, also as ``.specialisation.timings``."""
         s = self._spec()

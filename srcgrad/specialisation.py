@@ -15,7 +15,7 @@ import warnings
 
 class Specialisation:
     """The compiled code of one argument signature: the primal IR, the IR that runs (the
-    derivative's), its Python source, the callable, and the stages shown (``llvm_ir``, ``ptx``);
+    derivative's), its Python source (or a function making it), the callable, and the stages shown (``llvm_ir``, ``ptx``);
     ``backend`` says which backend runs it.
 
     Made with ``compile`` (a function returning ``(run, backend, llvm_ir)``) instead of ``run``,
@@ -26,7 +26,7 @@ class Specialisation:
     ones at the first call after it is done (``llvm_ir`` waits for it)."""
 
     def __init__(self, ir, code_ir, source, run=None, backend=None, llvm_ir=None, ptx=None, compile=None):
-        self.ir, self.code_ir, self.source, self.ptx = ir, code_ir, source, ptx
+        self.ir, self.code_ir, self._source, self.ptx = ir, code_ir, source, ptx
         self._run, self._backend, self._llvm_ir = run, backend, llvm_ir
         self._compile = compile
         self._later = None
@@ -64,6 +64,16 @@ class Specialisation:
         if self._compile is None and self._later is None:
             return self._run
         return self._built()._swapped(wait=False)._run
+
+    @property
+    def source(self):
+        """The Python source of ``code_ir`` (given as a function, it is generated at the first
+        use: a first call on llvm does not wait for it)."""
+        if callable(self._source):
+            with self._lock:
+                if callable(self._source):
+                    self._source = self._source()
+        return self._source
 
     @property
     def building(self):
