@@ -114,6 +114,18 @@ def test_small_functions_are_built_once_unless_told(monkeypatch):
         tiers.wanted("")
 
 
+def test_by_default_a_function_is_tiered_by_the_size_of_its_module(objective, monkeypatch):
+    monkeypatch.setenv("SRCGRAD_TIERS", "auto")
+    monkeypatch.setattr(tiers, "QUICK_MIN_LINES", 500)      # the objective's module is larger
+    g = srcgrad.grad(objective)
+    g(*_args())
+    assert g.specialisation._later is not None and "define" in g.specialisation.llvm_ir
+    def square(x):
+        return x * x
+    h = srcgrad.grad(square)
+    assert h(3.0) == 6.0 and h.specialisation._later is None
+
+
 def test_another_function_compiles_while_a_build_runs(objective, always):
     g = srcgrad.grad(objective)
     g(*_args())
