@@ -9,11 +9,9 @@ on their mean (``jnp.where`` in JAX), and reductions.
     python benchmarks/compile_scaling.py [--sizes 50,100,300,1000] [--record]
 """
 import argparse
-import os
-import subprocess
-import sys
 import tempfile
 
+from compile_time import fresh_output
 from record import record
 
 HEAD = '''import math, os, sys, time
@@ -91,16 +89,11 @@ def program(tool, blocks, wait):
 
 def sample(source, folder):
     """{"first": s, "o3": s or absent, "stages": {stage: s}} of one fresh process; None: no tool."""
-    path = os.path.join(folder, "objective.py")       # a real file: srcgrad reads the source
-    with open(path, "w") as f:
-        f.write(source)
-    done = subprocess.run([sys.executable, path], capture_output=True, text=True)
-    if done.returncode:
-        if "ModuleNotFoundError" in done.stderr:
-            return None
-        raise RuntimeError(done.stderr[-3000:])
+    printed = fresh_output(source, folder)
+    if printed is None:
+        return None
     out = {"stages": {}}
-    for line in done.stdout.splitlines():
+    for line in printed.splitlines():
         word, rest = line.split(" ", 1)
         if word == "stage":
             name, seconds = rest.rsplit(" ", 1)

@@ -77,8 +77,8 @@ B1_TOOLS = {
 }
 
 
-def sample(source, folder):
-    """Seconds one fresh process takes from decoration to the first result (None: tool missing)."""
+def fresh_output(source, folder):
+    """What a fresh process running ``source`` prints (None where it lacks a tool's module)."""
     path = os.path.join(folder, "model.py")      # a real file: the compiler reads the function's source
     with open(path, "w") as f:
         f.write(source)
@@ -86,8 +86,14 @@ def sample(source, folder):
     if done.returncode:
         if "ModuleNotFoundError" in done.stderr:
             return None
-        raise RuntimeError(done.stderr)
-    return float(done.stdout.strip().splitlines()[-1])
+        raise RuntimeError(done.stderr[-3000:])
+    return done.stdout
+
+
+def sample(source, folder):
+    """Seconds one fresh process takes from decoration to the first result (None: tool missing)."""
+    out = fresh_output(source, folder)
+    return None if out is None else float(out.strip().splitlines()[-1])
 
 
 def row(name, tool, times):

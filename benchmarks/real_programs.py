@@ -19,6 +19,10 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+# the times per call are O3's code: a large function's first calls would run on its quick tier
+# (docs/compiler.md "Two tiers"); the first calls, in fresh processes, run as a user's do
+os.environ.setdefault("SRCGRAD_USER_TIERS", os.environ.get("SRCGRAD_TIERS", "auto"))
+os.environ["SRCGRAD_TIERS"] = "off"
 
 from real import common  # noqa: E402
 from real import MODULES  # noqa: E402

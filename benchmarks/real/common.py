@@ -134,7 +134,7 @@ def first_call(module_name, tool, size, timeout=600):
     import sys
     benchmarks = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     source = FIRST_CALL.format(benchmarks=benchmarks, module=module_name, tool=tool, size=size)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    env = dict(os.environ, SRCGRAD_TIERS=os.environ.get("SRCGRAD_USER_TIERS", "auto"), PYTHONPATH=os.pathsep.join(
         [os.path.dirname(benchmarks)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, env=env,
                           timeout=timeout)

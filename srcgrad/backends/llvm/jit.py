@@ -110,7 +110,7 @@ def _build(fn, low, text, entry, hit, target, timings, background=False):
     engine.finalize_object()
     timings[("machine code" if hit is None else "machine code (from the disk cache)") + after] = \
         time.perf_counter() - clock
-    run = _entry_stub(fn, engine.get_function_address(symbol_name(fn)), low)
+    run = _entry_stub(fn, engine.get_function_address(low.symbol), low)
     run._engine = engine          # keeps the machine code alive as long as the callable
     run.from_cache = hit is not None
     return run, text
@@ -135,7 +135,7 @@ def _quick(fn, low, text, target, timings):
     engine = llvm.create_mcjit_compiler(mod, target.machine(quick=True))
     engine.finalize_object()
     timings["machine code (quick tier)"] = time.perf_counter() - clock
-    run = _entry_stub(fn, engine.get_function_address(symbol_name(fn)), low)
+    run = _entry_stub(fn, engine.get_function_address(low.symbol), low)
     run._engine = engine
     run.from_cache = False
     return run
@@ -144,11 +144,13 @@ def _quick(fn, low, text, target, timings):
 def _lower(fn, target, boundscheck):
     """(the lowering, with what the entry stub needs from it; the text of its LLVM module)."""
     machine = target.machine()
-    module = ir.Module(name=symbol_name(fn))
+    name = symbol_name(fn)          # (it prints the whole function: once)
+    module = ir.Module(name=name)
     module.triple = target.triple()
     module.data_layout = str(machine.target_data)
     low = Lowering(fn, module, target, boundscheck)
-    low.build(symbol_name(fn))
+    low.symbol = name
+    low.build(name)
     return low, str(module)
 
 
