@@ -18,6 +18,7 @@ Example (inside a rule):
 from llvmlite import ir
 
 from .error_codes import MEMORY
+from .folding import known
 from .loops import counted_loop
 from .registry import lower
 from .types import BIT, INT64, PTR, ltype
@@ -87,6 +88,8 @@ def _reallocate(ctx, data, nbytes, count, size):
 
 def memory_guard(ctx, cond, count, size):
     """Leave with MemoryError where ``cond`` holds, naming ``count`` items of ``size`` bytes."""
+    if known(cond) == 0:
+        return
     bad = ctx.func.append_basic_block("no.memory")
     good = ctx.func.append_basic_block("memory.ok")
     ctx.b.cbranch(cond, bad, good)
