@@ -199,7 +199,7 @@ class Compiled:
                 except NotImplementedError:
                     if self.requested_backend == "llvm":
                         raise
-            return python_backend.compile_function(code_ir, *python_source()), "python", None
+            return python_backend.compile_function(code_ir, *python_source()), "python", None, None
         spec = Specialisation(ir, code_ir, lambda: python_source()[0], compile=compile)
         spec.result_tree = result_tree
         spec.timings = timings
@@ -348,8 +348,9 @@ class Compiled:
         """How long each stage of the most recent specialisation took to compile, as a table:
         the frontend (source to optimised IR), the derivative (the transformation and its
         passes), the Python source (made where it runs or is asked for), and on llvm its
-        lowering, LLVM's optimisation and the machine code. A large function's quick tier and the O3 build that replaces it
-        (backends/llvm/tiers.py) are shown apart: the total is the time to the first call.
+        lowering, LLVM's optimisation and the machine code. A large function's quick tier and
+        the O3 build that replaces it (backends/llvm/tiers.py) are shown apart: the total is the
+        time to the first call.
         Seconds, also as ``.specialisation.timings``."""
         s = self._spec()
         s.backend                               # built: the llvm stages are timed too

@@ -15,15 +15,16 @@ import warnings
 
 class Specialisation:
     """The compiled code of one argument signature: the primal IR, the IR that runs (the
-    derivative's), its Python source (or a function making it), the callable, and the stages shown (``llvm_ir``, ``ptx``);
-    ``backend`` says which backend runs it.
+    derivative's), its Python source (or a function making it), the callable, and the stages
+    shown (``llvm_ir``, ``ptx``); ``backend`` says which backend runs it.
 
-    Made with ``compile`` (a function returning ``(run, backend, llvm_ir)``) instead of ``run``,
+    Made with ``compile`` (a function returning ``(run, backend, llvm_ir, later)``) instead of
+    ``run``,
     the native code is built at the first use of ``run``, ``backend`` or ``llvm_ir``: a
     compiled function that another one only inlines (``grad(jit(f))``, a ``jacobian`` inside a
-    ``jit``) is never built for itself. ``compile`` may also return a fourth value, ``later``:
-    a build still running (backends/llvm/tiers.py), whose ``(run, llvm_ir)`` replace the first
-    ones at the first call after it is done (``llvm_ir`` waits for it)."""
+    ``jit``) is never built for itself. ``later`` is None or a build still running
+    (backends/llvm/tiers.py), whose ``(run, llvm_ir)`` replace the first ones at the first call
+    after it is done (``llvm_ir`` waits for it)."""
 
     def __init__(self, ir, code_ir, source, run=None, backend=None, llvm_ir=None, ptx=None, compile=None):
         self.ir, self.code_ir, self._source, self.ptx = ir, code_ir, source, ptx
@@ -38,9 +39,7 @@ class Specialisation:
         if self._compile is not None:
             with self._lock:
                 if self._compile is not None:
-                    built = self._compile()
-                    self._run, self._backend, self._llvm_ir = built[:3]
-                    self._later = built[3] if len(built) > 3 else None
+                    self._run, self._backend, self._llvm_ir, self._later = self._compile()
                     self._compile = None
         return self
 

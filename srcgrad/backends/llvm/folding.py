@@ -95,22 +95,24 @@ class FoldingBuilder(ir.IRBuilder):
         return super().smul_with_overflow(lhs, rhs, name)
 
     def or_(self, lhs, rhs, name="", flags=()):
-        if lhs.type == rhs.type == _BIT:
-            for x, y in ((lhs, rhs), (rhs, lhs)):
-                if known(x) == 0:
-                    return y
-                if known(x) == 1:
-                    return ir.Constant(_BIT, 1)
-        return super().or_(lhs, rhs, name, flags)
+        folded = self._logic(lhs, rhs, identity=0)
+        return folded if folded is not None else super().or_(lhs, rhs, name, flags)
 
     def and_(self, lhs, rhs, name="", flags=()):
+        folded = self._logic(lhs, rhs, identity=1)
+        return folded if folded is not None else super().and_(lhs, rhs, name, flags)
+
+    @staticmethod
+    def _logic(lhs, rhs, identity):
+        """``lhs | rhs`` (``identity`` 0) or ``lhs & rhs`` (1) of two i1 values where one is
+        known: the other one, or the known absorbing value; else None."""
         if lhs.type == rhs.type == _BIT:
             for x, y in ((lhs, rhs), (rhs, lhs)):
-                if known(x) == 1:
+                if known(x) == identity:
                     return y
-                if known(x) == 0:
-                    return ir.Constant(_BIT, 0)
-        return super().and_(lhs, rhs, name, flags)
+                if known(x) is not None:
+                    return ir.Constant(_BIT, 1 - identity)
+        return None
 
     def icmp_signed(self, cmpop, lhs, rhs, name=""):
         a, c = known(lhs), known(rhs)

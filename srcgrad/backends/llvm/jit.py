@@ -110,10 +110,16 @@ def _build(fn, low, text, entry, hit, target, timings, background=False):
     engine.finalize_object()
     timings[("machine code" if hit is None else "machine code (from the disk cache)") + after] = \
         time.perf_counter() - clock
+    return _callable(fn, low, engine, from_cache=hit is not None), text
+
+
+def _callable(fn, low, engine, from_cache):
+    """The entry stub of the function ``engine`` has built, keeping the machine code alive as
+    long as the callable."""
     run = _entry_stub(fn, engine.get_function_address(low.symbol), low)
-    run._engine = engine          # keeps the machine code alive as long as the callable
-    run.from_cache = hit is not None
-    return run, text
+    run._engine = engine
+    run.from_cache = from_cache
+    return run
 
 
 def _quick(fn, low, text, target, timings):
@@ -135,10 +141,7 @@ def _quick(fn, low, text, target, timings):
     engine = llvm.create_mcjit_compiler(mod, target.machine(quick=True))
     engine.finalize_object()
     timings["machine code (quick tier)"] = time.perf_counter() - clock
-    run = _entry_stub(fn, engine.get_function_address(low.symbol), low)
-    run._engine = engine
-    run.from_cache = False
-    return run
+    return _callable(fn, low, engine, from_cache=False)
 
 
 def _lower(fn, target, boundscheck):

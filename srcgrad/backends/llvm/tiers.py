@@ -6,7 +6,7 @@ when it is ready (specialisation.py swaps it in between two calls).
 
 Why: O3 and its code generator take 80-90% of a first call and grow faster than the module
 (a 130-line geometry objective: 17.6 s of 19.6 s); the quick tier builds the same module in
-0.6 s, and its code runs 1.3-7x slower than O3's (measured on benchmarks/real's objectives).
+0.5 s, and its code runs 1.3-7x slower than O3's (measured on benchmarks/real's objectives).
 
 Which functions: those whose LLVM module has at least ``QUICK_MIN_LINES`` lines (below that,
 O3 takes under ~0.4 s and a second build would cost more than it saves). ``SRCGRAD_TIERS``
@@ -34,7 +34,7 @@ import collections
 import os
 import threading
 
-QUICK_MIN_LINES = 8_000     # O3 + machine code of an 8,000-line module: ~0.4 s here (p1 in RESULTS.md)
+QUICK_MIN_LINES = 8_000     # O3 + machine code of a module of 6,300 lines took 0.37 s on this machine
 
 
 def mode():
