@@ -14,7 +14,7 @@ Members, all a newcomer needs to read a handler:
 - state: ``fn``, ``fdef``, ``file``, ``first`` (the function and where its source is),
   ``globals``, ``closure``, ``locals`` (the names the body binds), ``names`` (FreshNames: the
   names desugar and the loops make up), ``b`` (the Builder of the current block),
-  ``lowered_args``, ``recursive_calls``, ``stack``, ``params``, ``unit_axes``, ``tables``;
+  ``lowered_args``, ``recursive_calls``, ``stack``, ``params``, ``unit_axes``, ``written_from``, ``tables``;
 - where and errors: ``loc``, ``unsupported``, ``typing_error``, ``emit`` (an op at a node's
   line, its type errors said there);
 - names: ``read`` (a local), ``resolve_global``, ``global_object``, ``is_global_name``;
@@ -112,6 +112,7 @@ class Context:
         self.stack = (fn,)     # functions being compiled, to refuse recursion
         self.params = ()            # the leaf parameters' values (shared with the functions it calls)
         self.unit_axes = None       # parameter value -> its axes of size 1, when specialised on them
+        self.written_from = {}      # an array written into (x[i] = v) -> the one it was: same shape
         self.call_site = None       # the user's call that compiles this function in place (for_call)
 
     def for_call(self, fn, fdef, file, first, called, node):
@@ -123,7 +124,7 @@ class Context:
         sub.call_site = self.call_site or self.loc(node)
         sub.stack = self.stack + (called,)
         sub.recursive_calls = self.recursive_calls
-        sub.params, sub.unit_axes = self.params, self.unit_axes
+        sub.params, sub.unit_axes, sub.written_from = self.params, self.unit_axes, self.written_from
         sub.b = self.b
         return sub
 

@@ -87,6 +87,7 @@ def setitem(lw, target, value, env, node):
         if old.type.dtype in (F64, F32):
             value = lw.b.convert(value, F64)
         new = lw.emit(node, "setitem", [old, value] + indices, name=target.value.id)
+    lw.written_from[new] = old
     for n, v in list(env.items()):
         if v is old:
             env[n] = new

@@ -171,6 +171,8 @@ def _unit_axes(lw, node, x, what):
     """The axes ``squeeze()`` without axis= removes: known for an argument (the function is then
     specialised on its arguments' axes of size 1), refused for an array computed inside."""
     hint = "name the axes of size 1: " + ("np.squeeze(x, axis=0)" if what.startswith("np.") else "x.squeeze(axis=0)")
+    while x in lw.written_from:     # an argument written into keeps its shape
+        x = lw.written_from[x]
     if lw.unit_axes is not None and x in lw.unit_axes:
         return lw.unit_axes[x]
     words = f"{what} without axis= of an array computed in the function (its rank would depend on sizes known " \
