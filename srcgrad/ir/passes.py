@@ -14,7 +14,7 @@ import collections
 import math
 
 from .core import Op, nested_ops, walk_blocks, walk_ops as _walk
-from .memory import Buffers
+from .memory import Buffers, read_operands
 from .primitives import PRIMITIVES
 from .shape_passes import simplify_broadcasts, take_shapes_early
 
@@ -169,12 +169,15 @@ def eliminate_dead_code(fn, keep_errors=True):
     writes keep their errors there too).
     Returns whether anything was removed."""
     removed = False
-    changed = True
-    while changed:          # again where a write became unobservable (Buffers is computed per sweep)
+    again = True
+    while again:    # again only where a removed op read a written buffer: a write may be unobservable now
         uses = collections.Counter()
         _count_uses(fn.body, uses)
-        changed = _dce_block(fn.body, uses, Buffers(fn), keep_errors)
-        removed |= changed
+        buffers = Buffers(fn)
+        dropped = []
+        _dce_block(fn.body, uses, buffers, keep_errors, dropped)
+        removed |= bool(dropped)
+        again = any(buffers.of(v) & buffers.written for op in dropped for v in read_operands(op))
     return removed
 
 
@@ -203,26 +206,26 @@ def _has_effects(op, buffers, keep_errors):
     return any(_has_effects(o, buffers, keep_errors) for r in op.regions for o in r.ops)
 
 
-def _dce_block(block, uses, buffers, keep_errors):
+def _dce_block(block, uses, buffers, keep_errors, dropped):
     """Remove the dead ops of ``block``, last to first, so that the ops only a removed op used
-    go in the same sweep (``uses`` counts the uses left)."""
-    changed = False
+    go in the same sweep (``uses`` counts the uses left); each removed op, and the ops nested in
+    it, are appended to ``dropped``."""
     kept = []
     for op in reversed(block.ops):
         # (a loop left with no carried value, drop_dead_carried's doing, is dead without results)
         unused = not any(uses[r] for r in op.results) if op.results else op.prim in ("for", "while")
         if unused and not _has_effects(op, buffers, keep_errors):
-            changed = True
+            dropped.append(op)
             uses.subtract(op.operands)
             for o in nested_ops(op):
+                dropped.append(o)
                 uses.subtract(o.operands)
             continue
         for r in op.regions:
-            changed |= _dce_block(r, uses, buffers, keep_errors)
+            _dce_block(r, uses, buffers, keep_errors, dropped)
         kept.append(op)
     kept.reverse()
     block.ops = kept
-    return changed
 
 
 def prune_tapes(fn):
