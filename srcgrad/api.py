@@ -13,15 +13,17 @@ Example:
 """
 from .ad.checkpoint import Policy
 from .compiled import Compiled, compiled_for
+from .reuse import shared
 from .transforms import pullback_at, tangents_at
 
 
 def _make(kind, fun, **options):
-    """``Compiled(fun, kind, ...)``, or the decorator that makes it where ``fun`` is not given."""
+    """``Compiled(fun, kind, ...)``, or the decorator that makes it where ``fun`` is not given; the
+    same object as last time for the same request while what it read is unchanged (reuse.py)."""
     Policy.of(options.get("checkpoint"), kind)      # a bad checkpoint= is said now, not at the first call
     if fun is None:
-        return lambda f: Compiled(f, kind, **options)
-    return Compiled(fun, kind, **options)
+        return lambda f: _make(kind, f, **options)
+    return shared(kind, fun, options, lambda: Compiled(fun, kind, **options))
 
 
 def grad(fun=None, *, wrt=0, backend=None, boundscheck=True, cache=False, checkpoint=None):

@@ -15,7 +15,6 @@ import functools
 import inspect
 import threading
 import time
-import weakref
 
 import numpy as np
 
@@ -29,12 +28,14 @@ from .bridge import call_on_tensors, has_tensor
 from .errors import TypingError, UnsupportedSyntaxError
 from .frontend.lower import lower, source_of
 from .frontend.numpy_shapes import NeedsUnitAxes
+from .frontend.reads import recording, unchanged
 from .ir.core import Builder, Function
 from .ir.inline import inline
 from .ir.printer import format_function
 from .ir.types import F64, I64, ArrayType, type_of
 from .pickling import reduce_compiled
 from .pipeline import pipeline
+from .reuse import shared
 from .specialisation import Specialisation
 from .transforms import TRANSFORMS
 from .trees import Tree, flatten
@@ -76,6 +77,8 @@ class Compiled:
         self.chosen_modes = {}          # a jacobian with mode="auto": call shapes -> "fwd" or "rev"
         self._modes = {}
         self._lock = threading.Lock()
+        self._reads = {}                # what the compiles read outside the function (frontend/reads.py)
+        self._code = getattr(original(fun), "__code__", None)
         try:
             inner = original(fun)
             source_of(getattr(inner, "fun", inner))     # read now: editing the file later changes nothing
@@ -163,7 +166,10 @@ class Compiled:
     def _specialise(self, key):
         types, units = key if self._by_unit_axes else (key, None)
         self._timings = {}          # the stages of this specialisation, filled as they run (.stages)
-        return self.transform.specialise(self, types, units)
+        with recording() as reads:  # (a custom_vjp's derivative is lowered after the frontend)
+            spec = self.transform.specialise(self, types, units)
+        self._reads.update(reads)
+        return spec
 
     def primal_ir(self, types, units=None):
         """The IR of the function this object transforms, for arguments of ``types``: lowered from
@@ -300,6 +306,21 @@ class Compiled:
                                              boundscheck=self.boundscheck, cache=self.cache, **extra)
             return self._modes[mode]
 
+    def reads_unchanged(self, seen=None):
+        """Whether every global, closure cell and attribute this object's compiles read (and froze
+        into its code) still holds what it did, and the function has the same code: then a new
+        request for this transformation can have this object (srcgrad/reuse.py)."""
+        seen = set() if seen is None else seen
+        if getattr(original(self.fun), "__code__", None) is not self._code or not unchanged(self._reads, seen):
+            return False
+        inner = [self.fun] if isinstance(self.fun, Compiled) else []
+        for c in inner + list(self._modes.values()):
+            if id(c) not in seen:
+                seen.add(id(c))
+                if not c.reads_unchanged(seen):
+                    return False
+        return True
+
     def sibling(self, kind):
         """The compiled object of another ``kind`` of transformation of the same function, with the
         same backend (the eager bridge's vjp and second derivative of a ``jit``)."""
@@ -379,17 +400,11 @@ class Compiled:
         return reduce_compiled(self)
 
 
-_compiled_cache = weakref.WeakKeyDictionary()
-
-
 def compiled_for(fun, kind, backend, checkpoint=None):
-    """The one ``Compiled`` of ``fun`` for ``kind`` and these options, made at the first request
-    (vjp and jvp are functions, not decorators: their compiled code is kept here)."""
-    per_fun = _compiled_cache.setdefault(fun, {})
-    key = (kind, backend, checkpoint)
-    if key not in per_fun:
-        per_fun[key] = Compiled(fun, kind, backend=backend, checkpoint=checkpoint)
-    return per_fun[key]
+    """The ``Compiled`` of ``fun`` for ``kind`` and these options, the one made before while what
+    it read is unchanged (vjp and jvp are functions, not decorators: srcgrad/reuse.py keeps it)."""
+    options = {"backend": backend, "checkpoint": checkpoint}
+    return shared(kind, fun, options, lambda: Compiled(fun, kind, **options))
 
 
 def original(fun):

@@ -12,12 +12,13 @@ Context: so the handler modules import only what is below them, never each other
 Members, all a newcomer needs to read a handler:
 
 - state: ``fn``, ``fdef``, ``file``, ``first`` (the function and where its source is),
-  ``globals``, ``closure``, ``locals`` (the names the body binds), ``names`` (FreshNames: the
+  ``globals``, ``closure`` (and its ``cells``), ``locals`` (the names the body binds), ``names`` (FreshNames: the
   names desugar and the loops make up), ``b`` (the Builder of the current block),
   ``lowered_args``, ``recursive_calls``, ``stack``, ``params``, ``unit_axes``, ``written_from``, ``tables``;
 - where and errors: ``loc``, ``unsupported``, ``typing_error``, ``emit`` (an op at a node's
   line, its type errors said there);
-- names: ``read`` (a local), ``resolve_global``, ``global_object``, ``is_global_name``;
+- names: ``read`` (a local), ``resolve_global``, ``global_attribute`` (both noted for reads.py),
+  ``global_object``, ``is_global_name``;
 - dispatch: ``expr_any``, ``expr`` (checked by ``value`` to be a number or an array),
   ``stmt``, ``body``, and ``lowered_apart`` (ops into a block of their own), ``for_call`` (the
   context of a function compiled in place at a call);
@@ -49,6 +50,7 @@ from ..trees import Tree
 from .desugar import check_returns, desugar
 from .dtypes import DType
 from .names import FreshNames
+from .reads import record_attribute, record_name
 from .numpy_linalg import matmul_any_rank
 from .scope import assigned_names, comprehension_names
 from .values import Unbound
@@ -95,6 +97,7 @@ class Context:
         self.statements, self.expressions = tables      # looked up once per node: kept at hand
         self.globals = fn.__globals__
         self.closure = {}
+        self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))     # to read them again (reads.py)
         if fn.__closure__:
             for n, cell in zip(fn.__code__.co_freevars, fn.__closure__):
                 try:
@@ -160,14 +163,24 @@ class Context:
         return v
 
     def resolve_global(self, name, node):
-        """What a name that is not a local is bound to: in the closure, the module, the builtins."""
+        """What a name that is not a local is bound to: in the closure, the module, the builtins
+        (noted, as the compiled code freezes it: reads.py)."""
         if name in self.closure:
-            return self.closure[name]
-        if name in self.globals:
-            return self.globals[name]
-        if hasattr(builtins, name):
-            return getattr(builtins, name)
-        raise UnsupportedSyntaxError(f"the name '{name}' is not defined", self.loc(node))
+            value = self.closure[name]
+        elif name in self.globals:
+            value = self.globals[name]
+        elif hasattr(builtins, name):
+            value = getattr(builtins, name)
+        else:
+            raise UnsupportedSyntaxError(f"the name '{name}' is not defined", self.loc(node))
+        record_name(self.cells, self.globals, name, value)
+        return value
+
+    def global_attribute(self, obj, attr, default=None):
+        """``obj.attr`` of a module-level object (noted, as resolve_global notes a name)."""
+        value = getattr(obj, attr, default)
+        record_attribute(obj, attr, value)
+        return value
 
     def global_object(self, node):
         """What a name or a dotted name (np.linalg.det) of module level is bound to at compile
@@ -176,7 +189,7 @@ class Context:
             return self.resolve_global(node.id, node)
         if isinstance(node, ast.Attribute):
             base = self.global_object(node.value)
-            return None if base is None else getattr(base, node.attr, None)
+            return None if base is None else self.global_attribute(base, node.attr)
         return None
 
     def is_global_name(self, node):

@@ -111,7 +111,7 @@ def attribute_expr(lw, node, env):
         return attribute(lw, node, lw.expr(node.value, env))
     obj = lw.resolve_global(node.value.id, node.value)
     if hasattr(obj, node.attr):
-        return constant(lw, getattr(obj, node.attr), node)
+        return constant(lw, lw.global_attribute(obj, node.attr), node)
     lw.unsupported(node, f"the attribute `.{node.attr}` here", "x.shape[k] and module constants work")
 
 

@@ -25,7 +25,9 @@ def source_of(fn):
     editing the file later changes nothing, and a file edited since the function was
     imported (its source no longer compiles to the function's code) is a clear error."""
     try:
-        return _SOURCES[fn]
+        code, out = _SOURCES[fn]
+        if code is getattr(fn, "__code__", None):       # (f.__code__ = ... makes another function)
+            return out
     except (KeyError, TypeError):
         pass
     try:
@@ -43,7 +45,7 @@ def source_of(fn):
             "or restart, then decorate again.")
     out = (src, file, fn.__code__.co_firstlineno)
     try:
-        _SOURCES[fn] = out
+        _SOURCES[fn] = (getattr(fn, "__code__", None), out)
     except TypeError:
         pass
     return out
@@ -53,7 +55,7 @@ def remember_source(fn, entry):
     """Take ``entry`` (what ``source_of`` returns) as ``fn``'s source unless it has one already:
     a function unpickled in a process that has not its file (srcgrad/pickling.py)."""
     try:
-        _SOURCES.setdefault(fn, entry)
+        _SOURCES.setdefault(fn, (getattr(fn, "__code__", None), entry))
     except TypeError:
         pass
 

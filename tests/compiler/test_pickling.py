@@ -115,6 +115,7 @@ def test_unpickling_the_same_object_again_reuses_what_was_compiled():
     g(W, X, Y)
     assert pickle.loads(data) is g and pickle.loads(pickle.dumps(f)) is g      # one token per object
     assert len(g._cache) == 1
-    other = pickle.loads(pickle.dumps(srcgrad.grad(pf.loss)))                  # another object: its own
+    assert srcgrad.grad(pf.loss) is f               # asked again: the same object (srcgrad/reuse.py)
+    other = pickle.loads(pickle.dumps(srcgrad.grad(pf.loss, boundscheck=False)))   # another object: its own
     assert other is not g
     assert pickle.loads(pickle.dumps(g)) is g                                 # pickled again where it was rebuilt
