@@ -11,6 +11,7 @@ import math
 import os
 
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+os.environ.setdefault("SRCGRAD_NUM_THREADS", "1")      # one thread each (benchmarks/threads.py times more)
 
 import numpy as np  # noqa: E402
 

@@ -16,7 +16,7 @@ import os
 import sys
 import timeit
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("SRCGRAD_NUM_THREADS", "OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 

@@ -23,6 +23,7 @@ sys.path.insert(0, HERE)
 # (docs/compiler.md "Two tiers"); the first calls, in fresh processes, run as a user's do
 os.environ.setdefault("SRCGRAD_USER_TIERS", os.environ.get("SRCGRAD_TIERS", "auto"))
 os.environ["SRCGRAD_TIERS"] = "off"
+os.environ.setdefault("SRCGRAD_NUM_THREADS", "1")      # one thread each (benchmarks/threads.py times more)
 
 from real import common  # noqa: E402
 from real import MODULES  # noqa: E402

@@ -20,6 +20,7 @@ Example:
 from . import autograd, func, nn, optim, utils, viz  # noqa: F401
 from .eager import *  # noqa: F401,F403  the PyTorch-compatible eager names
 from .allocator import empty_cache, memory_cached, set_cache_limit  # noqa: F401
+from .threads import get_num_threads, set_num_threads  # noqa: F401  (vectorize on several threads)
 from .api import grad, hessian, hvp, jacfwd, jacobian, jacrev, jit, jvp, show, value_and_grad, vectorize, vjp
 from .custom import custom_vjp  # noqa: F401  (a hand-written derivative for the compiler)
 from .errors import SrcGradError, TypingError, UnsupportedSyntaxError  # noqa: F401

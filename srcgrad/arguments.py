@@ -77,10 +77,11 @@ def gradient_like_or_none(arg, grads):
 
 
 def broadcast_check(name, params, args):
-    """numpy's error for arguments whose shapes do not broadcast, before any is read."""
+    """numpy's error for arguments whose shapes do not broadcast, before any is read; else
+    their broadcast shape."""
     shapes = [np.shape(a) for a in args]
     try:
-        np.broadcast_shapes(*shapes)
+        return np.broadcast_shapes(*shapes)
     except ValueError:
         raise ValueError(f"vectorize({name}): the arguments' shapes cannot be broadcast together: "
                          + ", ".join(f"{p} {s}" for p, s in zip(params, shapes))) from None

@@ -12,21 +12,25 @@ Example:
     >>> TRANSFORMS["grad"].number_result, TRANSFORMS["jit"].has_wrt
     (True, False)
 """
+import math
+import threading
 import time
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
+from . import threads
 from .ad.compose import hessian_function, hvp_function, jacobian_function
 from .ad.forward import forward
 from .ad.reverse import reverse
 from .arguments import (CONTAINERS, broadcast_check, float_params, gradient_like, gradient_like_or_none, leaves, like,
                         structure_of)
+from .backends import llvm as llvm_backend
 from .backends import python as python_backend
 from .errors import TypingError, UnsupportedSyntaxError
 from .ir.core import walk_ops
-from .ir.types import ArrayType, TapeType, UndoLogType, is_float
+from .ir.types import BOOL, F32, F64, I64, ArrayType, TapeType, UndoLogType, is_float
 from .ir.vectorize import element_type, vectorize_function
 from .pipeline import pipeline
 from .specialisation import Specialisation
@@ -229,7 +233,23 @@ def _vectorize_specialise(c, types, units):
             ir = c.fun.forward_gradient(elements)     # a kernel has no tapes: forward mode, per input
         return _kernel(c, ir, types)
     code_ir = pipeline(vectorize_function(ir, list(types), c.fun.__name__), keep_errors=False)
-    return c.build(ir, code_ir, ir.result_tree)
+    spec = c.build(ir, code_ir, ir.result_tree)
+    if any(isinstance(t, ArrayType) for t in types):
+        spec.in_blocks = _once(lambda: c.build(ir, pipeline(vectorize_function(ir, list(types), c.fun.__name__,
+                                                                              into=True), keep_errors=False), None))
+    return spec
+
+
+def _once(make):
+    """``make()``'s result, made at the first call of what this returns (once across threads)."""
+    lock, made = threading.Lock(), []
+
+    def get():
+        with lock:
+            if not made:
+                made.append(make())
+        return made[0]
+    return get
 
 
 def _kernel(c, ir, types):
@@ -251,8 +271,34 @@ def _vectorize_call(c, args, kwargs):
     args = c.bind(args, kwargs)
     spec = c.specialisation_for(args)
     if c.target == "cpu":             # the cuda launcher checks, for device arrays too
-        broadcast_check(c.fun.__name__, c.params, args)
+        shape = broadcast_check(c.fun.__name__, c.params, args)
+        # a large call runs in blocks at every thread count, one thread too: the same blocks, so
+        # the same bits however many threads there are (threads.py)
+        if c.requested_backend != "python" and len(shape) and shape[0] > 1 \
+                and math.prod(shape) >= threads.PARALLEL_MIN:
+            return _vectorize_in_blocks(spec, args, shape)
     return spec.results(spec.run(*leaves(args)))
+
+
+_NUMPY = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
+
+
+def _vectorize_in_blocks(spec, args, shape):
+    """The call in blocks of the outer axis, shared out among the threads: each block's rows of
+    the results filled by the code of ``vectorize_function(into=True)`` (srcgrad/threads.py)."""
+    code = spec.in_blocks()
+    n = len(args)
+    outs = [llvm_backend.empty(shape, _NUMPY[p.type.dtype]) for p in code.code_ir.params[n:]]
+    rank = len(shape)
+    split = [isinstance(a, np.ndarray) and a.ndim == rank and a.shape[0] != 1 for a in args]
+
+    def work(lo, hi):
+        code.run(*[a[lo:hi] if s else a for a, s in zip(args, split)], *[o[lo:hi] for o in outs])
+    if code.backend == "python":            # (llvm fell back: one thread, as the GIL would make it anyway)
+        work(0, shape[0])
+    else:
+        threads.run_blocks(work, shape[0], max(1, threads.BLOCK // max(1, math.prod(shape[1:]))))
+    return spec.results(outs[0] if len(outs) == 1 else tuple(outs))
 
 
 TRANSFORMS = {

@@ -52,7 +52,7 @@ def element_strided(a):
     return a.copy()
 
 
-class _Memory:
+class Memory:
     """Native memory seen as a numpy array; it keeps ``owner`` alive as long as the array."""
 
     def __init__(self, address, shape, strides, dtype, owner):
@@ -74,7 +74,7 @@ def memory_view(s, t, owner):
     if 0 in shape:
         return np.zeros(shape, dtype)
     strides = tuple(st * dtype.itemsize for st in s.strides[:])
-    return np.asarray(_Memory(s.data, shape, strides, dtype, owner))
+    return np.asarray(Memory(s.data, shape, strides, dtype, owner))
 
 
 def result_value(o, kind, arrays, owned):

@@ -37,21 +37,34 @@ def output_dtype(result, types, scalar=None):
                       f"{', '.join(str(element_type(t)) for t in types)}", ret.loc if ret is not None else None)
 
 
-def vectorize_function(scalar, types, name):
+def vectorize_function(scalar, types, name, into=False):
     """(args of ``types``) -> one array per result of ``scalar`` (an IR function of numbers),
-    of the arguments' broadcast shape; with no array argument, the results themselves."""
-    fn = Function(scalar.name + "_vectorized", [(p.name, t) for p, t in zip(scalar.params, types)], scalar.loc)
-    fn.result_tree = scalar.result_tree          # one array per result, in the container they come in
-    arrays = [p for p in fn.params if p.type.is_array]
-    rank = max((p.type.ndim for p in arrays), default=0)
+    of the arguments' broadcast shape; with no array argument, the results themselves.
+    ``into``: the arrays come as parameters after the arguments instead (of the broadcast
+    shape, which the caller checked), the function fills them and returns 0: a part of a
+    long call, run on one thread of several (srcgrad/threads.py)."""
+    params = [(p.name, t) for p, t in zip(scalar.params, types)]
+    arrays = [t for t in types if isinstance(t, ArrayType)]
+    rank = max((t.ndim for t in arrays), default=0)
+    if into:
+        if rank == 0:
+            raise ValueError("vectorize_function(into=True) needs an array argument")
+        params += [(f"out{k}", ArrayType(output_dtype(t, types, scalar), rank))
+                   for k, t in enumerate(scalar.result_types)]
+    fn = Function(scalar.name + ("_vectorized_into" if into else "_vectorized"), params, scalar.loc)
+    fn.result_tree = None if into else scalar.result_tree   # one array per result, in their container
+    arrays = [p for p in fn.params[:len(types)] if p.type.is_array]
     with Builder(fn.body, scalar.loc) as b:
         if rank == 0:
             b.ret(inline(scalar, list(fn.params)))
             return fn
         lengths = [_length(b, arrays, rank, a, name) for a in range(rank)]
         steps = {x: [_step(b, x, rank, a) for a in range(rank)] for x in arrays}
-        outs = [b.emit("full", lengths, {"value": 0, "dtype": output_dtype(t, types, scalar)}, name="out")
-                for t in scalar.result_types]
+        if into:
+            outs = fn.params[len(types):]
+        else:
+            outs = [b.emit("full", lengths, {"value": 0, "dtype": output_dtype(t, types, scalar)}, name="out")
+                    for t in scalar.result_types]
         # where no argument is broadcast (the common case) the loops index every array with the
         # loop variables themselves: the bounds checks go before the loop and LLVM vectorises it
         whole = None
@@ -64,9 +77,10 @@ def vectorize_function(scalar, types, name):
         for by_step in (False, True):
             blk = Block([])
             with Builder(blk, b.loc) as bb:
-                bb.yield_(_loops(bb, scalar, fn.params, steps if by_step else None, lengths, outs, 0, []))
+                bb.yield_(_loops(bb, scalar, fn.params[:len(types)], steps if by_step else None, lengths, outs, 0, []))
             regions.append(blk)
-        b.ret(b.append(if_op(whole, regions[0], regions[1], [o.type for o in outs], b.loc, ["out"] * len(outs))))
+        filled = b.append(if_op(whole, regions[0], regions[1], [o.type for o in outs], b.loc, ["out"] * len(outs)))
+        b.ret([b.const(0)] if into else filled)
     return fn
 
 

@@ -21,6 +21,7 @@ Example:
     run, llvm_ir = compile_function(ir_function)
     run(1.0, 2.0)
 """
+from .arena import empty
 from .jit import compile_function, compile_quick, compile_tiers, symbol_name
 
-__all__ = ["compile_function", "compile_quick", "compile_tiers", "symbol_name"]
+__all__ = ["compile_function", "compile_quick", "compile_tiers", "symbol_name", "empty"]

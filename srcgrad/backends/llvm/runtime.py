@@ -35,6 +35,7 @@ class Runtime:
 
     def __init__(self, address):
         c = ctypes
+        self.malloc = c.CFUNCTYPE(c.c_void_p, c.c_int64)(address("srcgrad.rt.malloc"))
         self.free = c.CFUNCTYPE(None, c.c_void_p)(address("srcgrad.rt.free"))
         self.free_arena = c.CFUNCTYPE(None, c.c_void_p, c.c_int64)(address("srcgrad.rt.free_arena"))
         self.empty_cache = c.CFUNCTYPE(c.c_int64)(address("srcgrad.rt.empty_cache"))
