@@ -274,8 +274,8 @@ def _vectorize_call(c, args, kwargs):
         shape = broadcast_check(c.fun.__name__, c.params, args)
         # a large call runs in blocks at every thread count, one thread too: the same blocks, so
         # the same bits however many threads there are (threads.py)
-        if c.requested_backend != "python" and len(shape) and shape[0] > 1 \
-                and math.prod(shape) >= threads.PARALLEL_MIN:
+        if c.requested_backend != "python" and math.prod(shape) >= threads.PARALLEL_MIN \
+                and max(shape, default=0) > 1:
             return _vectorize_in_blocks(spec, args, shape)
     return spec.results(spec.run(*leaves(args)))
 
@@ -284,20 +284,28 @@ _NUMPY = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
 
 
 def _vectorize_in_blocks(spec, args, shape):
-    """The call in blocks of the outer axis, shared out among the threads: each block's rows of
-    the results filled by the code of ``vectorize_function(into=True)`` (srcgrad/threads.py)."""
+    """The call in blocks of its first axis longer than 1, shared out among the threads: each
+    block's part of the results filled by the code of ``vectorize_function(into=True)``
+    (srcgrad/threads.py)."""
     code = spec.in_blocks()
     n = len(args)
     outs = [llvm_backend.empty(shape, _NUMPY[p.type.dtype]) for p in code.code_ir.params[n:]]
     rank = len(shape)
-    split = [isinstance(a, np.ndarray) and a.ndim == rank and a.shape[0] != 1 for a in args]
+    axis = next(a for a, length in enumerate(shape) if length > 1)
+    # an argument is cut where it has the axis (numpy lines its axes up with the last ones) at its length
+    cut = [isinstance(a, np.ndarray) and a.ndim >= rank - axis and a.shape[axis - (rank - a.ndim)] > 1
+           for a in args]
+
+    def part(a, lo, hi, ndim):
+        return a[(slice(None),) * (axis - (rank - ndim)) + (slice(lo, hi),)]
 
     def work(lo, hi):
-        code.run(*[a[lo:hi] if s else a for a, s in zip(args, split)], *[o[lo:hi] for o in outs])
+        code.run(*[part(a, lo, hi, a.ndim) if c else a for a, c in zip(args, cut)],
+                 *[part(o, lo, hi, rank) for o in outs])
     if code.backend == "python":            # (llvm fell back: one thread, as the GIL would make it anyway)
-        work(0, shape[0])
+        work(0, shape[axis])
     else:
-        threads.run_blocks(work, shape[0], max(1, threads.BLOCK // max(1, math.prod(shape[1:]))))
+        threads.run_blocks(work, shape[axis], max(1, threads.BLOCK // max(1, math.prod(shape[axis + 1:]))))
     return spec.results(outs[0] if len(outs) == 1 else tuple(outs))
 
 

@@ -61,6 +61,8 @@ CASES = {
     "broadcast column and row": (RNG.standard_normal((29, 1)), RNG.standard_normal(13)),
     "row broadcast down": (RNG.standard_normal((1, 13)), RNG.standard_normal((29, 13))),
     "a number": (RNG.standard_normal(700), 0.25),
+    "first axis of length 1": (RNG.standard_normal((1, 1, 500)), RNG.standard_normal(500)),
+    "lower rank, cut in its own axis": (RNG.standard_normal((1, 300, 1)), RNG.standard_normal((300, 7))),
     "float32": (RNG.standard_normal(900).astype(np.float32), RNG.standard_normal(900).astype(np.float32)),
     "strided": (RNG.standard_normal(2000)[::3], RNG.standard_normal(2000)[1::3]),
 }
@@ -88,6 +90,13 @@ def test_the_parts_agree_with_the_whole_call(monkeypatch):
     parted = srcgrad.vectorize(srcgrad.grad(bump, wrt=(0, 1)))(x, y)
     for a, b in zip(whole, parted):
         np.testing.assert_allclose(a, b, rtol=1e-14)
+
+
+def test_numbers_and_arrays_of_one_element_run_whole(small_threshold):
+    srcgrad.set_num_threads(3)
+    assert srcgrad.vectorize(bump)(0.5, 0.25) == pytest.approx(bump(0.5, 0.25))
+    got = srcgrad.vectorize(bump)(np.full((1, 1), 0.5), 0.25)
+    assert got.shape == (1, 1) and got[0, 0] == pytest.approx(bump(0.5, 0.25))
 
 
 def test_bool_results(small_threshold):
