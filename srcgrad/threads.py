@@ -28,9 +28,11 @@ _state = {"threads": None, "pool": None}
 
 
 def _default():
-    given = os.environ.get("SRCGRAD_NUM_THREADS")
+    given = os.environ.get("SRCGRAD_NUM_THREADS", "").strip()
     if given:
-        return max(1, int(given))
+        if not given.isdigit() or int(given) < 1:
+            raise ValueError(f"SRCGRAD_NUM_THREADS must be a number of threads (1 or more), not {given!r}")
+        return int(given)
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:          # (not on Linux)
@@ -101,7 +103,8 @@ def run_blocks(work, n, size):
     futures = [pool.submit(worker) for _ in range(threads - 1)]
     worker()
     for f in futures:
-        f.result()
+        if not f.cancel():      # one not started yet is left undone (a pool busy with this call's
+            f.result()          # caller, from a callback inside a block, would never start it)
     if errors:
         raise errors[min(errors)]
 

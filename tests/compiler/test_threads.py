@@ -134,6 +134,29 @@ def test_the_default_is_the_cpus_or_the_environment(monkeypatch):
     assert threads._default() >= 1
 
 
+def test_a_bad_environment_value_is_said(monkeypatch):
+    for bad in ("zero", "0", "-2", "1.5"):
+        monkeypatch.setenv("SRCGRAD_NUM_THREADS", bad)
+        with pytest.raises(ValueError, match="SRCGRAD_NUM_THREADS must be a number of threads"):
+            threads._default()
+
+
+def test_a_block_that_runs_blocks_itself_does_not_wait_forever(small_threshold):
+    """A callback inside a block (here: the work itself) running a large call of its own, on a
+    pool whose one worker is busy with the outer call: the inner call's caller does all."""
+    srcgrad.set_num_threads(2)
+    done = []
+
+    def inner(lo, hi):
+        done.append((lo, hi))
+
+    def outer(lo, hi):
+        threads.run_blocks(inner, 8, 2)
+
+    threads.run_blocks(outer, 4, 1)
+    assert sorted(done) == sorted([(0, 2), (2, 4), (4, 6), (6, 8)] * 4)
+
+
 def test_blocks_cover_the_range_in_order():
     for n in (1, 2, 7, 255, 256, 257, 4096, 10**6 + 3):
         for size in (1, 3, 64, 1 << 16):
