@@ -23,7 +23,7 @@ Example:
     [2.8415, 2.5403]
 """
 from ..errors import TypingError
-from ..ir.core import Block, Builder, Function, Value, current, for_op, if_op, while_op
+from ..ir.core import Block, Builder, Function, Value, current, for_op, if_op, walk_ops, while_op
 from ..ir.memory import Buffers
 from ..ir.primitives import PRIMITIVES
 from ..ir.types import F32, F64, I64, ArrayType, is_float, user_name
@@ -62,6 +62,8 @@ def reverse(primal, wrt, cotangents=False, with_value=True, checkpoint=None):
     # each write overwrote (the undo log) before reading it again
     buffers = Buffers(primal)
     refuse_stale_uses(primal, buffers)
+    if primal.derivative:
+        _refuse_rewound_memory(primal, active, buffers)
     r = _Reverser(active, UndoPlan(primal, buffers, logged_writes(primal, buffers)), checkpoint)
     r.buffers = buffers
     mapping = dict(zip(primal.params, fn.params))
@@ -90,6 +92,22 @@ def reverse(primal, wrt, cotangents=False, with_value=True, checkpoint=None):
             grads.append(g)
         b.ret(([finals.get(v, mapping[v]) for v in ret.operands] if with_value else []) + grads)
     return fn
+
+
+def _refuse_rewound_memory(primal, active, buffers):
+    """A first derivative rewinds its undo log before it returns, so the memory of each array
+    it saved then holds the old contents again; a second reverse sweep, which runs after it,
+    would read them where it needs the new ones (a wrong number: grad(grad(f)) of
+    ``buf[0] += x; np.sum(buf * buf * y)`` gave 0 for d/dy). Refused, with
+    NO_SECOND_ADJOINT's error, where an active array lives in such memory (jvp(grad(f)) runs
+    beside the first derivative and is right)."""
+    live = set()
+    for v in active:
+        if v.type.is_array:
+            live |= buffers.of(v)
+    for op in walk_ops(primal.body):
+        if op.prim == "undo_save" and buffers.of(op.operands[0]) & live:
+            refuse_twice(op, "grad", NO_SECOND_ADJOINT)
 
 
 def _check_differentiable(primal, ret, wrt, cotangents):

@@ -251,6 +251,24 @@ def test_grad_of_grad_through_an_undo_log_is_a_clear_error():
     assert d2 == pytest.approx((g(0.7 + 1e-6) - g(0.7 - 1e-6)) / 2e-6, rel=1e-7)
 
 
+def _accumulates_into_zeros(x, y):
+    buf = np.zeros(3)
+    buf[0] += x
+    return np.sum(buf * buf * y)
+
+
+def test_grad_of_grad_where_the_undo_log_rewinds_an_active_array_is_a_clear_error():
+    """The undo log saved only the zeros (nothing active), but the rewind at the end of the
+    first derivative puts them back under buf * buf, which a second reverse sweep would read:
+    d/dy of d/dx came out 0 (found by the long fuzz run). jvp(grad(f)) gives 2x."""
+    with pytest.raises(srcgrad.TypingError, match=r"undo log.*jvp\(grad\(f\)\)") as e:
+        srcgrad.grad(srcgrad.grad(_accumulates_into_zeros, wrt=0), wrt=(0, 1))(0.9, 0.9)
+    assert "buf[0] += x" in str(e.value)
+    _, column = srcgrad.jvp(srcgrad.grad(_accumulates_into_zeros, wrt=(0, 1)), (0.9, 0.9), (1.0, 0.0))
+    assert column == (pytest.approx(2 * 0.9), pytest.approx(2 * 0.9))
+    assert srcgrad.hessian(_accumulates_into_zeros, wrt=(0, 1))(0.9, 0.9)[0][1] == pytest.approx(2 * 0.9)
+
+
 def _energy(x):
     return np.sum(np.cos(x) * x) + np.dot(x, x) ** 2
 
