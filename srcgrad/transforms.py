@@ -30,7 +30,7 @@ from .backends import llvm as llvm_backend
 from .backends import python as python_backend
 from .errors import TypingError, UnsupportedSyntaxError
 from .ir.core import walk_ops
-from .ir.types import BOOL, F32, F64, I64, ArrayType, TapeType, UndoLogType, is_float
+from .ir.types import NUMPY_DTYPES, ArrayType, TapeType, UndoLogType, is_float
 from .ir.vectorize import element_type, vectorize_function
 from .pipeline import pipeline
 from .specialisation import Specialisation
@@ -280,16 +280,13 @@ def _vectorize_call(c, args, kwargs):
     return spec.results(spec.run(*leaves(args)))
 
 
-_NUMPY = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
-
-
 def _vectorize_in_blocks(spec, args, shape):
     """The call in blocks of its first axis longer than 1, shared out among the threads: each
     block's part of the results filled by the code of ``vectorize_function(into=True)``
     (srcgrad/threads.py)."""
     code = spec.in_blocks()
     n = len(args)
-    outs = [llvm_backend.empty(shape, _NUMPY[p.type.dtype]) for p in code.code_ir.params[n:]]
+    outs = [llvm_backend.empty(shape, NUMPY_DTYPES[p.type.dtype]) for p in code.code_ir.params[n:]]
     rank = len(shape)
     axis = next(a for a, length in enumerate(shape) if length > 1)
     # an argument is cut where it has the axis (numpy lines its axes up with the last ones) at its length

@@ -16,12 +16,11 @@ import ctypes.util
 
 import numpy as np
 
-from ..ir.types import BOOL, F32, F64, I64
+from ..ir.types import BOOL, F64, I64, NUMPY_DTYPES
 
 _CTYPES = {F64: ctypes.c_double, I64: ctypes.c_int64, BOOL: ctypes.c_int8}
 
 _STRUCTS = {}
-_NP_DTYPES = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
 
 
 def ctype_of(t):
@@ -63,7 +62,7 @@ class Memory:
 
 def numpy_dtype(t):
     """The numpy dtype of an array type's elements."""
-    return np.dtype(_NP_DTYPES[t.dtype])
+    return np.dtype(NUMPY_DTYPES[t.dtype])
 
 
 def memory_view(s, t, owner):

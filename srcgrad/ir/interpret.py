@@ -33,7 +33,7 @@ from ..errors import NEGATIVE_INT_POWER
 from .indexing_eval import INDEXING_EVAL
 from .linalg_eval import LINALG_EVAL
 from .interpret_joins import JOIN_EVAL
-from .types import BOOL, F32, F64, I64, ArrayType
+from .types import BOOL, F64, I64, NUMPY_DTYPES, ArrayType
 from .shape_eval import SHAPE_EVAL
 from .interpret_keys import index_key, slice_key
 from .undo_eval import UNDO_EVAL
@@ -41,7 +41,6 @@ from .undo_eval import UNDO_EVAL
 _I64_MIN, _I64_MAX = -2**63, 2**63 - 1
 # ops whose results come as a sequence (any number of them); every other op gives one value or none
 _MANY = {"if", "for", "while", "tape_get", "call_custom", "call_custom_vjp"}
-_NP_DTYPE = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
 
 
 def interpret(fn, args):
@@ -89,7 +88,7 @@ def _typed(t, v):
     if t is BOOL:
         return bool(v)
     if isinstance(t, ArrayType) and not isinstance(v, np.ndarray):
-        return np.asarray(v, dtype=_NP_DTYPE[t.dtype])
+        return np.asarray(v, dtype=NUMPY_DTYPES[t.dtype])
     return v
 
 
@@ -182,7 +181,7 @@ def _index(it, op, ins):
 
 
 def _full(it, op, ins):
-    dtype = _NP_DTYPE[op.attrs.get("dtype", F64)]
+    dtype = NUMPY_DTYPES[op.attrs.get("dtype", F64)]
     return np.full(tuple(int(n) for n in ins), op.attrs["value"], dtype=dtype)
 
 
@@ -344,7 +343,7 @@ EVAL.update({
     "amax": _reduce(np.max),
     "amin": _reduce(np.min),
     "reduce_grad": _reduce_grad,
-    "arange": lambda it, op, ins: np.arange(*ins, dtype=_NP_DTYPE[op.results[0].type.dtype]),
+    "arange": lambda it, op, ins: np.arange(*ins, dtype=NUMPY_DTYPES[op.results[0].type.dtype]),
     "size": lambda it, op, ins: ins[0].size,
     "matmul": _single(_matmul),
     "transpose": lambda it, op, ins: ins[0].T,                          # a view

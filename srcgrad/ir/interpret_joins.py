@@ -6,9 +6,8 @@ Example:
 """
 import numpy as np
 
-from .types import BOOL, F32, F64, I64
+from .types import NUMPY_DTYPES
 
-_NP_DTYPE = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
 SPLIT_MESSAGE = "array split does not result in an equal division"
 STACK_MESSAGE = "all input arrays must have the same shape"
 
@@ -18,7 +17,7 @@ def _concat(it, op, ins):
     if op.attrs.get("fn") == "stack" and len({x.shape for x in ins}) > 1:
         raise ValueError(STACK_MESSAGE)
     parts = [np.expand_dims(x, axis) if e else x for x, e in zip(ins, expand)]
-    return np.concatenate(parts, axis=axis).astype(_NP_DTYPE[op.results[0].type.dtype], copy=False)
+    return np.concatenate(parts, axis=axis).astype(NUMPY_DTYPES[op.results[0].type.dtype], copy=False)
 
 
 def _split_size(it, op, ins):

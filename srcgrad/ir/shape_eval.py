@@ -7,9 +7,8 @@ Example:
 """
 import numpy as np
 
-from .types import BOOL, F32, F64, I64
+from .types import NUMPY_DTYPES
 
-NP_DTYPE = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
 
 
 def restride(x, kind, axes):
@@ -37,7 +36,7 @@ def inverse_restride(kind, axes):
 SHAPE_EVAL = {
     "reshape": lambda it, op, ins: np.reshape(ins[0], tuple(int(n) for n in ins[1:])),     # a view where numpy's is
     "restride": lambda it, op, ins: restride(ins[0], op.attrs["kind"], op.attrs["axes"]),
-    "astype": lambda it, op, ins: ins[0].astype(NP_DTYPE[op.attrs["dtype"]]),
-    "pack": lambda it, op, ins: np.array(ins, dtype=NP_DTYPE[op.attrs["dtype"]]).reshape(op.attrs["shape"]),
-    "stack": lambda it, op, ins: np.array(ins, dtype=NP_DTYPE[op.attrs["dtype"]]),
+    "astype": lambda it, op, ins: ins[0].astype(NUMPY_DTYPES[op.attrs["dtype"]]),
+    "pack": lambda it, op, ins: np.array(ins, dtype=NUMPY_DTYPES[op.attrs["dtype"]]).reshape(op.attrs["shape"]),
+    "stack": lambda it, op, ins: np.array(ins, dtype=NUMPY_DTYPES[op.attrs["dtype"]]),
 }

@@ -82,8 +82,8 @@ class UndoLogType:
 UNDO_LOG = UndoLogType()
 
 
-_NP_SCALARS = {np.dtype(np.float64): F64, np.dtype(np.float32): F32, np.dtype(np.int64): I64,
-               np.dtype(np.bool_): BOOL}
+NUMPY_DTYPES = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}    # an element type's numpy dtype
+_NP_SCALARS = {np.dtype(d): t for t, d in NUMPY_DTYPES.items()}
 
 
 _ARRAYS = {}          # (numpy dtype, ndim) -> its ArrayType, one object each: found by identity

@@ -22,7 +22,7 @@ import ctypes
 
 import numpy as np
 
-from ...ir.types import BOOL, F32, F64, I64
+from ...ir.types import BOOL, F32, F64, I64, NUMPY_DTYPES
 from ..llvm.disk_cache import DiskCache
 from ..llvm.error_codes import ERR_SLOTS, exception_for
 from .driver import CudaUnavailable, driver
@@ -31,7 +31,6 @@ from .ptx import CudaCompileError, assemble, ptx, ptxas_path
 from .target import DEFAULT_ARCH, cuda_target
 
 BLOCK = 256            # threads a block; the grid is at most 32 blocks a multiprocessor (grid-stride loop)
-_NUMPY = {F64: np.float64, F32: np.float32, I64: np.int64, BOOL: np.bool_}
 _TYPESTR = {"<f8": F64, "<f4": F32, "<i8": I64, "|b1": BOOL}
 
 
@@ -197,8 +196,8 @@ class _Call:
         return tuple(out)
 
     def _new_output(self, shape, dtype):
-        nbytes = int(np.prod(shape)) * np.dtype(_NUMPY[dtype]).itemsize         # np.prod(()) is 1: a number's slot
-        return DeviceArray(self.device, self.device.allocate(nbytes), shape, _NUMPY[dtype])
+        nbytes = int(np.prod(shape)) * np.dtype(NUMPY_DTYPES[dtype]).itemsize         # np.prod(()) is 1: a number's slot
+        return DeviceArray(self.device, self.device.allocate(nbytes), shape, NUMPY_DTYPES[dtype])
 
     def _upload(self, host):
         ptr = self.device.allocate(host.nbytes)
@@ -211,12 +210,12 @@ class _Call:
         """(device pointer, element strides) of an array argument."""
         face = getattr(a, "__cuda_array_interface__", None)
         if face is None:
-            host = np.ascontiguousarray(a, dtype=_NUMPY[t.dtype])
+            host = np.ascontiguousarray(a, dtype=NUMPY_DTYPES[t.dtype])
             return self._upload(host), [s // host.itemsize for s in host.strides]
         if _TYPESTR.get(face["typestr"]) is not t.dtype:
             raise TypeError(f"vectorize({self.fname}): a device array of {face['typestr']} where the kernel was "
-                            f"made for {np.dtype(_NUMPY[t.dtype]).str}")
-        itemsize = np.dtype(_NUMPY[t.dtype]).itemsize
+                            f"made for {np.dtype(NUMPY_DTYPES[t.dtype]).str}")
+        itemsize = np.dtype(NUMPY_DTYPES[t.dtype]).itemsize
         shape = tuple(face["shape"])
         strides = face.get("strides")
         if strides is None:                      # C-contiguous
