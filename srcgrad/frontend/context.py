@@ -12,9 +12,10 @@ Context: so the handler modules import only what is below them, never each other
 Members, all a newcomer needs to read a handler:
 
 - state: ``fn``, ``fdef``, ``file``, ``first`` (the function and where its source is),
-  ``globals``, ``closure`` (and its ``cells``), ``locals`` (the names the body binds), ``names`` (FreshNames: the
-  names desugar and the loops make up), ``b`` (the Builder of the current block),
-  ``lowered_args``, ``recursive_calls``, ``stack``, ``params``, ``unit_axes``, ``written_from``, ``tables``;
+  ``globals``, ``closure`` (and its ``cells``), ``locals`` (the names the body binds),
+  ``names`` (FreshNames: the names desugar and the loops make up), ``b`` (the Builder of the
+  current block), ``lowered_args``, ``recursive_calls``, ``stack``, ``params``, ``unit_axes``,
+  ``written_from``, ``tables``;
 - where and errors: ``loc``, ``unsupported``, ``typing_error``, ``emit`` (an op at a node's
   line, its type errors said there);
 - names: ``read`` (a local), ``resolve_global``, ``global_attribute`` (both noted for reads.py),
@@ -96,14 +97,13 @@ class Context:
         self.tables = tables
         self.statements, self.expressions = tables      # looked up once per node: kept at hand
         self.globals = fn.__globals__
-        self.closure = {}
         self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))     # to read them again (reads.py)
-        if fn.__closure__:
-            for n, cell in zip(fn.__code__.co_freevars, fn.__closure__):
-                try:
-                    self.closure[n] = cell.cell_contents
-                except ValueError:
-                    pass
+        self.closure = {}
+        for n, cell in self.cells.items():
+            try:
+                self.closure[n] = cell.cell_contents
+            except ValueError:          # an empty cell (a name the enclosing function binds later)
+                pass
         self.names = FreshNames(fdef)
         desugar(fdef, self.names, self._calls_range)
         a = fdef.args

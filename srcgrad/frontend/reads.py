@@ -3,7 +3,7 @@ module-level object that the frontend resolved (and froze into the code), so tha
 object can tell later whether they still hold what they held (srcgrad/reuse.py asks before it
 hands the same object out again).
 
-A read is recorded only while ``recording`` is active (Compiled.primal_ir); a snapshot keeps
+A read is recorded only while ``recording`` is active (Compiled._specialise); a snapshot keeps
 numbers by value, arrays by a digest of their bytes (an array changed in place is a change),
 containers element by element, functions by identity with their code and defaults, and any
 other object (a module, a compiled function) by identity.
@@ -74,16 +74,20 @@ class _AttributeRead:
 def record_name(cells, namespace, name, value):
     """Note that ``name`` resolved to ``value`` (``cells``: the function's closure cells by name)."""
     reads = _READS.get()
+    if reads is None:
+        return
     key = ("name", id(namespace), id(cells.get(name)), name)
-    if reads is not None and key not in reads:
+    if key not in reads:            # (a snapshot may hash an array: once per compile)
         reads[key] = _NameRead(cells, namespace, name, value)
 
 
 def record_attribute(obj, attr, value):
     """Note that ``obj.attr`` (a module-level object's attribute) was ``value``."""
     reads = _READS.get()
+    if reads is None:
+        return
     key = ("attribute", id(obj), attr)
-    if reads is not None and key not in reads:
+    if key not in reads:
         reads[key] = _AttributeRead(obj, attr, value)
 
 
@@ -117,8 +121,8 @@ def snapshot(v):
 
 
 def unchanged(reads, seen=None):
-    """Whether every read (a dict that ``recording`` filled) still gives what it gave; a compiled function read (a helper
-    decorated with srcgrad) is asked about its own reads too."""
+    """Whether every read (a dict that ``recording`` filled) still gives what it gave; a
+    compiled function read (a helper decorated with srcgrad) is asked about its own reads too."""
     seen = set() if seen is None else seen
     for r in list(reads.values()):
         v = r.now()

@@ -44,8 +44,7 @@ def vectorize_function(scalar, types, name, into=False):
     shape, which the caller checked), the function fills them and returns 0: a part of a
     long call, run on one thread of several (srcgrad/threads.py)."""
     params = [(p.name, t) for p, t in zip(scalar.params, types)]
-    arrays = [t for t in types if isinstance(t, ArrayType)]
-    rank = max((t.ndim for t in arrays), default=0)
+    rank = max((t.ndim for t in types if isinstance(t, ArrayType)), default=0)
     if into:
         if rank == 0:
             raise ValueError("vectorize_function(into=True) needs an array argument")
