@@ -229,3 +229,40 @@ def test_slice_writes_convert_between_dtypes_as_numpy():
         assert srcgrad.jit(typed_slices, backend=backend)(x) == typed_slices(x)
     np.testing.assert_array_equal(srcgrad.grad(typed_slices, backend="llvm")(x),
                                   srcgrad.grad(typed_slices, backend="python")(x))
+
+
+def _overlapping_slice_writes(x, y):
+    z = x * 1.0
+    z[1:] += z[:-1] * 2.0            # every element read before one is written
+    z[:-1] = np.tanh(z[1:] + y[:-1])
+    return z
+
+
+def _written_argument(x, y):
+    x[1:] = y[:-1] * 2.0 + x[:-1]    # x and y may be one array
+    return np.sum(x)
+
+
+def test_slice_writes_computed_in_their_loop_read_before_they_write():
+    x, y = np.linspace(-1.0, 1.0, 7), np.linspace(0.5, -0.5, 7)
+    np.testing.assert_allclose(srcgrad.jit(_overlapping_slice_writes)(x, y), _overlapping_slice_writes(x, y),
+                               rtol=1e-15)
+    a, b = x.copy(), x.copy()
+    assert srcgrad.jit(_written_argument)(a, a) == _written_argument(b, b)
+    np.testing.assert_array_equal(a, b)
+
+
+def _slice_write_loss(x, y):
+    return np.sum(_overlapping_slice_writes(x, y) ** 2)
+
+
+def test_slice_write_gradients_match_finite_differences():
+    x, y = np.linspace(-1.0, 1.0, 7), np.linspace(0.5, -0.5, 7)
+    loss = _slice_write_loss
+    gx, gy = srcgrad.grad(loss, wrt=(0, 1))(x, y)
+    h = 1e-6
+    for k in (0, 3, 6):
+        e = np.zeros(7)
+        e[k] = h
+        assert abs((loss(x + e, y) - loss(x - e, y)) / (2 * h) - gx[k]) < 1e-7
+        assert abs((loss(x, y + e) - loss(x, y - e)) / (2 * h) - gy[k]) < 1e-7

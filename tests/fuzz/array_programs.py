@@ -128,7 +128,8 @@ def array_program(draw, features=None):
     def pick(kind):
         return draw(st.sampled_from(names[kind]))
 
-    extra = [f for f in ("allocations", "argument_writes", "containers", "functions", "loop_writes")
+    extra = [f for f in ("allocations", "argument_writes", "containers", "functions", "loop_writes",
+                         "slice_writes")
              if f in features]
     for k in range(draw(st.integers(2, 9))):
         kind = draw(st.sampled_from(["n", "m", "nm", "s"]))
@@ -181,6 +182,10 @@ def array_program(draw, features=None):
             continue
         elif special == "loop_writes" and kind in ("n", "nm"):
             lines += _loop_writes(draw, name, kind, pick, k)
+            names[kind].append(name)
+            continue
+        elif special == "slice_writes" and kind in ("n", "m"):
+            lines += _slice_writes(draw, name, kind, pick)
             names[kind].append(name)
             continue
         elif special == "functions":
@@ -303,6 +308,23 @@ def _loop_writes(draw, name, kind, pick, k):
     body = [line for _ in range(draw(st.integers(1, 3))) for line in draw(st.sampled_from(steps))]
     trips = draw(st.integers(0, 4))
     return [f"    {name} = {pick(kind)} * 1.0", f"    for {i} in range({trips}):"] + [f"        {b}" for b in body]
+
+
+def _slice_writes(draw, name, kind, pick):
+    """``name``: an array built piece by piece (``z[0] = ...; z[1:] = ...``, an ODE's right-hand
+    side) and written through slices that read it (``z[1:] += z[:-1] * s``: every element read
+    before one is written), whose values the llvm backend computes inside the write's loop."""
+    a, b, s = pick(kind), pick(kind), pick("s")
+    first = draw(st.sampled_from([f"np.zeros_like({a})", f"np.zeros({_SIZE[kind]})", f"{a} * 1.0"]))
+    writes = draw(st.lists(st.sampled_from([
+        f"{name}[0] = -{s} * {a}[0]",
+        f"{name}[1:] = {a}[:-1] * {b}[:-1] - {b}[1:] * {a}[1:]",
+        f"{name}[:-1] = np.tanh({a}[1:] + {s})",
+        f"{name}[1:] += {name}[:-1] * {s}",
+        f"{name}[:-1] -= {name}[1:] * 0.5 + {a}[:-1]",
+        f"{name}[1:3] = {name}[2:4] * {b}[1:3]",
+        f"{name}[::2] = np.exp(0.1 * {a}[::2]) + {name}[::2]"]), min_size=1, max_size=4))
+    return [f"    {name} = {first}"] + [f"    {w}" for w in writes] + [f"    {name} = {name} + 0.5 * {b}"]
 
 
 def _masked_writes(draw, name, kind, pick):

@@ -41,6 +41,9 @@ Constructs that once gave wrong answers (issue 9) each sit behind a name in ``FE
 - ``loop_writes``: in the array programs, a copy written in place in a loop: element, row and
   slice writes under if/else and in a nested loop, read whole (np.sum, np.dot, @) and element
   by element in the same iteration (array_programs._loop_writes; issue 12);
+- ``slice_writes``: in the array programs, an array built piece by piece (``z[0] = ...;
+  z[1:] = ...``) and slice writes reading the array they write (``z[1:] += z[:-1] * s``),
+  whose values the llvm backend computes inside the write's loop (array_programs._slice_writes);
 - ``compiled_calls``: calls of functions srcgrad compiled, which are compiled in place (issue
   13): a ``@srcgrad.jit`` helper, the gradient of a helper with a branch, a gradient returning
   a tuple, ``grad`` of a helper with a loop, so that f's gradient is a second derivative of
@@ -54,7 +57,7 @@ from hypothesis import strategies as st
 
 FEATURES = frozenset({"floor_mod", "short_circuit", "allocations", "argument_writes", "math_names",
                       "many_returns", "widening", "zero_points", "defaults", "views", "containers", "functions",
-                      "joins", "loop_writes", "compiled_calls"})
+                      "joins", "loop_writes", "compiled_calls", "slice_writes"})
 # features that still fail, left out unless SRCGRAD_FUZZ_SKIP says otherwise ("" runs them all)
 STILL_FAILING = frozenset()
 

@@ -9,10 +9,10 @@ Example (inside the lowering):
 from llvmlite import ir
 
 from ...ir.types import BOOL, F32, F64, I64, ArrayType
-from .arrays import (assignable, broadcast_view, element_pointer, from_memory, load_broadcast, load_element, new_array,
+from .arrays import (Lazy, assignable, broadcast_view, element_pointer, from_memory, load_broadcast, load_element, new_array,
                      product, raw_pointer, shape_values, slice_view, store_element, to_memory, view)
 from .error_codes import ARANGE_STEP, FLOAT_ARANGE_STEP
-from .lazy import lazy_fill
+from .lazy import each_element, element, evaluating, lazy_fill
 from .loops import each_index, range_len
 from .registry import lower
 from .types import BIT, DOUBLE, INT64
@@ -132,14 +132,15 @@ def _setslice(ctx, op, ins):
     shape = shape_values(ctx, part, pt.ndim)
     if vt.is_array:
         assignable(ctx, pt, part, vt, v)
-        v = broadcast_view(ctx, vt, v)
+        if not isinstance(v, Lazy):
+            v = broadcast_view(ctx, vt, v)
 
     def step(idx):
-        val = _as_element(b, load_broadcast(ctx, vt, v, idx) if vt.is_array else v, pt.dtype)
+        val = _as_element(b, element(ctx, vt, v, idx) if vt.is_array else v, pt.dtype)
         if op.prim == "slice_add":
             val = b.fadd(load_element(ctx, pt, part, idx), val)
         store_element(ctx, pt, part, idx, val)
-    each_index(ctx, shape, step)
+    evaluating(ctx, [v], lambda: each_element(ctx, shape, step))
     return ins[0]
 
 

@@ -14,15 +14,20 @@ reads ``X`` in a loop of its own; with lazy values it is one loop over the rows 
 
 A value is lazy when all its uses are by lazy ops or by *roots* — ops that evaluate an
 operand element by element exactly once per element: element-wise ops, ``sum``, ``sum_to``,
-and ``@`` with a 1-d operand walked along the summed axis — and those uses lead to exactly
-one root (so memoising the elements within one iteration of the root's loop computes each
-once). Nothing between the op and its root may write to an array (element or slice writes,
-loops, branches, custom calls), so reading the operands later gives the same numbers.
+``@`` with a 1-d operand walked along the summed axis, and the value of a slice write
+(``x[1:] = v``, ``x[1:] += v``) — and those uses lead to exactly one root (so memoising the
+elements within one iteration of the root's loop computes each once). Reading the operands
+later must give the same numbers: nothing between the op and its root may be a loop, a
+branch or an effect (a custom call, the undo log), and no in-place write there, nor the root's
+own, may reach a buffer the op reads (arguments may be one buffer, so a write into one
+excludes reading another). The adjoint's ``dx = dx1 + dx2`` between slice accumulations into
+other arrays is so computed in the loop of the write that finally reads it.
 
 Example:
     lazy = lazy_ops(fn)          # a set of Ops
 """
 from ...ir.core import walk_blocks, walk_ops
+from ...ir.memory import EXTERN, Buffers
 from ...ir.primitives import PRIMITIVES
 from ...ir.types import F32, F64
 
@@ -65,6 +70,8 @@ def lazy_positions(op):
         return set(range(len(op.operands)))
     if op.prim == "sum_to":
         return {0} if op.operands[0].type.is_array else set()
+    if op.prim in ("setslice", "slice_add"):
+        return {1} if op.operands[1].type.is_array else set()
     if op.prim == "sum":
         return {0} if op.attrs.get("axis") is None or op.operands[0].type.ndim == 1 else set()
     if op.prim == "matmul":
@@ -84,6 +91,7 @@ def lazy_ops(fn):
             if k != shape_only:
                 uses.setdefault(v, []).append((op, k))
     lazy = set()
+    buffers = None
     for block in walk_blocks(fn.body):
         position = {op: at for at, op in enumerate(block.ops)}
         roots = {}                     # lazy op -> the one op that evaluates it
@@ -100,8 +108,28 @@ def lazy_ops(fn):
             if not found or len(found) != 1:
                 continue
             (root,) = found
-            if any(o.regions or _writes(o) for o in block.ops[at + 1:position[root]]):
+            between = block.ops[at + 1:position[root]]
+            if any(o.regions or (_writes(o) and PRIMITIVES[o.prim].writes is None) for o in between):
+                continue
+            writers = [o for o in between + [root] if _writes(o)]
+            if writers and buffers is None:
+                buffers = Buffers(fn)
+            if any(_may_overlap(op, o, buffers) for o in writers):
                 continue
             lazy.add(op)
             roots[op] = root
     return lazy
+
+
+def _may_overlap(op, writer, buffers):
+    """Whether ``op``, computed late (in its root's loop), may read memory that ``writer`` (an
+    in-place write between ``op`` and its root, or the root itself: ``x[1:] = x[:-1] * 2``
+    must read every element before it writes one) writes into. Arguments, and memory of
+    unknown origin, may be one buffer."""
+    written = buffers.of(writer.operands[PRIMITIVES[writer.prim].writes])
+    shared = buffers.params | {EXTERN}
+    for v in op.operands:
+        read = buffers.of(v)
+        if read & written or (read & shared and written & shared):
+            return True
+    return False

@@ -10,7 +10,7 @@ Example (inside the lowering):
 """
 from llvmlite import ir
 
-from ...ir.types import F64, ArrayType
+from ...ir.types import F32, F64, ArrayType
 from .arrays import (as_f64, broadcast_view, core_mismatch, load_element, new_array, product, raw_pointer,
                      shape_values, store_element)
 from .blas import blas_for, emit_product
@@ -161,6 +161,10 @@ def _sum_to(ctx, op, ins):
         raise NotImplementedError("srcgrad: llvm sum_to of a scalar")
     if op in ctx.lazy:
         return lazy_sum_to(ctx, op, ins)
+    if gt.ndim == lt.ndim and F32 not in (gt.dtype, lt.dtype):
+        # mostly the identity (shapes equal at run time): a copy LLVM vectorises, with the
+        # summing loop below only where the shapes differ
+        return stored(ctx, lt, lazy_sum_to(ctx, op, ins))
     g, like = ins
     out_shape = shape_values(ctx, like, lt.ndim)
     result = new_array(ctx, lt, out_shape, 0.0)
