@@ -57,11 +57,17 @@ def _candidate(op):
         a = op.operands[0].owner
         return op.results[0].type.dtype is F64 and (a is None or a.prim != "transpose")
     if op.prim == "sum_to":
-        g, like = (v.type for v in op.operands)
-        return g.is_array and g.ndim == like.ndim and F32 not in (g.dtype, like.dtype)
+        return equal_rank_sum_to(op)
     if op.prim == "broadcast_like":
         return not op.operands[0].type.is_array and op.attrs.get("axis") is None
     return False
+
+
+def equal_rank_sum_to(op):
+    """``sum_to(g, like)`` of equal ranks, neither float32: the identity where the shapes are
+    equal at run time, which the llvm backend computes as ``g``'s elements (lazy.SumTo)."""
+    g, like = (v.type for v in op.operands)
+    return g.is_array and g.ndim == like.ndim and F32 not in (g.dtype, like.dtype)
 
 
 def lazy_positions(op):

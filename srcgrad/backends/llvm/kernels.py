@@ -10,11 +10,12 @@ Example (inside the lowering):
 """
 from llvmlite import ir
 
-from ...ir.types import F32, F64, ArrayType
+from ...ir.types import F64, ArrayType
 from .arrays import (as_f64, broadcast_view, core_mismatch, load_element, new_array, product, raw_pointer,
                      shape_values, store_element)
 from .blas import blas_for, emit_product
 from .error_codes import EMPTY_MAX, EMPTY_MIN
+from .fusion import equal_rank_sum_to
 from .lazy import each_element, element, evaluating, lazy_row_dot, lazy_sum_to, stored
 from .loops import choose, each_index, sum_step
 from .registry import lower
@@ -161,7 +162,7 @@ def _sum_to(ctx, op, ins):
         raise NotImplementedError("srcgrad: llvm sum_to of a scalar")
     if op in ctx.lazy:
         return lazy_sum_to(ctx, op, ins)
-    if gt.ndim == lt.ndim and F32 not in (gt.dtype, lt.dtype):
+    if equal_rank_sum_to(op):
         # mostly the identity (shapes equal at run time): a copy LLVM vectorises, with the
         # summing loop below only where the shapes differ
         return stored(ctx, lt, lazy_sum_to(ctx, op, ins))
