@@ -47,7 +47,9 @@ def _setitem(rev, op, g, adj, mapping):
     if v in rev.active:
         rev.add(adj, v, adjoint_name(b.emit("index", [g] + idx), v))
     if arr in rev.active:
-        cleared = b.emit("setitem", [rev.exclusive(g), b.const(0.0, F64)] + idx, name=g.name)
+        # replay: the primal's write ran with these indices into an array of g's shape, so
+        # this one cannot fail, and dead-code removal may drop it where nothing reads it later
+        cleared = b.emit("setitem", [rev.exclusive(g), b.const(0.0, F64)] + idx, {"replay": True}, name=g.name)
         rev.add(adj, arr, cleared)
 
 
@@ -63,7 +65,8 @@ def _setslice(rev, op, g, adj, mapping):
         dv = b.emit("sum_to", [part, mapping[v]]) if v.type.is_array else b.emit("sum", [part], {"axis": None})
         rev.add(adj, v, adjoint_name(dv, v))
     if arr in rev.active:
-        cleared = b.emit("setslice", [rev.exclusive(g), b.const(0.0, F64)] + bounds, dict(op.attrs), name=g.name)
+        cleared = b.emit("setslice", [rev.exclusive(g), b.const(0.0, F64)] + bounds, dict(op.attrs, replay=True),
+                         name=g.name)     # replay: cannot fail (see _setitem)
         rev.add(adj, arr, cleared)
 
 

@@ -73,7 +73,8 @@ def _write(rev, op, g, adj, mapping):
             rev.shared.add(g)           # passed through unchanged
             rev.add(adj, arr, g)
             return
-        cleared = b.emit(op.prim, [rev.exclusive(g), b.const(0.0, F64)] + rest, name=g.name)
+        cleared = b.emit(op.prim, [rev.exclusive(g), b.const(0.0, F64)] + rest, {"replay": True},
+                         name=g.name)     # replay: cannot fail (array_rules._setitem)
         rev.add(adj, arr, _located(cleared, op))
 
 

@@ -167,7 +167,7 @@ def extremum_grad(g, x, out, axis):
         return mask / count
     return _emit_attrs("broadcast_like", [g, x], **spread) * mask / count
 _rule("copy")(lambda g, x, out: (lambda: g,))
-no_derivative("full")
+no_derivative("full", "empty")
 
 
 @_rule("matmul")

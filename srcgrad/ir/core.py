@@ -325,6 +325,12 @@ def nested_ops(op):
         yield from walk_ops(r)
 
 
+def walk_op(op):
+    """``op`` and every op nested in its regions, in program order."""
+    yield op
+    yield from nested_ops(op)
+
+
 def walk_blocks(block):
     """``block`` and every region nested in it."""
     return [block] + [r for op in walk_ops(block) for r in op.regions]

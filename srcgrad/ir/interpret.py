@@ -185,6 +185,13 @@ def _full(it, op, ins):
     return np.full(tuple(int(n) for n in ins), op.attrs["value"], dtype=dtype)
 
 
+def _empty(it, op, ins):
+    # NaN, not np.empty's leftovers: an element read before it is written shows as NaN in
+    # translation validation, every time
+    dtype = NUMPY_DTYPES[op.attrs.get("dtype", F64)]
+    return np.full(tuple(int(n) for n in ins), np.nan, dtype=dtype)
+
+
 def _reduce(f):
     def run(it, op, ins):
         return f(np.ascontiguousarray(ins[0]), axis=op.attrs.get("axis"))
@@ -338,6 +345,7 @@ EVAL.update({
     "slice_add": _slice_add,
     "setitem": _setitem,
     "full": _full,
+    "empty": _empty,
     "sum": _reduce(np.sum),
     "prod": _reduce(np.prod),
     "amax": _reduce(np.max),

@@ -17,6 +17,7 @@ from .core import Op, nested_ops, walk_blocks, walk_ops as _walk
 from .memory import Buffers, read_operands
 from .primitives import PRIMITIVES
 from .shape_passes import simplify_broadcasts, take_shapes_early
+from .write_passes import move_copies, read_past_writes, write_instead_of_zeros
 
 _I64_RANGE = (-(1 << 63), (1 << 63) - 1)
 _FOLD = {
@@ -164,7 +165,7 @@ def _cse_block(block, seen, subst, buffers):
 def eliminate_dead_code(fn, keep_errors=True):
     """Remove ops whose results are never used and that have no effect (loops whose results are
     unused and whose bodies do nothing observable go too). A write into an argument array, or
-    into a buffer some op reads, is an effect; so is an error an op may raise, unless not
+    into a buffer some later op reads (``Buffers.read_later``), is an effect; so is an error an op may raise, unless not
     ``keep_errors`` (derivative code, whose reverse sweep reads what the forward sweep did;
     writes keep their errors there too).
     Returns whether anything was removed."""
@@ -197,7 +198,7 @@ def _count_uses(block, uses):
 
 def _has_effects(op, buffers, keep_errors):
     prim = PRIMITIVES[op.prim]
-    if prim.effect and op.prim != "yield" or prim.writes is not None and buffers.observable(op):
+    if prim.effect and op.prim != "yield" or prim.writes is not None and buffers.read_later(op):
         return True
     # an out-of-bounds write is an error even where nothing reads the array (but a write that a
     # reverse sweep recomputes ran once already: it cannot fail)
@@ -484,8 +485,11 @@ def _fused(first, second):
 PIPELINE = (
     ("fold_constants", fold_constants),
     ("eliminate_common_subexpressions", eliminate_common_subexpressions),
+    ("read_past_writes", read_past_writes),
     ("remove_dead_code", remove_dead_code),
+    ("move_copies", move_copies),
     ("simplify_broadcasts", simplify_broadcasts),
+    ("write_instead_of_zeros", write_instead_of_zeros),
     ("take_shapes_early", take_shapes_early),
     ("remove_dead_code", remove_dead_code),
     ("run_accumulations_forward", run_accumulations_forward),

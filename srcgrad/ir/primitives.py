@@ -296,6 +296,8 @@ define("setmask", _setmask_rule, "x[mask] = v (v a number or one value per True)
      writes=0, may_raise=True, key="mask", adjoint="structural")
 define("full", _new_array_rule, "np.zeros/np.ones/np.full/np.empty(shape): operands: the sizes; attrs: value",
      allocates=True, may_raise=True)
+define("empty", _new_array_rule, "an array of these sizes whose every element is written before anything reads "
+     "it (ir/write_passes.py makes it of np.zeros followed by writes); attrs: dtype", allocates=True, may_raise=True)
 define("sum", _reduce_rule, "np.sum(x) or np.sum(x, axis=k); attrs: axis")
 define("prod", _reduce_rule, "np.prod(x[, axis=k])")
 define("amax", _reduce_rule, "np.max(x[, axis=k])", may_raise=True)       # of an empty array

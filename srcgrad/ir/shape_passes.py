@@ -3,7 +3,8 @@ shape, so a walk gives each array value a *shape class*: the set of arrays whose
 is shaped as. ``x``'s class is ``{x}``; ``exp(x)`` and ``x * 2.0`` are ``{x}`` too; ``a * b``
 is ``{a, b}`` (numpy's broadcasting is associative and commutative, so ``(a * b) * a`` is
 ``{a, b}`` as well); ``sum_to(g, like)``, ``broadcast_like(g, like)`` and the other ops of
-the record's ``shaped_as`` are their operand's class.
+the record's ``shaped_as`` are their operand's class, and so is ``full(x.shape[0], ...)``
+(``np.zeros_like(x)``).
 Two arrays of one class have one shape, whatever the arguments are; an array of any other
 origin (an argument, a reshape, a loop's carried value, a reduction) is a class of its own.
 
@@ -14,6 +15,7 @@ With that, the gradient code loses what a person would not write (what a reviewe
   ``1.0 * y`` is ``y``;
   where a result becomes its operand, the two are one buffer: only where neither is written in
   place and the caller cannot hold both (``_Facts.may_become``);
+- ``copy(v)`` is ``v`` where neither is written in place (``_Facts.may_become`` again);
 - an operand read only for its shape (``size``, ``zeros_like``, the ``like`` of ``sum_to``)
   is the earliest array of its class and type that is never written, so an array computed
   only for its shape (the loss before ``np.sum``) is not computed at all.
@@ -46,10 +48,27 @@ def class_of(v, classes):
 
 def _class_of(op, classes):
     record = PRIMITIVES[op.prim]
+    like = _shaped_like(op)
+    if like is not None:
+        return class_of(like, classes)
     if record.elementwise:
         return frozenset().union(*(class_of(v, classes) for v in op.operands if v.type.is_array))
     k = record.shaped_as(op)        # sum_to, broadcast_like, cumsum, a write's new version, ...
     return class_of(op.operands[k], classes) if k is not None else frozenset(op.results)
+
+
+def _shaped_like(op):
+    """``x`` where ``op`` is ``full(x.shape[0], ..., x.shape[n - 1])`` (or ``empty``) of an n-d
+    ``x`` (what ``np.zeros_like(x)`` becomes): an array of ``x``'s shape."""
+    if op.prim not in ("full", "empty") or not op.operands:
+        return None
+    sizes = [v.owner for v in op.operands]
+    if any(o is None or o.prim != "shape" for o in sizes):
+        return None
+    x = sizes[0].operands[0]
+    if x.type.ndim != len(sizes) or any(o.operands[0] is not x or o.attrs["axis"] != k for k, o in enumerate(sizes)):
+        return None
+    return x
 
 
 def simplify_broadcasts(fn):
@@ -106,6 +125,9 @@ def _simplified(op, facts):
         if g.type == res.type and facts.same_class(g, like) and facts.may_become(res, g):
             return g
         return None
+    if op.prim == "copy":               # a copy nobody writes, of an array nobody writes
+        v = op.operands[0]
+        return v if v.type == res.type and facts.may_become(res, v) else None
     if op.prim not in _ARITHMETIC or res is None or not res.type.is_array:
         return None
     for k in (0, 1):
@@ -162,5 +184,7 @@ def _take_block(block, earliest, classes, buffers):
 
 
 def _offer(v, earliest, classes, buffers):
-    if v.type.is_array and buffers.never_written(v):
+    # a tape item (memory of unknown origin) counts as never written where no write here may
+    # reach unknown memory: the reverse sweep reads its shape instead of recomputing an array
+    if v.type.is_array and not (buffers.of(v) & buffers.written):
         earliest.setdefault((class_of(v, classes), v.type), v)

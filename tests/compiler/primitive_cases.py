@@ -121,7 +121,12 @@ def p_size(v): return v[0] * v.size
 def p_matmul(m, v): return np.sum(m @ v)
 def p_transpose(m): return np.sum(m.T @ V)
 def p_outer(v): return np.sum(np.outer(v, v) * 0.5)
-def p_copy(v): return np.sum(v.copy() * v)
+def p_copy(v):
+    w = v.copy()                # written below: a copy nobody writes is its source (shape_passes.py)
+    w[0] = 2.0 * v[1]
+    return np.sum(w * v)
+
+
 def p_sum_to(m, v): return np.sum(m * v)          # v is broadcast along m's rows: its adjoint sums them
 def p_broadcast_like(m): return np.sum(np.sum(m, axis=0) * V)
 
@@ -150,6 +155,14 @@ def p_if(x):
 def p_assert(x):
     assert x > 0.0, "x must be positive"
     return math.sqrt(x)
+
+
+def p_empty(v):
+    # np.zeros whose zeros the writes cover: ir/write_passes.py makes it np.empty
+    d = np.zeros_like(v)
+    d[0] = v[0] * 2.0
+    d[1:] = v[1:] * v[:-1]
+    return np.sum(d * d)
 
 
 def p_index_add(v):
@@ -248,6 +261,7 @@ CASES = {
     "setmask": (p_setmask, (V, 0.7), (0, 1)),
     "scatter_add": (p_scatter_add, (V, 0.7), (0, 1)),
     "full": (p_full, (0.7,), 0),
+    "empty": (p_empty, (V,), 0),
     "sum": (p_sum, (V,), 0),
     "prod": (p_prod, (V,), 0),
     "amax": (p_amax, (V,), 0),

@@ -60,6 +60,11 @@ def _full(ctx, op, ins):
     return new_array(ctx, op.results[0].type, ins, op.attrs["value"])
 
 
+@lower(ARRAY, "empty")
+def _empty(ctx, op, ins):
+    return new_array(ctx, op.results[0].type, ins, None, written=True)
+
+
 @lower(ARRAY, "copy")
 def _copy(ctx, op, ins):
     b = ctx.b

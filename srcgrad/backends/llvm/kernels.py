@@ -16,7 +16,7 @@ from .arrays import (as_f64, broadcast_view, core_mismatch, load_element, new_ar
 from .blas import blas_for, emit_product
 from .error_codes import EMPTY_MAX, EMPTY_MIN
 from .fusion import equal_rank_sum_to
-from .lazy import each_element, element, evaluating, lazy_row_dot, lazy_sum_to, stored
+from .lazy import Lazy, each_element, element, evaluating, lazy_row_dot, lazy_sum_to, stored
 from .loops import choose, each_index, sum_step
 from .registry import lower
 from .scalar_math import numpy_min_max
@@ -163,9 +163,14 @@ def _sum_to(ctx, op, ins):
     if op in ctx.lazy:
         return lazy_sum_to(ctx, op, ins)
     if equal_rank_sum_to(op):
-        # mostly the identity (shapes equal at run time): a copy LLVM vectorises, with the
-        # summing loop below only where the shapes differ
-        return stored(ctx, lt, lazy_sum_to(ctx, op, ins))
+        summed = lazy_sum_to(ctx, op, ins)
+        if isinstance(ins[0], Lazy) or gt.dtype != lt.dtype:
+            # mostly the identity (shapes equal at run time): a copy LLVM vectorises, with the
+            # summing loop only where the shapes differ
+            return stored(ctx, lt, summed)
+        # a stored g of equal shape is the result itself (the IR's sum_to may alias, as numpy's
+        # code does, so no copy); only unequal shapes are summed into a new array
+        return _where(ctx, summed.equal, lambda: ins[0], lambda: stored(ctx, lt, summed))
     g, like = ins
     out_shape = shape_values(ctx, like, lt.ndim)
     result = new_array(ctx, lt, out_shape, 0.0)
@@ -177,6 +182,20 @@ def _sum_to(ctx, op, ins):
         b.store(b.fadd(b.load(ptr), as_f64(ctx, gt, element(ctx, gt, g, idx))), ptr)
     evaluating(ctx, [g], lambda: each_element(ctx, shape_values(ctx, g, gt.ndim), step))
     return result
+
+
+def _where(ctx, cond, then, otherwise):
+    """The value ``then()`` computes where ``cond`` holds at run time, else ``otherwise()``'s."""
+    b = ctx.b
+    with b.if_else(cond) as (yes, no):
+        with yes:
+            a, a_block = then(), b.block
+        with no:
+            c, c_block = otherwise(), b.block
+    out = b.phi(a.type)
+    out.add_incoming(a, a_block)
+    out.add_incoming(c, c_block)
+    return out
 
 
 @lower(KERNELS, "matmul")

@@ -173,6 +173,14 @@ def _full(em, op, ins):
     return call
 
 
+def _empty(em, op, ins):
+    shape = ins[0] if len(ins) == 1 else ast.Tuple(elts=ins, ctx=ast.Load())
+    call = ast_call(ast_attr("np", "empty"), [shape])
+    dtype = op.results[0].type.dtype
+    call.keywords = [] if dtype is F64 else [ast.keyword(arg="dtype", value=ast_attr("np", _NUMPY_DTYPES[dtype]))]
+    return call
+
+
 _NUMPY_DTYPES = {F32: "float32", I64: "int64", BOOL: "bool_"}
 
 
@@ -235,7 +243,7 @@ EXPR = {
     "to_f64": _to_f64, "to_i64": builtin("int"), "to_bool": builtin("bool"),
     # arrays
     "index": _index, "slice": _slice, "shape": _shape, "size": attribute("size"), "transpose": attribute("T"),
-    "copy": method("copy"), "outer": np_call("outer"), "arange": np_call("arange"), "full": _full,
+    "copy": method("copy"), "outer": np_call("outer"), "arange": np_call("arange"), "full": _full, "empty": _empty,
     "zeros_like": np_call("zeros_like"), "sum": reduction("sum"), "prod": reduction("prod"),
     "amax": reduction("max"), "amin": reduction("min"),
     # adjoint helpers (srcgrad/runtime.py where numpy has no such function)
